@@ -1,0 +1,65 @@
+// HTTP Basic authentication of vendors (CONTRACT §3).
+//
+// Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
+// would cap intake at a few dozen requests per second, so a successful verification is cached as
+// SHA-256(stored hash, password): the next request with the same credentials costs one hash and
+// one indexed vendor read. Because the stored hash is part of the key, a rotated password
+// invalidates the entry by itself; `enabled` is read from the database on every request, so a
+// disabled vendor is locked out at once, even when the CLI disabled it from another process.
+// Refusals are cached the same way, so replaying bad credentials cannot make us burn CPU.
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { vendors } from "../db/schema.ts";
+import { parseBasicAuthorization } from "./basic.ts";
+import { hashPassword, verifyPassword, type Vendor } from "./vendors.ts";
+
+export interface Authenticator {
+  /** The enabled vendor these credentials belong to, or null (never says which part was wrong). */
+  authenticate(authorization: string | null): Promise<Vendor | null>;
+}
+
+/** A set that forgets its oldest entries past a size, so memory stays bounded. */
+class BoundedSet {
+  private readonly entries = new Set<string>();
+  constructor(private readonly max: number) {}
+  has(key: string) {
+    return this.entries.has(key);
+  }
+  add(key: string) {
+    this.entries.add(key);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.values().next().value!);
+  }
+}
+
+const digest = (...parts: string[]) => new Bun.CryptoHasher("sha256").update(parts.join("\0")).digest("base64");
+
+export function createAuthenticator(db: Db, cacheSize = 10_000): Authenticator {
+  const findVendor = db.select().from(vendors).where(eq(vendors.name, sql.placeholder("name"))).prepare();
+  const verified = new BoundedSet(cacheSize);
+  const refused = new BoundedSet(cacheSize);
+  // Unknown names are checked against a throwaway hash so they take as long as a wrong password.
+  let decoyHash: Promise<string> | undefined;
+
+  async function verifyOnce(key: string, password: string, hash: Promise<string> | string): Promise<boolean> {
+    if (verified.has(key)) return true;
+    if (refused.has(key)) return false;
+    const ok = await verifyPassword(password, await hash);
+    (ok ? verified : refused).add(key);
+    return ok;
+  }
+
+  return {
+    async authenticate(authorization) {
+      const credentials = parseBasicAuthorization(authorization);
+      if (!credentials) return null;
+      const vendor = findVendor.get({ name: credentials.name });
+      if (!vendor) {
+        decoyHash ??= hashPassword(crypto.randomUUID());
+        await verifyOnce(digest("unknown", credentials.name, credentials.password), credentials.password, decoyHash);
+        return null;
+      }
+      const ok = await verifyOnce(digest(vendor.passwordHash, credentials.password), credentials.password, vendor.passwordHash);
+      return ok && vendor.enabled ? vendor : null;
+    },
+  };
+}

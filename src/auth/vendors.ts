@@ -1,0 +1,91 @@
+// Vendors: the holders of Basic-auth credentials and callback signing secrets.
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { vendors } from "../db/schema.ts";
+
+export type Vendor = typeof vendors.$inferSelect;
+
+// OWASP's argon2id baseline: slow enough to resist offline guessing. The authenticator caches
+// verified credentials so this cost is paid once per credential, not per request.
+const HASH_OPTIONS = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
+
+export const VENDOR_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, HASH_OPTIONS);
+}
+
+export function verifyPassword(password: string, hash: string): Promise<boolean> {
+  return Bun.password.verify(password, hash);
+}
+
+const randomBase64 = (bytes: number, encoding: "base64" | "base64url") =>
+  Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString(encoding);
+
+export const generatePassword = () => randomBase64(24, "base64url");
+export const generateSigningSecret = () => `whsec_${randomBase64(32, "base64")}`;
+
+export class VendorError extends Error {}
+
+export interface NewVendor {
+  vendor: Vendor;
+  /** Shown once; only its hash is stored. */
+  password: string;
+}
+
+export async function createVendor(db: Db, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+  if (!VENDOR_NAME.test(name)) throw new VendorError(`Vendor name must be 1-64 letters, digits, '.', '_' or '-': ${JSON.stringify(name)}`);
+  if (password.length < 8) throw new VendorError("Password must be at least 8 characters");
+  if (findVendorByName(db, name)) throw new VendorError(`Vendor already exists: ${name}`);
+  const vendor: Vendor = {
+    id: Bun.randomUUIDv7(),
+    name,
+    passwordHash: await hashPassword(password),
+    signingSecret: generateSigningSecret(),
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  db.insert(vendors).values(vendor).run();
+  return { vendor, password };
+}
+
+/** Creates the configured bootstrap vendor unless one with that name exists. */
+export async function ensureBootstrapVendor(db: Db, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
+  if (!credentials || findVendorByName(db, credentials.name)) return null;
+  return (await createVendor(db, credentials.name, credentials.password)).vendor;
+}
+
+export function findVendorByName(db: Db, name: string): Vendor | undefined {
+  return db.select().from(vendors).where(eq(vendors.name, name)).get();
+}
+
+export function listVendors(db: Db): Vendor[] {
+  return db.select().from(vendors).orderBy(vendors.name).all();
+}
+
+function requireVendor(db: Db, name: string): Vendor {
+  const vendor = findVendorByName(db, name);
+  if (!vendor) throw new VendorError(`No such vendor: ${name}`);
+  return vendor;
+}
+
+export function setVendorEnabled(db: Db, name: string, enabled: boolean, now = Date.now()): Vendor {
+  const vendor = requireVendor(db, name);
+  db.update(vendors).set({ enabled, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  return { ...vendor, enabled, updatedAt: now };
+}
+
+export async function rotatePassword(db: Db, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+  const vendor = requireVendor(db, name);
+  const passwordHash = await hashPassword(password);
+  db.update(vendors).set({ passwordHash, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  return { vendor: { ...vendor, passwordHash, updatedAt: now }, password };
+}
+
+export function rotateSigningSecret(db: Db, name: string, now = Date.now()): Vendor {
+  const vendor = requireVendor(db, name);
+  const signingSecret = generateSigningSecret();
+  db.update(vendors).set({ signingSecret, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  return { ...vendor, signingSecret, updatedAt: now };
+}

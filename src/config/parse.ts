@@ -1,0 +1,61 @@
+// Parsers for config values. Each returns the value or throws an Error whose message says what
+// was expected; loadConfig adds which setting it was.
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "500ms", "60s", "5m", "2h", "30d" → milliseconds. */
+export function parseDuration(raw: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) throw new Error(`expected a duration such as 500ms, 60s, 5m, 2h or 30d`);
+  return Math.round(Number(match[1]) * DURATION_UNITS[match[2]!]!);
+}
+
+/** A list of durations separated by commas: "5s,5m,30m". */
+export function parseDurationList(raw: string): number[] {
+  const parts = raw.split(",").map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => p === "")) throw new Error(`expected durations separated by commas, such as 5s,5m,30m`);
+  return parts.map(parseDuration);
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, kib: 1024, kb: 1000, mib: 1024 ** 2, mb: 1000 ** 2 };
+
+/** "65536", "64KiB", "1MiB" → bytes. */
+export function parseSize(raw: string): number {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  if (!match || unit === undefined) throw new Error(`expected a size such as 65536, 64KiB or 1MiB`);
+  return Number(match[1]) * unit;
+}
+
+export function parseInteger(min: number, max: number) {
+  return (raw: string): number => {
+    const value = Number(raw.trim());
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+      throw new Error(`expected a whole number from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+export function parseBoolean(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(value)) return true;
+  if (["0", "false", "no", "off"].includes(value)) return false;
+  throw new Error(`expected true or false`);
+}
+
+export function parseNonEmpty(raw: string): string {
+  if (raw.trim() === "") throw new Error(`must not be empty`);
+  return raw;
+}
+
+/** "name:password" for the bootstrap vendor. */
+export function parseCredentials(raw: string): { name: string; password: string } {
+  const colon = raw.indexOf(":");
+  const name = raw.slice(0, colon);
+  const password = raw.slice(colon + 1);
+  if (colon < 1 || password.length < 8) {
+    throw new Error(`expected NAME:PASSWORD with a password of at least 8 characters`);
+  }
+  return { name, password };
+}

@@ -1,0 +1,142 @@
+// The database schema. Times are integer milliseconds since the epoch (UTC).
+import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
+
+export const vendors = sqliteTable("vendors", {
+  id: text("id").primaryKey(),
+  /** The Basic-auth username. */
+  name: text("name").notNull().unique(),
+  /** Argon2id hash from Bun.password; the password itself is never stored. */
+  passwordHash: text("password_hash").notNull(),
+  /** Standard Webhooks secret (`whsec_<base64>`) used to sign this vendor's callbacks. */
+  signingSecret: text("signing_secret").notNull(),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const LEAD_STATUSES = ["pending", "accepted", "rejected"] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+export const leads = sqliteTable(
+  "leads",
+  {
+    id: text("id").primaryKey(),
+    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    /** E.164 form, `+1NXXNXXXXXX`; the key for eligibility. */
+    phoneE164: text("phone_e164").notNull(),
+    customerName: text("customer_name").notNull(),
+    state: text("state").notNull(),
+    city: text("city").notNull(),
+    zip: text("zip").notNull(),
+    street: text("street").notNull(),
+    certificateUrl: text("certificate_url"),
+    dmName: text("dm_name").notNull(),
+    utility: text("utility").notNull(),
+    callBackUrl: text("call_back_url"),
+    mailingStreet: text("mailing_street").notNull(),
+    mailingCity: text("mailing_city").notNull(),
+    mailingZip: text("mailing_zip").notNull(),
+    mailingState: text("mailing_state").notNull(),
+    vendorCampaignName: text("vendor_campaign_name").notNull(),
+    email: text("email").notNull(),
+    /** extra_data as JSON text, when sent. */
+    extraData: text("extra_data"),
+    /** The request body exactly as received, unknown fields included. */
+    rawRequest: text("raw_request").notNull(),
+    status: text("status", { enum: LEAD_STATUSES }).notNull().default("pending"),
+    createdAt: integer("created_at").notNull(),
+    /** End of the hold period: the worker decides the final result after this. */
+    decideAfter: integer("decide_after").notNull(),
+    decidedAt: integer("decided_at"),
+    /** Why a lead was rejected after posting (the callback's error text). */
+    rejectionReason: text("rejection_reason"),
+    /** An operator's decision recorded during the hold. */
+    operatorDecision: text("operator_decision", { enum: ["accept", "reject"] }),
+    operatorReason: text("operator_reason"),
+    /** Decision lease, so a worker whose lease expired cannot overwrite newer state. */
+    lockedUntil: integer("locked_until"),
+    claimToken: text("claim_token"),
+  },
+  (t) => [
+    index("leads_status_decide_after").on(t.status, t.decideAfter),
+    index("leads_vendor_created").on(t.vendorId, t.createdAt),
+    index("leads_phone").on(t.phoneE164),
+  ],
+);
+
+/**
+ * One row per phone number that currently blocks new leads: the latest lead accepted for it.
+ * A new lead claims the number with one conditional upsert, so concurrent submissions of one
+ * number are resolved by SQLite itself (exactly one wins), whichever process they come from.
+ */
+export const phoneClaims = sqliteTable("phone_claims", {
+  phoneE164: text("phone_e164").primaryKey(),
+  leadId: text("lead_id").notNull(),
+  claimedAt: integer("claimed_at").notNull(),
+});
+
+/** The operator-managed do-not-contact list. */
+export const suppressions = sqliteTable("suppressions", {
+  phoneE164: text("phone_e164").primaryKey(),
+  reason: text("reason"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    vendorId: text("vendor_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 of the request body, to tell a retry from a different request. */
+    requestHash: text("request_hash").notNull(),
+    leadId: text("lead_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendorId, t.key] }), index("idempotency_created").on(t.createdAt)],
+);
+
+export const CALLBACK_STATUSES = ["held", "pending", "delivered", "dead"] as const;
+export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
+
+/**
+ * The callback queue. A row is written with its lead (status `held`) and becomes `pending`
+ * when the final result is decided; the worker delivers it to `delivered` or `dead`.
+ */
+export const callbacks = sqliteTable(
+  "callbacks",
+  {
+    /** Also the Standard Webhooks `webhook-id`, identical on every retry. */
+    id: text("id").primaryKey(),
+    leadId: text("lead_id").notNull().unique(),
+    vendorId: text("vendor_id").notNull(),
+    url: text("url").notNull(),
+    status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
+    /** The JSON body, fixed at decision time so every retry sends the same bytes. */
+    payload: text("payload"),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    lockedUntil: integer("locked_until"),
+    claimToken: text("claim_token"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deliveredAt: integer("delivered_at"),
+  },
+  (t) => [index("callbacks_status_next").on(t.status, t.nextAttemptAt)],
+);
+
+export const callbackAttempts = sqliteTable(
+  "callback_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    callbackId: text("callback_id").notNull(),
+    attemptNo: integer("attempt_no").notNull(),
+    startedAt: integer("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    /** The first 1 KiB of the receiver's answer. */
+    responseExcerpt: text("response_excerpt"),
+  },
+  (t) => [index("callback_attempts_callback").on(t.callbackId)],
+);

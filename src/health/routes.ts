@@ -1,0 +1,26 @@
+// Liveness and readiness for load balancers and systemd (CONTRACT §9); no authentication.
+import type { Database } from "bun:sqlite";
+import { Elysia } from "elysia";
+import { isMigrated } from "../db/migrate.ts";
+
+function databaseReady(sqlite: Database): boolean {
+  try {
+    return isMigrated(sqlite);
+  } catch {
+    return false;
+  }
+}
+
+export function healthRoutes(sqlite: Database) {
+  return new Elysia({ name: "health" })
+    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "The process is alive", tags: ["Operations"] } })
+    .get(
+      "/readyz",
+      ({ set }) => {
+        const ready = databaseReady(sqlite);
+        set.status = ready ? 200 : 503;
+        return { status: ready ? "ready" : "not ready" };
+      },
+      { detail: { summary: "The database is open and migrated", tags: ["Operations"] } },
+    );
+}

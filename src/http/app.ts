@@ -1,0 +1,83 @@
+// The HTTP application: every route, and the one place where errors become the contract's envelope.
+import { Elysia } from "elysia";
+import { createAuthenticator } from "../auth/authenticator.ts";
+import { createRateLimiter } from "../auth/rate-limit.ts";
+import type { Config } from "../config/index.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { createGroupCommitter } from "../db/group-commit.ts";
+import { apiDocs } from "../docs/index.ts";
+import { healthRoutes } from "../health/routes.ts";
+import { intakeRoutes } from "../intake/routes.ts";
+import type { IntakeDeps } from "../intake/service.ts";
+import { createIntakeStore } from "../intake/store.ts";
+import { leadRoutes } from "../leads/lookup.ts";
+import type { Logger } from "../log/index.ts";
+import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
+import { createV1Guard, type V1Guard } from "./v1.ts";
+
+export interface AppDeps {
+  config: Config;
+  database: DatabaseHandle;
+  log: Logger;
+  clock?: () => number;
+}
+
+export function createApp(deps: AppDeps) {
+  const { config, database, log } = deps;
+  const clock = deps.clock ?? Date.now;
+  const store = createIntakeStore(database.db);
+  const guard = createV1Guard({
+    authenticator: createAuthenticator(database.db),
+    rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  const intake: IntakeDeps = {
+    store,
+    commit: createGroupCommitter(database.sqlite),
+    duplicateWindowMs: config.duplicateWindowMs,
+    holdPeriodMs: config.holdPeriodMs,
+    clock,
+  };
+
+  const app = new Elysia()
+    .onError(async ({ code, error, request, path }) => {
+      const flag = flagForPath(path);
+      if (code === "NOT_FOUND") return unmatched(guard, allowedMethods, request, path, flag);
+      if (isDatabaseBusy(error)) return toResponse(failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" }));
+      log.error("unhandled_error", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      return toResponse(failure(flag, 500, ["Internal server error"]));
+    })
+    .use(apiDocs())
+    .use(healthRoutes(database.sqlite))
+    .use(intakeRoutes(guard, intake))
+    .use(leadRoutes(guard, store));
+  if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none" });
+
+  const allowedMethods = (path: string) => app.routes.filter((route) => routeMatches(route.path, path)).map((route) => route.method);
+  return { app, intake };
+}
+
+/**
+ * No route matched. Under /v1 the caller authenticates first (unknown paths reveal nothing to
+ * strangers); then a known path with the wrong method is 405 with Allow, anything else 404.
+ */
+async function unmatched(guard: V1Guard, allowedMethods: (path: string) => string[], request: Request, path: string, flag: Flag) {
+  const methods = allowedMethods(path);
+  const reply = () =>
+    methods.length > 0
+      ? failure(flag, 405, ["Method Not Allowed"], { allow: methods.join(", ") })
+      : failure(flag, 404, ["Not Found"]);
+  return path.startsWith("/v1/") ? guard.withVendor(request, flag, reply) : toResponse(reply());
+}
+
+/** Does an Elysia route pattern such as /v1/leads/:lead_id match this path? */
+function routeMatches(pattern: string, path: string): boolean {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  return want.length === got.length && want.every((segment, i) => segment.startsWith(":") ? got[i] !== "" : segment === got[i]);
+}
+
+function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+}

@@ -1,0 +1,35 @@
+// The contract's one response shape (CONTRACT §1):
+//   { "<flag>": true|false, "message": "<text>" | [ { "error": "<text>" }, ... ] }
+
+/** Which boolean a route's envelope carries: prePing answers with can_post_phone_bit. */
+export type Flag = "success_bit" | "can_post_phone_bit";
+
+export interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export function success(flag: Flag, message: string, extra: Record<string, unknown> = {}, status = 200): Reply {
+  return { status, body: { [flag]: true, message, ...extra } };
+}
+
+export function failure(flag: Flag, status: number, errors: string[], headers?: Record<string, string>): Reply {
+  // An empty error list would break the contract's "never empty"; fail loudly in development.
+  if (errors.length === 0) throw new Error("failure() needs at least one error");
+  return { status, body: { [flag]: false, message: errors.map((error) => ({ error })) }, headers };
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+export function toResponse(reply: Reply): Response {
+  return new Response(JSON.stringify(reply.body), {
+    status: reply.status,
+    headers: reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS,
+  });
+}
+
+/** The flag of the route a path belongs to, for answers made before a route is known. */
+export function flagForPath(path: string): Flag {
+  return path.toLowerCase().startsWith("/v1/preping") ? "can_post_phone_bit" : "success_bit";
+}

@@ -1,0 +1,50 @@
+// The steps every /v1 request takes before its route's own work (CONTRACT §2):
+// authentication and the vendor's rate limit (before the body is read), then the body rules.
+import type { Authenticator } from "../auth/authenticator.ts";
+import type { RateLimiter } from "../auth/rate-limit.ts";
+import type { Vendor } from "../auth/vendors.ts";
+import { readJsonObject } from "./body.ts";
+import { failure, toResponse, type Flag, type Reply } from "./envelope.ts";
+
+export interface V1Deps {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  bodyLimitBytes: number;
+}
+
+export interface JsonBody {
+  value: Record<string, unknown>;
+  text: string;
+}
+
+const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UTF-8"' };
+
+export function createV1Guard(deps: V1Deps) {
+  /** The vendor, or the 401/429 reply that ends the request. */
+  async function admit(request: Request, flag: Flag): Promise<Vendor | Reply> {
+    const vendor = await deps.authenticator.authenticate(request.headers.get("authorization"));
+    if (!vendor) return failure(flag, 401, ["Unauthorized"], CHALLENGE);
+    const rate = deps.rateLimiter.take(vendor.id);
+    if (!rate.ok) return failure(flag, 429, ["Rate limit exceeded"], { "retry-after": String(rate.retryAfterSeconds) });
+    return vendor;
+  }
+
+  const isReply = (value: Vendor | Reply): value is Reply => "status" in value && "body" in value;
+
+  return {
+    /** For routes without a body: authenticate, then `handle`. */
+    async withVendor(request: Request, flag: Flag, handle: (vendor: Vendor) => Reply | Promise<Reply>): Promise<Response> {
+      const admitted = await admit(request, flag);
+      return toResponse(isReply(admitted) ? admitted : await handle(admitted));
+    },
+    /** For routes with a JSON body: authenticate, read the body, then `handle`. */
+    async withBody(request: Request, flag: Flag, handle: (vendor: Vendor, body: JsonBody) => Reply | Promise<Reply>): Promise<Response> {
+      return this.withVendor(request, flag, async (vendor) => {
+        const body = await readJsonObject(request, deps.bodyLimitBytes);
+        return body.ok ? handle(vendor, body) : failure(flag, body.status, [body.error]);
+      });
+    },
+  };
+}
+
+export type V1Guard = ReturnType<typeof createV1Guard>;

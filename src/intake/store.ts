@@ -1,0 +1,75 @@
+// The SQL of intake, prepared once: these run on every prePing and postLead.
+import { and, eq, getTableColumns, gt, lte, sql, type Placeholder } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Changes } from "bun:sqlite";
+import type { Db } from "../db/client.ts";
+import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
+
+export type NewLead = typeof leads.$inferInsert;
+export type NewCallback = typeof callbacks.$inferInsert;
+
+const p = sql.placeholder;
+
+/** `{ column: placeholder("column") }` for every column, to prepare a full-row insert. */
+function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
+  return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, p(key)]));
+}
+
+// drizzle's bun-sqlite types say run() returns void; at runtime it is bun:sqlite's Changes.
+const changed = (result: unknown) => (result as Changes).changes;
+
+export function createIntakeStore(db: Db) {
+  const suppressed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))).prepare();
+  const recentClaim = db
+    .select({ one: sql`1` })
+    .from(phoneClaims)
+    .where(and(eq(phoneClaims.phoneE164, p("phone")), gt(phoneClaims.claimedAt, p("cutoff"))))
+    .prepare();
+  // The duplicate rule as one statement: insert the claim, or take over a claim older than the
+  // window. When a live claim exists, nothing changes and `changes` is 0.
+  const claim = db
+    .insert(phoneClaims)
+    .values({ phoneE164: p("phone"), leadId: p("leadId"), claimedAt: p("now") })
+    .onConflictDoUpdate({
+      target: phoneClaims.phoneE164,
+      set: { leadId: sql`excluded.lead_id`, claimedAt: sql`excluded.claimed_at` },
+      setWhere: lte(phoneClaims.claimedAt, p("cutoff")),
+    })
+    .prepare();
+  const idempotencyLookup = db
+    .select({ requestHash: idempotencyKeys.requestHash, leadId: idempotencyKeys.leadId })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.vendorId, p("vendorId")), eq(idempotencyKeys.key, p("key")), gt(idempotencyKeys.createdAt, p("cutoff"))))
+    .prepare();
+  // An expired key may be reused: its old row is replaced.
+  const idempotencySave = db
+    .insert(idempotencyKeys)
+    .values({ vendorId: p("vendorId"), key: p("key"), requestHash: p("requestHash"), leadId: p("leadId"), createdAt: p("now") })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.vendorId, idempotencyKeys.key],
+      set: { requestHash: sql`excluded.request_hash`, leadId: sql`excluded.lead_id`, createdAt: sql`excluded.created_at` },
+    })
+    .prepare();
+
+  const insertLead = db.insert(leads).values(everyColumn(leads) as never).prepare();
+  const insertCallback = db.insert(callbacks).values(everyColumn(callbacks) as never).prepare();
+
+  return {
+    isSuppressed: (phone: string) => suppressed.get({ phone }) !== undefined,
+    hasClaimSince: (phone: string, cutoff: number) => recentClaim.get({ phone, cutoff }) !== undefined,
+    /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
+    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => changed(claim.run({ phone, leadId, now, cutoff })) === 1,
+    findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
+    saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
+    insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
+    insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
+    findLead: (leadId: string, vendorId: string) =>
+      db
+        .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
+        .from(leads)
+        .where(and(eq(leads.id, leadId), eq(leads.vendorId, vendorId)))
+        .get(),
+  };
+}
+
+export type IntakeStore = ReturnType<typeof createIntakeStore>;

@@ -1,0 +1,35 @@
+// GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
+import { Elysia } from "elysia";
+import { leadLookupDoc } from "../docs/operations.ts";
+import { failure, success, type Reply } from "../http/envelope.ts";
+import type { V1Guard } from "../http/v1.ts";
+import type { IntakeStore } from "../intake/store.ts";
+
+export const LEAD_PENDING = "Lead is pending; the final result is not decided yet.";
+export const LEAD_ACCEPTED = "Lead accepted.";
+export const LEAD_NOT_FOUND = "Lead not found";
+
+/** Another vendor's lead answers exactly like a missing one: ids reveal nothing. */
+export function leadStatusReply(store: IntakeStore, vendorId: string, leadId: string): Reply {
+  const lead = store.findLead(leadId, vendorId);
+  if (!lead) return failure("success_bit", 404, [LEAD_NOT_FOUND]);
+  const extra = { lead_id: lead.id, status: lead.status };
+  switch (lead.status) {
+    case "pending":
+      return success("success_bit", LEAD_PENDING, extra);
+    case "accepted":
+      return success("success_bit", LEAD_ACCEPTED, extra);
+    case "rejected": {
+      const reply = failure("success_bit", 200, [lead.rejectionReason ?? "Lead rejected."]);
+      return { ...reply, body: { ...reply.body, ...extra } };
+    }
+  }
+}
+
+export function leadRoutes(guard: V1Guard, store: IntakeStore) {
+  return new Elysia({ name: "leads" }).get(
+    "/v1/leads/:lead_id",
+    ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),
+    { detail: leadLookupDoc },
+  );
+}

@@ -1,0 +1,57 @@
+// Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
+import { ensureBootstrapVendor } from "./auth/vendors.ts";
+import type { Config } from "./config/index.ts";
+import { openDatabase } from "./db/client.ts";
+import { createApp } from "./http/app.ts";
+import { failure, flagForPath, toResponse } from "./http/envelope.ts";
+import type { Logger } from "./log/index.ts";
+
+export interface RunningServer {
+  url: URL;
+  /** Stop taking requests, finish in-flight ones (within the shutdown timeout), close the database. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const database = openDatabase(config.databasePath);
+  const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
+  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
+  const { app, intake } = createApp({ config, database, log });
+  let stopping = false;
+
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never
+    // answer first with its own body.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    async fetch(request) {
+      const started = performance.now();
+      const path = new URL(request.url).pathname;
+      const response = stopping
+        ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
+        : await app.handle(request);
+      log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+      return response;
+    },
+    error(error) {
+      log.error("server_error", { error: error.stack ?? error.message });
+      return toResponse(failure("success_bit", 500, ["Internal server error"]));
+    },
+  });
+  const url = new URL(`http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
+  log.info("listening", { url: url.origin, database: config.databasePath });
+
+  return {
+    url,
+    async stop() {
+      stopping = true;
+      const finished = server.stop(false);
+      const timedOut = await Promise.race([finished.then(() => false), Bun.sleep(config.shutdownTimeoutMs).then(() => true)]);
+      if (timedOut) await server.stop(true);
+      await intake.commit.drain();
+      database.close();
+      log.info("stopped", { timed_out: timedOut });
+    },
+  };
+}
