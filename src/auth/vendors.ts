@@ -1,5 +1,6 @@
 // Vendors: the holders of Basic-auth credentials and callback signing secrets.
 import { eq } from "drizzle-orm";
+import { changedRows } from "../db/changes.ts";
 import type { Db } from "../db/client.ts";
 import { vendors } from "../db/schema.ts";
 
@@ -46,14 +47,20 @@ export async function createVendor(db: Db, name: string, password = generatePass
     createdAt: now,
     updatedAt: now,
   };
-  db.insert(vendors).values(vendor).run();
+  // The name check above is for a friendly error; the UNIQUE index decides when two processes race.
+  if (changedRows(db.insert(vendors).values(vendor).onConflictDoNothing().run()) === 0) throw new VendorError(`Vendor already exists: ${name}`);
   return { vendor, password };
 }
 
-/** Creates the configured bootstrap vendor unless one with that name exists. */
+/** Creates the configured bootstrap vendor unless one with that name exists (then returns null). */
 export async function ensureBootstrapVendor(db: Db, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
   if (!credentials || findVendorByName(db, credentials.name)) return null;
-  return (await createVendor(db, credentials.name, credentials.password)).vendor;
+  try {
+    return (await createVendor(db, credentials.name, credentials.password)).vendor;
+  } catch (error) {
+    if (error instanceof VendorError && findVendorByName(db, credentials.name)) return null;
+    throw error;
+  }
 }
 
 export function findVendorByName(db: Db, name: string): Vendor | undefined {

@@ -1,7 +1,7 @@
 // The SQL of intake, prepared once: these run on every prePing and postLead.
 import { and, eq, getTableColumns, gt, lte, sql, type Placeholder } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Changes } from "bun:sqlite";
+import { changedRows } from "../db/changes.ts";
 import type { Db } from "../db/client.ts";
 import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
 
@@ -14,9 +14,6 @@ const p = sql.placeholder;
 function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, p(key)]));
 }
-
-// drizzle's bun-sqlite types say run() returns void; at runtime it is bun:sqlite's Changes.
-const changed = (result: unknown) => (result as Changes).changes;
 
 export function createIntakeStore(db: Db) {
   const suppressed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))).prepare();
@@ -58,7 +55,7 @@ export function createIntakeStore(db: Db) {
     isSuppressed: (phone: string) => suppressed.get({ phone }) !== undefined,
     hasClaimSince: (phone: string, cutoff: number) => recentClaim.get({ phone, cutoff }) !== undefined,
     /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
-    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => changed(claim.run({ phone, leadId, now, cutoff })) === 1,
+    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => changedRows(claim.run({ phone, leadId, now, cutoff })) === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
     saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),

@@ -1,0 +1,54 @@
+// Concurrent postLeads with one number: exactly one 200, the others 422 — decided by SQLite's
+// conditional upsert, so it holds across processes too (CONTRACT §5).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { spawnServer } from "../helpers/process.ts";
+import { post, startTestServer, tempDatabasePath, VENDOR, type TestServer } from "../helpers/server.ts";
+
+const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+
+describe("one server", () => {
+  let server: TestServer;
+  beforeAll(async () => (server = await startTestServer()));
+  afterAll(() => server.stop());
+
+  test("20 concurrent postLeads with one phone → exactly one 200, nineteen 422, one lead stored", async () => {
+    const phone = uniquePhone();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post(`${server.url}/v1/postLead`, validLead({ phone_number: phone }), { authorization: server.auth })),
+    );
+    expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
+    const stored = server.db.sqlite.query("SELECT count(*) AS n FROM leads WHERE phone_e164 = (SELECT phone_e164 FROM leads WHERE id = ?)").get(
+      answers.find((a) => a.status === 200)!.body.lead_id,
+    ) as { n: number };
+    expect(stored.n).toBe(1);
+  });
+
+  test("20 concurrent postLeads with different phones → all 200", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth })),
+    );
+    expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 20 });
+    expect(new Set(answers.map((a) => a.body.lead_id)).size).toBe(20);
+  });
+});
+
+describe("two server processes on one database file", () => {
+  test("20 concurrent postLeads with one phone spread over both → exactly one 200", async () => {
+    const temp = tempDatabasePath();
+    const args = ["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`];
+    const first = await spawnServer(args);
+    const second = await spawnServer(args);
+    try {
+      const auth = { authorization: `Basic ${Buffer.from(`${VENDOR.name}:${VENDOR.password}`).toString("base64")}` };
+      const phone = uniquePhone();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => post(`${(i % 2 ? first : second).url}/v1/postLead`, validLead({ phone_number: phone }), auth)),
+      );
+      expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+      temp.cleanup();
+    }
+  });
+});

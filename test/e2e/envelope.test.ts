@@ -1,0 +1,153 @@
+// Every status the service answers on /v1 carries the contract's envelope, and checks run in the
+// contract's order: authentication, body size, JSON, object, fields, eligibility (CONTRACT §1–§3).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createVendor, setVendorEnabled } from "../../src/auth/vendors.ts";
+import { validLead } from "../helpers/leads.ts";
+import { basicAuth, post, startTestServer, VENDOR, type Answer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer({ bodyLimitBytes: 2048 });
+  auth = { authorization: server.auth };
+});
+afterAll(() => server.stop());
+
+function expectFailure(answer: Answer, status: number, flag: "success_bit" | "can_post_phone_bit", error: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get("content-type")).toStartWith("application/json");
+  expect(answer.body).toEqual({ [flag]: false, message: [{ error }] });
+}
+
+async function send(path: string, init: RequestInit): Promise<Answer> {
+  const response = await fetch(`${server.url}${path}`, init);
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+describe("401 Unauthorized", () => {
+  const CHALLENGE = 'Basic realm="lead-ingress", charset="UTF-8"';
+
+  test.each([
+    ["no Authorization header", undefined],
+    ["another scheme", "Bearer abc"],
+    ["Basic with broken base64", "Basic !!!"],
+    ["Basic without a colon", `Basic ${Buffer.from("vendor-a").toString("base64")}`],
+    ["a wrong password", basicAuth(VENDOR.name, "wrong-password")],
+    ["an unknown vendor", basicAuth("nobody", VENDOR.password)],
+  ])("%s → 401 with WWW-Authenticate, saying nothing of which part was wrong", async (_name, authorization) => {
+    const headers: Record<string, string> = authorization ? { authorization } : {};
+    for (const [path, flag] of [["/v1/postLead", "success_bit"], ["/v1/prePing", "can_post_phone_bit"]] as const) {
+      const answer = await post(`${server.url}${path}`, validLead(), headers);
+      expectFailure(answer, 401, flag, "Unauthorized");
+      expect(answer.headers.get("www-authenticate")).toBe(CHALLENGE);
+    }
+  });
+
+  test("a disabled vendor cannot authenticate, even right after a successful request", async () => {
+    await createVendor(server.db.db, "vendor-disabled", "password-disabled");
+    const headers = { authorization: basicAuth("vendor-disabled", "password-disabled") };
+    expect((await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers)).status).toBe(200);
+    setVendorEnabled(server.db.db, "vendor-disabled", false);
+    expectFailure(await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers), 401, "can_post_phone_bit", "Unauthorized");
+  });
+
+  test("authentication comes before the body: bad credentials with a malformed or oversized body → 401", async () => {
+    const bad = { authorization: basicAuth(VENDOR.name, "wrong-password") };
+    expectFailure(await post(`${server.url}/v1/postLead`, "{not json", bad), 401, "success_bit", "Unauthorized");
+    expectFailure(await post(`${server.url}/v1/postLead`, "x".repeat(10_000), bad), 401, "success_bit", "Unauthorized");
+  });
+
+  test("unknown /v1 paths ask for credentials before saying 404", async () => {
+    expectFailure(await send("/v1/nothing-here", { method: "POST" }), 401, "success_bit", "Unauthorized");
+  });
+});
+
+describe("body rules", () => {
+  test("over the size limit (declared length) → 413 before the JSON is parsed", async () => {
+    expectFailure(await post(`${server.url}/v1/postLead`, `{${"x".repeat(3000)}`, auth), 413, "success_bit", "Request body exceeds 2048 bytes");
+  });
+
+  test("over the size limit without a declared length (chunked) → 413", async () => {
+    const chunk = new TextEncoder().encode(" ".repeat(1000));
+    const body = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 5; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const answer = await send("/v1/prePing", { method: "POST", headers: auth, body });
+    expectFailure(answer, 413, "can_post_phone_bit", "Request body exceeds 2048 bytes");
+  });
+
+  test.each([["{not json"], [""], ["{\"a\":1"], ["'single'"]])("malformed JSON %j → 400", async (body) => {
+    expectFailure(await post(`${server.url}/v1/postLead`, body, auth), 400, "success_bit", "Malformed JSON body");
+  });
+
+  test.each([["[]"], ["null"], ["42"], ['"text"'], ["true"]])("a JSON value that is not an object (%s) → 400", async (body) => {
+    expectFailure(await post(`${server.url}/v1/prePing`, body, auth), 400, "can_post_phone_bit", "Request body must be a JSON object");
+  });
+});
+
+describe("routes", () => {
+  test("an unknown /v1 path → 404 in the envelope", async () => {
+    expectFailure(await send("/v1/nothing-here", { method: "POST", headers: auth }), 404, "success_bit", "Not Found");
+  });
+
+  test("a known path with the wrong method → 405 with Allow", async () => {
+    const answer = await send("/v1/prePing", { method: "GET", headers: auth });
+    expectFailure(answer, 405, "can_post_phone_bit", "Method Not Allowed");
+    expect(answer.headers.get("allow")).toBe("POST");
+    expect((await send("/v1/leads/abc", { method: "DELETE", headers: auth })).status).toBe(405);
+  });
+
+  test("/healthz and /readyz answer without credentials", async () => {
+    expect(await send("/healthz", {})).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect(await send("/readyz", {})).toMatchObject({ status: 200, body: { status: "ready" } });
+  });
+});
+
+describe("429 rate limit", () => {
+  test("over the vendor's burst → 429 with Retry-After; other vendors are not affected", async () => {
+    const limited = await startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 2 });
+    try {
+      await createVendor(limited.db.db, "vendor-other", "password-other");
+      const headers = { authorization: limited.auth };
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, headers));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+      expectFailure(answers[2]!, 429, "can_post_phone_bit", "Rate limit exceeded");
+      expect(Number(answers[2]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      const other = await post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization: basicAuth("vendor-other", "password-other") });
+      expect(other.status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("server-side failures", () => {
+  test("an unexpected error → 500 in the envelope, no stack trace", async () => {
+    const broken = await startTestServer();
+    try {
+      broken.db.sqlite.run("DROP TABLE phone_claims");
+      const answer = await post(`${broken.url}/v1/postLead`, validLead(), { authorization: broken.auth });
+      expectFailure(answer, 500, "success_bit", "Internal server error");
+    } finally {
+      await broken.stop();
+    }
+  });
+
+  test("a database held locked by another process → 503 with Retry-After", async () => {
+    const locked = await startTestServer();
+    try {
+      locked.db.sqlite.run("BEGIN IMMEDIATE");
+      const answer = await post(`${locked.url}/v1/postLead`, validLead(), { authorization: locked.auth });
+      locked.db.sqlite.run("ROLLBACK");
+      expectFailure(answer, 503, "success_bit", "Service temporarily unavailable");
+      expect(answer.headers.get("retry-after")).toBe("1");
+    } finally {
+      await locked.stop();
+    }
+  });
+});

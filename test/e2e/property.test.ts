@@ -1,0 +1,67 @@
+// Property-based: whatever JSON value or string a caller sends, both endpoints answer in the
+// envelope with a contract status, never a 5xx (CONTRACT §1). Runs the real app without a socket.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { createVendor } from "../../src/auth/vendors.ts";
+import { defaultConfig } from "../../src/config/index.ts";
+import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { createApp } from "../../src/http/app.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { validLead } from "../helpers/leads.ts";
+import { basicAuth } from "../helpers/server.ts";
+
+let database: DatabaseHandle;
+let app: ReturnType<typeof createApp>["app"];
+const authorization = basicAuth("prop-vendor", "prop-password");
+
+beforeAll(async () => {
+  database = openDatabase(":memory:");
+  await createVendor(database.db, "prop-vendor", "prop-password");
+  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent") }).app;
+});
+afterAll(() => database.close());
+
+const ROUTES = [
+  ["/v1/postLead", "success_bit"],
+  ["/v1/prePing", "can_post_phone_bit"],
+] as const;
+
+async function send(path: string, body: string) {
+  const response = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { authorization }, body }));
+  return { status: response.status, body: JSON.parse(await response.text()) };
+}
+
+function expectEnvelope(answer: { status: number; body: any }, flag: string) {
+  expect([200, 400, 413, 422]).toContain(answer.status);
+  const keys = answer.status === 200 && flag === "success_bit" ? ["lead_id", "message", flag] : ["message", flag];
+  expect(Object.keys(answer.body).sort()).toEqual(keys.sort());
+  if (answer.body[flag] === true) {
+    expect(answer.status).toBe(200);
+    expect(typeof answer.body.message).toBe("string");
+  } else {
+    expect(answer.body[flag]).toBe(false);
+    expect(answer.body.message.length).toBeGreaterThan(0);
+    for (const item of answer.body.message) expect(Object.keys(item)).toEqual(["error"]), expect(typeof item.error).toBe("string");
+  }
+}
+
+// Lead-shaped objects: each contract field either left out or given a value that may be right,
+// wrong in type, or wrong in content — where the interesting branches are.
+const anyValue = fc.oneof(fc.string(), fc.jsonValue(), fc.constantFrom("", "  ", null, "NY", "10001", "(212) 555-0123", "https://x.example"));
+const leadShaped = fc
+  .dictionary(fc.constantFrom(...Object.keys(validLead()), "customer_address", "extra_data", "__proto__", "constructor"), anyValue)
+  .map((overrides) => ({ ...validLead(), ...overrides }));
+
+describe.each(ROUTES)("%s", (path, flag) => {
+  test("any JSON value as the body → envelope, no 5xx", async () => {
+    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (value) => expectEnvelope(await send(path, JSON.stringify(value)), flag)), { numRuns: 300 });
+  });
+
+  test("any string as the body → envelope, no 5xx", async () => {
+    await fc.assert(fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 300 }), async (text) => expectEnvelope(await send(path, text), flag)), { numRuns: 300 });
+  });
+
+  test("lead-shaped objects with random field values → envelope, no 5xx", async () => {
+    await fc.assert(fc.asyncProperty(leadShaped, async (lead) => expectEnvelope(await send(path, JSON.stringify(lead)), flag)), { numRuns: 500 });
+  });
+});

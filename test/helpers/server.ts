@@ -1,0 +1,73 @@
+// Starts the real service in-process on 127.0.0.1 and an ephemeral port, on a temporary database.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultConfig, type Config } from "../../src/config/index.ts";
+import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { startServer } from "../../src/server.ts";
+
+export const VENDOR = { name: "vendor-a", password: "password-a-123" };
+
+export const basicAuth = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  /** A second connection to the same file, for assertions about what was stored. */
+  db: DatabaseHandle;
+  auth: string;
+  stop(): Promise<void>;
+}
+
+export function tempDatabasePath(): { path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-test-"));
+  return { path: join(dir, "test.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const temp = tempDatabasePath();
+  const config: Config = {
+    ...defaultConfig(),
+    host: "127.0.0.1",
+    port: 0,
+    databasePath: temp.path,
+    logLevel: "silent",
+    bootstrapVendor: VENDOR,
+    ...overrides,
+  };
+  const server = await startServer(config, createLogger("silent"));
+  const db = openDatabase(config.databasePath);
+  return {
+    url: server.url.origin,
+    config,
+    db,
+    auth: basicAuth(VENDOR.name, VENDOR.password),
+    async stop() {
+      await server.stop();
+      db.close();
+      temp.cleanup();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** POSTs a JSON value (or a raw string) and returns the status, headers and parsed answer. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+export async function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(url, { headers });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
