@@ -1,6 +1,6 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
-import { parseBoolean, parseCredentials, parseDuration, parseInteger, parseNonEmpty, parseSize } from "./parse.ts";
+import { parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
 
 export interface Config {
   host: string;
@@ -17,6 +17,20 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Mounts POST /bench/noop, the baseline route of the benchmark. Never on in production. */
   benchNoopRoute: boolean;
+  /** Runs the in-process worker (final results and callbacks). */
+  worker: boolean;
+  workerPollIntervalMs: number;
+  /** Callback deliveries in flight at once. */
+  callbackConcurrency: number;
+  callbackTimeoutMs: number;
+  /** Waits between attempts: after failed attempt n the next waits schedule[n-1]. */
+  callbackRetrySchedule: number[];
+  /** Multiplies the schedule (0.001 runs it in milliseconds, for tests). */
+  callbackRetryScale: number;
+  /** Allows callbacks (and certificate checks) to loopback and private addresses. */
+  allowPrivateCallbacks: boolean;
+  verifyCertificates: boolean;
+  certificateTimeoutMs: number;
 }
 
 interface Option<K extends keyof Config> {
@@ -26,6 +40,8 @@ interface Option<K extends keyof Config> {
   default: Config[K];
   /** Shown in --help and the README's configuration table. */
   doc: string;
+  /** Holds a password: a refused value is never echoed. */
+  secret?: boolean;
   parse: (raw: string) => Config[K];
 }
 
@@ -47,9 +63,18 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
   option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: 200, parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
   option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: parseDuration, doc: "Time between acceptance and the final result." }),
-  option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
+  option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf("info", "error", "silent"), doc: "info: a JSON line per request; error: failures only; silent: none." }),
   option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: 10_000, parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
+  option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: true, parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
+  option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: 1_000, parse: parseDuration, doc: "How often the idle worker looks for due work." }),
+  option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: 64, parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
+  option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: 10_000, parse: parseDuration, doc: "Time a callback receiver has to answer one attempt." }),
+  option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),
+  option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: 1, parse: parsePositiveNumber, doc: "Multiplies the retry schedule (0.001 turns minutes into milliseconds for tests)." }),
+  option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: false, parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
+  option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: false, parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
+  option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: 5_000, parse: parseDuration, doc: "Time a certificate URL has to answer." }),
   option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: false, parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];
 
@@ -74,7 +99,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     try {
       config[opt.key] = opt.parse(raw);
     } catch (error) {
-      problems.push(`${source}=${JSON.stringify(raw)}: ${(error as Error).message}`);
+      problems.push(`${opt.secret ? source : `${source}=${JSON.stringify(raw)}`}: ${(error as Error).message}`);
     }
   };
   for (const opt of OPTIONS) {
@@ -91,7 +116,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     }
     const isBoolean = typeof opt.default === "boolean";
     const next = argv[i + 1];
-    const raw = inline ?? (isBoolean && (next === undefined || next.startsWith("--")) ? "true" : argv[++i]);
+    const nextIsValue = next !== undefined && !next.startsWith("--");
+    const raw = inline ?? (nextIsValue ? argv[++i] : isBoolean ? "true" : undefined);
     if (raw === undefined) problems.push(`${name}: needs a value`);
     else set(opt, raw, name);
   }
@@ -105,5 +131,5 @@ export function describeOptions(): string {
 }
 
 function formatDefault(value: unknown): string {
-  return value === undefined ? "none" : String(value);
+  return value === undefined ? "none" : Array.isArray(value) ? value.map((ms) => `${ms}ms`).join(",") : String(value);
 }

@@ -1,3 +1,5 @@
+import { VENDOR_NAME } from "../auth/vendor-name.ts";
+
 // Parsers for config values. Each returns the value or throws an Error whose message says what
 // was expected; loadConfig adds which setting it was.
 
@@ -37,6 +39,12 @@ export function parseInteger(min: number, max: number) {
   };
 }
 
+export function parsePositiveNumber(raw: string): number {
+  const value = Number(raw.trim());
+  if (raw.trim() === "" || !Number.isFinite(value) || value <= 0) throw new Error(`expected a number greater than 0`);
+  return value;
+}
+
 export function parseBoolean(raw: string): boolean {
   const value = raw.trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(value)) return true;
@@ -54,8 +62,8 @@ export function parseCredentials(raw: string): { name: string; password: string 
   const colon = raw.indexOf(":");
   const name = raw.slice(0, colon);
   const password = raw.slice(colon + 1);
-  if (colon < 1 || password.length < 8) {
-    throw new Error(`expected NAME:PASSWORD with a password of at least 8 characters`);
+  if (colon < 1 || !VENDOR_NAME.test(name) || password.length < 8) {
+    throw new Error(`expected NAME:PASSWORD: a name of letters, digits, '.', '_' or '-', and a password of at least 8 characters`);
   }
   return { name, password };
 }

@@ -115,8 +115,9 @@ function takePhone(errors: FieldErrors, body: Body): string | undefined {
   return e164;
 }
 
+// ASCII letters first: toUpperCase() maps "ı" to "I" and "ſ" to "S", which would let "ıa" pass as IA.
 const stateCheck = (codes: ReadonlySet<string>, text: string) => (value: string, raw: string) =>
-  codes.has(value.toUpperCase()) ? null : `${text}: ${echo(raw)}`;
+  /^[A-Za-z]{2}$/.test(value) && codes.has(value.toUpperCase()) ? null : `${text}: ${echo(raw)}`;
 
 const zipCheck = (text: string) => (value: string, raw: string) => (ZIP.test(value) ? null : `${text}: ${echo(raw)}`);
 
@@ -127,7 +128,7 @@ function certificateUrlCheck(value: string, raw: string): string | null {
 }
 
 function callbackUrlCheck(value: string, raw: string): string | null {
-  return value.length <= MAX_CALLBACK_URL && isHttpUrl(value) ? null : `Invalid Callback URL: ${echo(raw)}`;
+  return length(value) <= MAX_CALLBACK_URL && isHttpUrl(value) ? null : `Invalid Callback URL: ${echo(raw)}`;
 }
 
 function emailCheck(value: string, raw: string): string | null {

@@ -149,5 +149,5 @@ describe("server-side failures", () => {
     } finally {
       await locked.stop();
     }
-  });
+  }, 20_000); // waits out SQLite's 5 s busy timeout
 });

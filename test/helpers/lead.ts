@@ -1,4 +1,5 @@
-// A postLead body that passes every rule of CONTRACT §4; tests change one thing at a time.
+// A postLead body that passes every rule of CONTRACT §4, with one fixed phone number ((212) 555-1234,
+// +12125551234) so unit tests can assert exact values. End-to-end tests use leads.ts (unique numbers).
 
 export type Body = Record<string, unknown>;
 

@@ -1,0 +1,94 @@
+// CONTRACT §3: per-vendor token bucket; over the limit → refused with a Retry-After in seconds.
+import { describe, expect, test } from "bun:test";
+import { createRateLimiter } from "../../src/auth/rate-limit.ts";
+
+function fakeClock(start = 1_700_000_000_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => void (now += ms) };
+}
+
+const takeMany = (limiter: ReturnType<typeof createRateLimiter>, key: string, n: number) =>
+  Array.from({ length: n }, () => limiter.take(key).ok);
+
+describe("createRateLimiter", () => {
+  test("allows a burst at once, then refuses", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 10, burst: 5 }, clock.now);
+    expect(takeMany(limiter, "v1", 5)).toEqual([true, true, true, true, true]);
+    expect(limiter.take("v1")).toEqual({ ok: false, retryAfterSeconds: 1 });
+  });
+
+  test("refills at perSecond", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 10, burst: 5 }, clock.now);
+    takeMany(limiter, "v1", 5);
+    clock.advance(100); // one token
+    expect(limiter.take("v1").ok).toBe(true);
+    expect(limiter.take("v1").ok).toBe(false);
+    clock.advance(300); // three tokens
+    expect(takeMany(limiter, "v1", 4)).toEqual([true, true, true, false]);
+  });
+
+  test("a partial token is not enough", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 10, burst: 1 }, clock.now);
+    limiter.take("v1");
+    clock.advance(99);
+    expect(limiter.take("v1").ok).toBe(false);
+    clock.advance(1);
+    expect(limiter.take("v1").ok).toBe(true);
+  });
+
+  test("refusals do not use up tokens", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 1 }, clock.now);
+    limiter.take("v1");
+    for (let i = 0; i < 10; i++) limiter.take("v1");
+    clock.advance(1_000);
+    expect(limiter.take("v1").ok).toBe(true);
+  });
+
+  test("an idle vendor gets at most the burst back", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 100, burst: 3 }, clock.now);
+    takeMany(limiter, "v1", 3);
+    clock.advance(3_600_000);
+    expect(takeMany(limiter, "v1", 4)).toEqual([true, true, true, false]);
+  });
+
+  test("vendors have separate buckets", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 2 }, clock.now);
+    expect(takeMany(limiter, "v1", 3)).toEqual([true, true, false]);
+    expect(takeMany(limiter, "v2", 3)).toEqual([true, true, false]);
+  });
+
+  test("Retry-After is the whole seconds until the next token, at least 1", () => {
+    const clock = fakeClock();
+    const slow = createRateLimiter({ perSecond: 1, burst: 1 }, clock.now);
+    slow.take("v1");
+    expect(slow.take("v1")).toEqual({ ok: false, retryAfterSeconds: 1 });
+    clock.advance(400);
+    expect(slow.take("v1")).toEqual({ ok: false, retryAfterSeconds: 1 });
+
+    const fast = createRateLimiter({ perSecond: 1000, burst: 1 }, clock.now);
+    fast.take("v1");
+    expect(fast.take("v1")).toEqual({ ok: false, retryAfterSeconds: 1 });
+  });
+
+  test("after Retry-After seconds the request is allowed", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 1 }, clock.now);
+    limiter.take("v1");
+    const refused = limiter.take("v1");
+    if (refused.ok) throw new Error("expected a refusal");
+    clock.advance(refused.retryAfterSeconds * 1000);
+    expect(limiter.take("v1").ok).toBe(true);
+  });
+
+  test("perSecond 0 turns the limit off", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 0, burst: 1 }, clock.now);
+    expect(takeMany(limiter, "v1", 1_000).every(Boolean)).toBe(true);
+  });
+});

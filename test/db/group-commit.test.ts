@@ -1,0 +1,163 @@
+// Group commit: writes handed in during one turn share a transaction; each write is isolated by a
+// savepoint; promises settle only after COMMIT.
+import { afterEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createGroupCommitter } from "../../src/db/group-commit.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()!();
+});
+
+function memoryDatabase(): Database {
+  const sqlite = new Database(":memory:", { strict: true });
+  sqlite.run("CREATE TABLE items (name TEXT PRIMARY KEY)");
+  cleanups.push(() => sqlite.close());
+  return sqlite;
+}
+
+const names = (sqlite: Database) => sqlite.query("SELECT name FROM items ORDER BY rowid").all().map((row) => (row as { name: string }).name);
+const insert = (sqlite: Database, name: string) => () => {
+  sqlite.run("INSERT INTO items (name) VALUES (?)", [name]);
+  return name;
+};
+
+describe("createGroupCommitter", () => {
+  test("resolves each write with its return value", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    expect(await Promise.all([committer.run(insert(sqlite, "a")), committer.run(() => 42)])).toEqual(["a", 42]);
+    expect(names(sqlite)).toEqual(["a"]);
+  });
+
+  test("writes of one turn run in one transaction, in the order handed in", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    const seen: { name: string; inTransaction: boolean }[] = [];
+    const write = (name: string) => () => {
+      seen.push({ name, inTransaction: sqlite.inTransaction });
+      insert(sqlite, name)();
+    };
+    await Promise.all(["a", "b", "c"].map((name) => committer.run(write(name))));
+    expect(seen).toEqual([
+      { name: "a", inTransaction: true },
+      { name: "b", inTransaction: true },
+      { name: "c", inTransaction: true },
+    ]);
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+  });
+
+  test("one write throwing does not stop the others of the batch from committing", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    const boom = new Error("boom");
+    const results = await Promise.allSettled([
+      committer.run(insert(sqlite, "a")),
+      committer.run(() => {
+        insert(sqlite, "half-written")();
+        throw boom;
+      }),
+      committer.run(insert(sqlite, "c")),
+    ]);
+    expect(results).toEqual([
+      { status: "fulfilled", value: "a" },
+      { status: "rejected", reason: boom },
+      { status: "fulfilled", value: "c" },
+    ]);
+    // The failed write's own changes are rolled back; the others are committed.
+    expect(names(sqlite)).toEqual(["a", "c"]);
+    expect(sqlite.inTransaction).toBe(false);
+  });
+
+  test("a write failing on a constraint rolls back only itself", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    const results = await Promise.allSettled([committer.run(insert(sqlite, "dup")), committer.run(insert(sqlite, "dup")), committer.run(insert(sqlite, "z"))]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(names(sqlite)).toEqual(["dup", "z"]);
+  });
+
+  test("a failed COMMIT rejects every write of the batch (none is told it was stored) and leaves nothing behind", async () => {
+    // A deferred foreign key is checked at COMMIT, after every write's savepoint was released.
+    const sqlite = memoryDatabase();
+    sqlite.run("PRAGMA foreign_keys = ON");
+    sqlite.run("CREATE TABLE parents (id INTEGER PRIMARY KEY)");
+    sqlite.run("CREATE TABLE children (parent_id INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED)");
+    const committer = createGroupCommitter(sqlite);
+    const results = await Promise.allSettled([
+      committer.run(insert(sqlite, "innocent")),
+      committer.run(() => sqlite.run("INSERT INTO children (parent_id) VALUES (99)")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(names(sqlite)).toEqual([]);
+    expect(sqlite.inTransaction).toBe(false);
+
+    // The committer still works afterwards.
+    expect(await committer.run(insert(sqlite, "later"))).toBe("later");
+    expect(names(sqlite)).toEqual(["later"]);
+  });
+
+  // Resolving before COMMIT would show up in the failed-COMMIT test above (fulfilled instead of
+  // rejected); this one checks that what a resolved write reports is durable for other readers.
+  test("when a batch's promises resolve, its rows are committed and visible to another connection", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "group-commit-"));
+    const path = join(directory, "test.db");
+    const writer = new Database(path, { create: true, strict: true });
+    writer.run("PRAGMA journal_mode = WAL");
+    writer.run("CREATE TABLE items (name TEXT PRIMARY KEY)");
+    const reader = new Database(path, { strict: true });
+    cleanups.push(() => {
+      reader.close();
+      writer.close();
+      rmSync(directory, { recursive: true, force: true });
+    });
+
+    const committer = createGroupCommitter(writer);
+    const visibleToOtherConnection: string[][] = [];
+    const written = ["a", "b"].map((name) =>
+      committer.run(insert(writer, name)).then(() => {
+        expect(writer.inTransaction).toBe(false);
+        visibleToOtherConnection.push(names(reader));
+      }),
+    );
+    // Before the batch runs nothing is written; inside it, nothing is visible to another connection.
+    expect(names(reader)).toEqual([]);
+    await Promise.all(written);
+    expect(visibleToOtherConnection).toEqual([
+      ["a", "b"],
+      ["a", "b"],
+    ]);
+  });
+
+  test("a write handed in during a flush joins a later batch", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    let later: Promise<unknown> | undefined;
+    await committer.run(() => {
+      insert(sqlite, "first")();
+      later = committer.run(insert(sqlite, "second"));
+    });
+    expect(names(sqlite)).toEqual(["first"]);
+    await later;
+    expect(names(sqlite)).toEqual(["first", "second"]);
+  });
+
+  test("drain waits for every write handed in so far", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    const settled: string[] = [];
+    for (const name of ["a", "b", "c"]) void committer.run(insert(sqlite, name)).then(() => settled.push(name));
+    await committer.drain();
+    await Promise.resolve(); // the .then callbacks above run one microtask after each resolve
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+    expect(settled).toEqual(["a", "b", "c"]);
+  });
+
+  test("drain with nothing pending resolves at once", async () => {
+    const committer = createGroupCommitter(memoryDatabase());
+    await committer.drain();
+  });
+});
