@@ -3,14 +3,14 @@ import { eq } from "drizzle-orm";
 import { changedRows } from "../db/changes.ts";
 import type { Db } from "../db/client.ts";
 import { vendors } from "../db/schema.ts";
+import { VENDOR_NAME } from "./vendor-name.ts";
+import { newSigningSecret } from "../callbacks/signature.ts";
 
 export type Vendor = typeof vendors.$inferSelect;
 
 // OWASP's argon2id baseline: slow enough to resist offline guessing. The authenticator caches
 // verified credentials so this cost is paid once per credential, not per request.
 const HASH_OPTIONS = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
-
-export const VENDOR_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, HASH_OPTIONS);
@@ -20,11 +20,7 @@ export function verifyPassword(password: string, hash: string): Promise<boolean>
   return Bun.password.verify(password, hash);
 }
 
-const randomBase64 = (bytes: number, encoding: "base64" | "base64url") =>
-  Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString(encoding);
-
-export const generatePassword = () => randomBase64(24, "base64url");
-export const generateSigningSecret = () => `whsec_${randomBase64(32, "base64")}`;
+export const generatePassword = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
 
 export class VendorError extends Error {}
 
@@ -42,7 +38,7 @@ export async function createVendor(db: Db, name: string, password = generatePass
     id: Bun.randomUUIDv7(),
     name,
     passwordHash: await hashPassword(password),
-    signingSecret: generateSigningSecret(),
+    signingSecret: newSigningSecret(),
     enabled: true,
     createdAt: now,
     updatedAt: now,
@@ -92,7 +88,7 @@ export async function rotatePassword(db: Db, name: string, password = generatePa
 
 export function rotateSigningSecret(db: Db, name: string, now = Date.now()): Vendor {
   const vendor = requireVendor(db, name);
-  const signingSecret = generateSigningSecret();
+  const signingSecret = newSigningSecret();
   db.update(vendors).set({ signingSecret, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
   return { ...vendor, signingSecret, updatedAt: now };
 }

@@ -1,0 +1,52 @@
+// Standard Webhooks signing (CONTRACT §8, https://www.standardwebhooks.com): vendors verify a
+// callback with any Standard Webhooks library and their signing secret. node:crypto does the HMAC;
+// the tests check the result against the reference `standardwebhooks` package.
+import { createHmac, randomBytes } from "node:crypto";
+import pkg from "../../package.json" with { type: "json" };
+
+export const USER_AGENT = `lead-ingress/${pkg.version}`;
+
+const SECRET_PREFIX = "whsec_";
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+export interface CallbackToSign {
+  /** The webhook-id: one per callback, the same on every retry so receivers can drop duplicates. */
+  id: string;
+  /** The webhook-timestamp, in whole seconds since the epoch, of this attempt. */
+  timestamp: number;
+  /** The exact JSON text that is sent as the body. */
+  body: string;
+  /** The vendor's signing secret, "whsec_<base64>". */
+  secret: string;
+}
+
+/** A new signing secret for a vendor: "whsec_" and 32 random bytes in base64. */
+export function newSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+}
+
+/** The webhook-signature value: "v1,<base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`>". */
+export function signCallback({ id, timestamp, body, secret }: CallbackToSign): string {
+  // Above 1e11 s (year 5138) it is surely Date.now() milliseconds, which every verifier would refuse.
+  if (!Number.isInteger(timestamp) || timestamp < 0 || timestamp >= 1e11) throw new RangeError(`timestamp must be whole seconds, got ${timestamp}`);
+  const mac = createHmac("sha256", secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return `v1,${mac}`;
+}
+
+/** Every header of a callback POST: content type, user agent and the three Standard Webhooks headers. */
+export function callbackHeaders(callback: CallbackToSign): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    "webhook-id": callback.id,
+    "webhook-timestamp": String(callback.timestamp),
+    "webhook-signature": signCallback(callback),
+  };
+}
+
+/** The HMAC key: the secret's base64 part, decoded. Throws on a malformed secret rather than sign with garbage. */
+function secretKey(secret: string): Buffer {
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : "";
+  if (!BASE64.test(encoded)) throw new Error('signing secret must look like "whsec_<base64>"');
+  return Buffer.from(encoded, "base64");
+}

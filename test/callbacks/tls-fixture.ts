@@ -1,0 +1,21 @@
+// A self-signed certificate for "callback.test" only (valid 2020–2120), for the https pinning tests.
+// Made with `openssl ca -selfsign -startdate 20200101000000Z -enddate 21200101000000Z` on a P-256
+// key and subjectAltName=DNS:callback.test. Test material: the key protects nothing.
+export const CALLBACK_TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg1BDFXznseRRNlHha
+Af9UwwZ3EXhzd8exLzvjlW3CTW6hRANCAAT5gYmWC9heUchPd9iWVPA/CxLAPsz1
+lvrLHhQw6Hdj6Wow5zb1bCDOFRbROB3V0dzr/S0Zm49Sx2VMNm5tloHk
+-----END PRIVATE KEY-----
+`;
+
+export const CALLBACK_TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBajCCARCgAwIBAgIBATAKBggqhkjOPQQDAjAYMRYwFAYDVQQDDA1jYWxsYmFj
+ay50ZXN0MCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAwMTAxMDAwMDAwWjAYMRYwFAYD
+VQQDDA1jYWxsYmFjay50ZXN0MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE+YGJ
+lgvYXlHIT3fYllTwPwsSwD7M9Zb6yx4UMOh3Y+lqMOc29WwgzhUW0Tgd1dHc6/0t
+GZuPUsdlTDZubZaB5KNJMEcwGAYDVR0RBBEwD4INY2FsbGJhY2sudGVzdDAMBgNV
+HRMBAf8EAjAAMB0GA1UdDgQWBBTg79cAhSzQZoAs80jY2GAZNXqDDDAKBggqhkjO
+PQQDAgNIADBFAiBd7qENck44WoAVunoNdu3+astf/wh56H+04BBtbAHVhgIhAJ5M
+0RnPygmMb1JIJlLopPXnDYPCyY9vb4hKIuvU/SVW
+-----END CERTIFICATE-----
+`;
