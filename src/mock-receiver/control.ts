@@ -1,0 +1,71 @@
+// The mock receiver's control API under /_mock: what was received, how to answer, which secret to
+// check signatures with. JSON in, JSON out; requests here are never recorded.
+import { BehaviourError, CONTROL_PREFIX, parseBehaviour, type BehaviourTable } from "./behaviour.ts";
+import type { Recorder } from "./recorder.ts";
+import { SecretError } from "./signature.ts";
+
+export interface ControlTarget {
+  recorder: Recorder;
+  behaviours: BehaviourTable;
+  /** Throws SecretError on a malformed secret; undefined forgets it. */
+  setSecret(secret: string | undefined): void;
+}
+
+type Handler = (request: Request, url: URL, target: ControlTarget) => Promise<Response> | Response;
+
+const ROUTES: Record<string, Record<string, Handler>> = {
+  "/callbacks": {
+    GET: (_request, url, { recorder }) => json(200, recorder.list(url.searchParams.get("path") ?? undefined)),
+    DELETE: (_request, _url, { recorder }) => json(200, { cleared: recorder.clear() }),
+  },
+  "/behaviour": {
+    GET: (_request, _url, { behaviours }) => json(200, behaviours.describe()),
+    PUT: setBehaviour,
+    POST: setBehaviour,
+    DELETE: (_request, url, { behaviours }) => {
+      const path = url.searchParams.get("path") ?? undefined;
+      behaviours.reset(path);
+      return json(200, { reset: path ?? "all" });
+    },
+  },
+  "/secret": {
+    PUT: setSecret,
+    POST: setSecret,
+    DELETE: (_request, _url, target) => {
+      target.setSecret(undefined);
+      return json(200, { secret: "cleared" });
+    },
+  },
+};
+
+export async function handleControl(request: Request, url: URL, target: ControlTarget): Promise<Response> {
+  const name = url.pathname.slice(CONTROL_PREFIX.length);
+  const route = Object.hasOwn(ROUTES, name) ? ROUTES[name] : undefined;
+  if (!route) return json(404, { error: `no such control route; try ${Object.keys(ROUTES).map((r) => CONTROL_PREFIX + r).join(", ")}` });
+  const handler = Object.hasOwn(route, request.method) ? route[request.method] : undefined;
+  if (!handler) return json(405, { error: `use ${Object.keys(route).join(", ")}` }, { allow: Object.keys(route).join(", ") });
+  try {
+    return await handler(request, url, target);
+  } catch (error) {
+    if (error instanceof BehaviourError || error instanceof SecretError || error instanceof SyntaxError) return json(400, { error: error.message });
+    throw error;
+  }
+}
+
+async function setBehaviour(request: Request, _url: URL, { behaviours }: ControlTarget): Promise<Response> {
+  const { path, behaviour } = parseBehaviour(await request.json());
+  behaviours.set(path, behaviour);
+  return json(200, { path: path ?? null, behaviour });
+}
+
+async function setSecret(request: Request, _url: URL, target: ControlTarget): Promise<Response> {
+  const body: unknown = await request.json();
+  const secret = typeof body === "object" && body !== null ? (body as Record<string, unknown>).secret : undefined;
+  if (secret !== null && typeof secret !== "string") throw new SecretError('send {"secret": "whsec_..."} (or {"secret": null} to forget it)');
+  target.setSecret(secret ?? undefined);
+  return json(200, { secret: secret === null ? "cleared" : "set" });
+}
+
+function json(status: number, value: unknown, headers: Record<string, string> = {}): Response {
+  return Response.json(value, { status, headers });
+}

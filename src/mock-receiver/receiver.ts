@@ -1,0 +1,122 @@
+// The mock vendor callback receiver (issue 3, item 6): records every callback, checks its signature,
+// and answers as told, globally or per path. Used in-process by tests and from the CLI by people.
+import { sendAnswer } from "./answer.ts";
+import { createBehaviourTable, isControlPath, parseBehaviour, type Behaviour } from "./behaviour.ts";
+import { handleControl, type ControlTarget } from "./control.ts";
+import { createRecorder, type RecordedCallback, type WaitOptions } from "./recorder.ts";
+import { signatureVerifier, type SignatureCheck } from "./signature.ts";
+
+export interface MockReceiverOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** A loopback address or "localhost"; default 127.0.0.1. */
+  host?: string;
+  /** The vendor's "whsec_…" signing secret; without it signatures are not checked. */
+  secret?: string;
+  /** The oldest records are dropped beyond this many; default 100,000. */
+  maxRecorded?: number;
+  /** Called for every recorded callback, on arrival (the CLI logs it). */
+  onCallback?: (callback: RecordedCallback) => void;
+}
+
+export interface MockReceiver {
+  url: URL;
+  /** Everything received (optionally only one path's), oldest first. */
+  received(path?: string): RecordedCallback[];
+  /** Forgets what was received and restarts every path's attempt count. */
+  clear(): void;
+  /** Like PUT /_mock/behaviour: without `path` it sets the global default. Throws BehaviourError. */
+  setBehaviour(behaviour: Behaviour & { path?: string }): void;
+  /** Like DELETE /_mock/behaviour: one path's behaviour, or all of them. */
+  resetBehaviour(path?: string): void;
+  /** Throws SecretError on a malformed secret; undefined stops checking signatures. */
+  setSecret(secret: string | undefined): void;
+  /** Resolves once at least `count` callbacks (to `options.path`, if given) have arrived. */
+  waitFor(count: number, options?: WaitOptions): Promise<RecordedCallback[]>;
+  /** Drops open connections (hanging and delayed requests included) and stops listening. */
+  stop(): Promise<void>;
+}
+
+export class LoopbackError extends Error {}
+
+export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiver {
+  const host = options.host ?? "127.0.0.1";
+  // It answers whoever asks and prints what it is sent: never expose it beyond this machine.
+  if (!isLoopbackHost(host)) throw new LoopbackError(`the mock receiver listens on loopback addresses only, not ${host}`);
+  const recorder = createRecorder(options.maxRecorded ?? 100_000);
+  const behaviours = createBehaviourTable();
+  const stopping = new AbortController();
+  let verify: ((headers: Record<string, string>, body: string) => SignatureCheck) | undefined;
+  const control: ControlTarget = {
+    recorder,
+    behaviours,
+    setSecret: (secret) => {
+      verify = secret === undefined ? undefined : signatureVerifier(secret);
+    },
+  };
+  control.setSecret(options.secret);
+
+  const server = Bun.serve({
+    hostname: host,
+    port: options.port ?? 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (isControlPath(url.pathname)) return handleControl(request, url, control);
+      const body = await request.text();
+      const headers = Object.fromEntries(request.headers);
+      const answer = behaviours.next(url.pathname);
+      const recorded = recorder.add({
+        method: request.method,
+        path: url.pathname,
+        query: url.search,
+        headers,
+        body,
+        json: parseJson(body),
+        receivedAt: new Date().toISOString(),
+        signature: verify ? verify(headers, body) : null,
+        answer,
+      });
+      options.onCallback?.(recorded);
+      return sendAnswer(answer, [request.signal, stopping.signal]);
+    },
+    error(error) {
+      return Response.json({ error: error.message }, { status: 500 });
+    },
+  });
+
+  const url = new URL(`http://${host.includes(":") ? `[${host}]` : host}:${server.port}`);
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    received: (path) => recorder.list(path),
+    clear: () => void recorder.clear(),
+    setBehaviour: (input) => {
+      const { path, behaviour } = parseBehaviour(input);
+      behaviours.set(path, behaviour);
+    },
+    resetBehaviour: (path) => behaviours.reset(path),
+    setSecret: (secret) => control.setSecret(secret),
+    waitFor: (count, waitOptions) => recorder.waitFor(count, waitOptions),
+    stop() {
+      stopped ??= (async () => {
+        stopping.abort(); // ends every delayed or hanging answer and clears its timer
+        recorder.close();
+        await server.stop(true);
+      })();
+      return stopped;
+    },
+  };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
