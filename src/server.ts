@@ -5,6 +5,7 @@ import { openDatabase } from "./db/client.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import type { Logger } from "./log/index.ts";
+import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
   url: URL;
@@ -17,6 +18,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const { app, intake } = createApp({ config, database, log });
+  const worker = config.worker ? startWorker({ config, sqlite: database.sqlite, commit: intake.commit, log }) : null;
   let stopping = false;
 
   const server = Bun.serve({
@@ -49,6 +51,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       const finished = server.stop(false);
       const timedOut = await Promise.race([finished.then(() => false), Bun.sleep(config.shutdownTimeoutMs).then(() => true)]);
       if (timedOut) await server.stop(true);
+      await worker?.stop(config.shutdownTimeoutMs);
       await intake.commit.drain();
       database.close();
       log.info("stopped", { timed_out: timedOut });

@@ -1,0 +1,79 @@
+// One delivery attempt of a callback: resolve and check the address (SSRF guard), sign, POST to
+// the checked address with a timeout, and report what happened. Never throws: every failure is
+// an attempt result to record.
+import { callbackHeaders } from "./signature.ts";
+import { pinnedFetchInit } from "./pinned-fetch.ts";
+import { parseRetryAfter } from "./backoff.ts";
+import type { AttemptRecord, DueCallback } from "./queue.ts";
+import { resolveCallbackTarget, type Lookup } from "./ssrf.ts";
+
+export interface AttemptResult extends AttemptRecord {
+  /** The wait a 429/503 answer asked for, in ms. */
+  retryAfterMs: number | null;
+}
+
+export interface AttemptDeps {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  clock: () => number;
+  lookup?: Lookup;
+}
+
+const EXCERPT_BYTES = 1024;
+
+export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps): Promise<AttemptResult> {
+  const startedAt = deps.clock();
+  const started = performance.now();
+  const signal = AbortSignal.timeout(deps.timeoutMs);
+  const result = (fields: Partial<AttemptResult>): AttemptResult => ({
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    statusCode: null,
+    error: null,
+    responseExcerpt: null,
+    retryAfterMs: null,
+    ...fields,
+  });
+  try {
+    // The DNS lookup cannot be cancelled, so it races the attempt's timeout.
+    const target = await Promise.race([resolveCallbackTarget(new URL(callback.url), { allowPrivate: deps.allowPrivate, lookup: deps.lookup }), aborted(signal)]);
+    if (!target.ok) return result({ error: target.error });
+    const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret: callback.signing_secret });
+    const pinned = pinnedFetchInit(new URL(callback.url), target, { method: "POST", headers, body: callback.payload, signal });
+    const response = await fetch(pinned.url, pinned.init);
+    const excerpt = await readExcerpt(response);
+    const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), deps.clock()) : null;
+    return result({ statusCode: response.status, responseExcerpt: excerpt, retryAfterMs, error: response.ok ? null : `HTTP ${response.status}` });
+  } catch (error) {
+    return result({ error: signal.aborted ? `Timed out after ${deps.timeoutMs} ms` : describe(error) });
+  }
+}
+
+/** Rejects when the signal aborts; handled up front, because once the race is won nobody listens. */
+function aborted(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  promise.catch(() => {});
+  return promise;
+}
+
+/** The first 1 KiB of the answer; the rest is not read. */
+async function readExcerpt(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < EXCERPT_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  await reader.cancel().catch(() => {});
+  const text = new TextDecoder().decode(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));
+  return text === "" ? null : text;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: string }).code ? `${(error as { code?: string }).code}: ${error.message}` : error.message;
+  return String(error);
+}

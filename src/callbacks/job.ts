@@ -1,0 +1,73 @@
+// The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
+// the outcome is recorded (fenced by the claim token) through group commit, so many finished
+// deliveries share one transaction.
+import type { GroupCommitter } from "../db/group-commit.ts";
+import type { Logger } from "../log/index.ts";
+import type { AttemptResult } from "./attempt.ts";
+import type { BackoffOptions } from "./backoff.ts";
+import { nextStep } from "./next-step.ts";
+import type { CallbackQueue, DueCallback } from "./queue.ts";
+
+export interface DeliveryJobDeps {
+  queue: CallbackQueue;
+  commit: GroupCommitter;
+  clock: () => number;
+  log: Logger;
+  attempt: (callback: DueCallback) => Promise<AttemptResult>;
+  backoff: BackoffOptions;
+  concurrency: number;
+  leaseMs: number;
+  /** Called when a delivery finishes, so the loop can claim more. */
+  onSettled: () => void;
+}
+
+export function createDeliveryJob(deps: DeliveryJobDeps) {
+  const inFlight = new Map<string, { token: string; done: Promise<void> }>();
+
+  async function deliver(callback: DueCallback, token: string): Promise<void> {
+    const result = await deps.attempt(callback);
+    const attemptNo = callback.attempt_count + 1;
+    const now = deps.clock();
+    const step = nextStep(result, attemptNo, deps.backoff, now);
+    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback.id, token, result, step, now));
+    deps.log.info("callback_attempt", {
+      callback_id: callback.id,
+      lead_id: callback.lead_id,
+      attempt: attemptNo,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      error: result.error,
+      outcome: kept ? step.kind : "lease_lost",
+    });
+  }
+
+  return {
+    /** Claims as many due callbacks as there are free slots and starts them; returns how many. */
+    fill(): number {
+      const free = deps.concurrency - inFlight.size;
+      if (free <= 0) return 0;
+      const token = crypto.randomUUID();
+      const due = deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token);
+      for (const callback of due) {
+        const done = deliver(callback, token)
+          .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
+          .finally(() => {
+            inFlight.delete(callback.id);
+            deps.onSettled();
+          });
+        inFlight.set(callback.id, { token, done });
+      }
+      return due.length;
+    },
+    inFlight: () => inFlight.size,
+    /**
+     * Waits for in-flight deliveries up to `timeoutMs`, then gives back the leases of those still
+     * running: they are delivered again after restart (at least once, with the same webhook-id).
+     */
+    async stop(timeoutMs: number): Promise<void> {
+      const all = Promise.all([...inFlight.values()].map((d) => d.done));
+      await Promise.race([all, Bun.sleep(timeoutMs)]);
+      for (const token of new Set([...inFlight.values()].map((d) => d.token))) deps.queue.releaseLeases(token);
+    },
+  };
+}

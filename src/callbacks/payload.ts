@@ -1,0 +1,20 @@
+// The callback body of CONTRACT §8, fixed at decision time so every retry sends the same bytes.
+import type { FinalResult } from "../final-results/decide.ts";
+
+export const ACCEPTED_MESSAGE = "Lead accepted.";
+
+export interface CallbackLead {
+  id: string;
+  phone_e164: string;
+  vendor_campaign_name: string;
+}
+
+export function callbackPayload(lead: CallbackLead, result: FinalResult, decidedAt: number): string {
+  const common = { lead_id: lead.id };
+  const tail = { phone_number: lead.phone_e164, vendor_campaign_name: lead.vendor_campaign_name, decided_at: new Date(decidedAt).toISOString() };
+  return JSON.stringify(
+    result.status === "accepted"
+      ? { ...common, success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE, ...tail }
+      : { ...common, success_bit: false, status: "rejected", message: [{ error: result.reason }], ...tail },
+  );
+}

@@ -1,0 +1,72 @@
+// The SQL of callback delivery. A claim is a lease (locked_until + claim_token); every outcome is
+// written only by the holder of the current token. An expired lease makes the row claimable
+// again, which is how deliveries interrupted by a crash are retried (at least once, same id).
+import type { Database } from "bun:sqlite";
+
+export interface DueCallback {
+  id: string;
+  lead_id: string;
+  url: string;
+  payload: string;
+  attempt_count: number;
+  signing_secret: string;
+}
+
+export interface AttemptRecord {
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+}
+
+/** What happens to the callback after an attempt. */
+export type NextStep = { kind: "delivered" } | { kind: "retry"; at: number } | { kind: "dead" };
+
+export function createCallbackQueue(sqlite: Database) {
+  const claim = sqlite.prepare<DueCallback, [number, string, number, number]>(`
+    UPDATE callbacks SET locked_until = ?1, claim_token = ?2
+    WHERE id IN (
+      SELECT id FROM callbacks
+      WHERE status = 'pending' AND next_attempt_at <= ?3 AND (locked_until IS NULL OR locked_until < ?3)
+      ORDER BY next_attempt_at LIMIT ?4)
+    RETURNING id, lead_id, url, payload, attempt_count,
+      (SELECT signing_secret FROM vendors v WHERE v.id = callbacks.vendor_id) AS signing_secret`);
+  const insertAttempt = sqlite.prepare<unknown, [string, number, number, number | null, string | null, string | null]>(`
+    INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, status_code, error, response_excerpt)
+    VALUES (?1, (SELECT count(*) + 1 FROM callback_attempts WHERE callback_id = ?1), ?2, ?3, ?4, ?5, ?6)`);
+  const finish = sqlite.prepare<unknown, [string, number | null, number | null, string | null, number, string, string]>(`
+    UPDATE callbacks SET status = ?1, next_attempt_at = ?2, delivered_at = ?3, last_error = ?4, updated_at = ?5,
+      attempt_count = attempt_count + 1, locked_until = NULL, claim_token = NULL
+    WHERE id = ?6 AND claim_token = ?7`);
+  const replay = sqlite.prepare<unknown, [number, string]>(`
+    UPDATE callbacks SET status = 'pending', attempt_count = 0, next_attempt_at = ?1, updated_at = ?1,
+      locked_until = NULL, claim_token = NULL
+    WHERE id = ?2 AND status IN ('dead', 'delivered')`);
+  const release = sqlite.prepare<unknown, [string]>(`UPDATE callbacks SET locked_until = NULL, claim_token = NULL WHERE claim_token = ?1`);
+  const depth = sqlite.prepare<{ due: number; oldest: number | null }, [number]>(`
+    SELECT count(*) AS due, min(next_attempt_at) AS oldest FROM callbacks WHERE status = 'pending' AND next_attempt_at <= ?1`);
+
+  return {
+    claimDueCallbacks: (now: number, limit: number, leaseMs: number, token: string) => claim.all(now + leaseMs, token, now, limit),
+    /**
+     * Records an attempt and moves the callback on. The attempt is history and is always kept;
+     * the state changes only if `token` still holds the lease (returns whether it did).
+     * Run inside a transaction.
+     */
+    recordAttempt(callbackId: string, token: string, attempt: AttemptRecord, next: NextStep, now: number): boolean {
+      insertAttempt.run(callbackId, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseExcerpt);
+      const status = next.kind === "retry" ? "pending" : next.kind;
+      const nextAt = next.kind === "retry" ? next.at : null;
+      const deliveredAt = next.kind === "delivered" ? now : null;
+      return finish.run(status, nextAt, deliveredAt, attempt.error, now, callbackId, token).changes === 1;
+    },
+    /** Queues a dead or delivered callback again with a fresh schedule; false if it is neither. */
+    replay: (callbackId: string, now: number) => replay.run(now, callbackId).changes === 1,
+    releaseLeases: (token: string) => release.run(token),
+    /** Due callbacks and the age of the oldest, for metrics. */
+    depth: (now: number) => depth.get(now)!,
+  };
+}
+
+export type CallbackQueue = ReturnType<typeof createCallbackQueue>;

@@ -1,0 +1,22 @@
+// Certificate verification (CONTRACT §7, off by default): the certificate_url must answer 2xx.
+// The URL is the vendor's, so it goes through the same SSRF guard as callbacks.
+import { pinnedFetchInit } from "../callbacks/pinned-fetch.ts";
+import { resolveCallbackTarget } from "../callbacks/ssrf.ts";
+import type { CertificateCheck } from "./job.ts";
+
+export function certificateVerifier(options: { allowPrivate: boolean; timeoutMs: number }) {
+  return async (certificateUrl: string): Promise<CertificateCheck> => {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    try {
+      const url = new URL(certificateUrl);
+      const target = await resolveCallbackTarget(url, { allowPrivate: options.allowPrivate });
+      if (!target.ok) return { verified: false, detail: target.error };
+      const pinned = pinnedFetchInit(url, target, { method: "GET", signal });
+      const response = await fetch(pinned.url, pinned.init);
+      await response.body?.cancel();
+      return response.ok ? { verified: true } : { verified: false, detail: `HTTP ${response.status}` };
+    } catch (error) {
+      return { verified: false, detail: signal.aborted ? `no answer within ${options.timeoutMs} ms` : (error as Error).message };
+    }
+  };
+}

@@ -1,0 +1,30 @@
+// The post-posting checks of CONTRACT §7 as one pure rule, in the contract's order.
+
+export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
+
+export interface PostPostingChecks {
+  /** Is the number on the suppression list now, at the end of the hold? */
+  suppressedNow: boolean;
+  /** An operator decision recorded during the hold, if any. */
+  operatorDecision: { decision: "accept" | "reject"; reason: string | null } | null;
+  /** Certificate verification: null when it is off (or was not needed). */
+  certificate: { verified: true } | { verified: false; detail: string } | null;
+}
+
+export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
+export const REASON_OPERATOR = "Rejected by operator";
+export const REASON_CERTIFICATE = "Certificate URL could not be verified";
+
+export function decideFinalResult(checks: PostPostingChecks): FinalResult {
+  if (checks.suppressedNow) return { status: "rejected", reason: REASON_SUPPRESSED };
+  const operator = checks.operatorDecision;
+  if (operator?.decision === "reject") return { status: "rejected", reason: operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.` };
+  if (operator?.decision === "accept") return { status: "accepted" };
+  if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reason: `${REASON_CERTIFICATE}: ${checks.certificate.detail}` };
+  return { status: "accepted" };
+}
+
+/** Whether the certificate check can change the outcome (so whether to spend a request on it). */
+export function certificateCheckMatters(checks: Omit<PostPostingChecks, "certificate">): boolean {
+  return !checks.suppressedNow && checks.operatorDecision === null;
+}

@@ -1,0 +1,68 @@
+// The SQL of final results: claim pending leads whose hold is over, and record a decision.
+// Claims are leases (locked_until + claim_token); a decision is written only by the holder of the
+// current token, so a worker whose lease expired cannot overwrite a newer decision.
+import type { Database } from "bun:sqlite";
+import type { FinalResult } from "./decide.ts";
+
+export interface DueLead {
+  id: string;
+  vendor_id: string;
+  phone_e164: string;
+  certificate_url: string | null;
+  vendor_campaign_name: string;
+}
+
+export interface LeadChecksNow {
+  suppressed: number;
+  operator_decision: "accept" | "reject" | null;
+  operator_reason: string | null;
+}
+
+export function createFinalResultStore(sqlite: Database) {
+  // Raw SQL here: UPDATE … WHERE id IN (subquery) RETURNING is the claim, and drizzle's builder
+  // cannot express it as one statement.
+  const claim = sqlite.prepare<DueLead, [number, string, number, number]>(`
+    UPDATE leads SET locked_until = ?1, claim_token = ?2
+    WHERE id IN (
+      SELECT id FROM leads
+      WHERE status = 'pending' AND decide_after <= ?3 AND (locked_until IS NULL OR locked_until < ?3)
+      ORDER BY decide_after LIMIT ?4)
+    RETURNING id, vendor_id, phone_e164, certificate_url, vendor_campaign_name`);
+  const checksNow = sqlite.prepare<LeadChecksNow, [string]>(`
+    SELECT EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = l.phone_e164) AS suppressed,
+           operator_decision, operator_reason
+    FROM leads l WHERE id = ?1`);
+  const finish = sqlite.prepare<unknown, [string, number, string | null, string, string]>(`
+    UPDATE leads SET status = ?1, decided_at = ?2, rejection_reason = ?3, locked_until = NULL, claim_token = NULL
+    WHERE id = ?4 AND claim_token = ?5 AND status = 'pending'`);
+  const releaseCallback = sqlite.prepare<unknown, [string, number, string]>(`
+    UPDATE callbacks SET status = 'pending', payload = ?1, next_attempt_at = ?2, updated_at = ?2
+    WHERE lead_id = ?3 AND status = 'held'`);
+  // An accepted lead blocks its number from its final acceptance on; a rejected one not at all.
+  const renewClaim = sqlite.prepare<unknown, [number, string, string]>(`UPDATE phone_claims SET claimed_at = ?1 WHERE phone_e164 = ?2 AND lead_id = ?3`);
+  const dropClaim = sqlite.prepare<unknown, [string, string]>(`DELETE FROM phone_claims WHERE phone_e164 = ?1 AND lead_id = ?2`);
+  const release = sqlite.prepare<unknown, [string]>(`UPDATE leads SET locked_until = NULL, claim_token = NULL WHERE claim_token = ?1`);
+
+  return {
+    claimDueLeads: (now: number, limit: number, leaseMs: number, token: string) => claim.all(now + leaseMs, token, now, limit),
+    /** Suppression and operator decision as they stand now (read inside the deciding transaction). */
+    checksNow: (leadId: string) => checksNow.get(leadId),
+    /**
+     * Writes the decision if `token` still holds the lead; returns false (and writes nothing) if
+     * the lease was lost. Must run inside a transaction: the lead, its callback and its phone
+     * claim change together.
+     */
+    recordDecision(lead: DueLead, token: string, result: FinalResult, now: number, callbackPayload: string): boolean {
+      const reason = result.status === "rejected" ? result.reason : null;
+      if (finish.run(result.status, now, reason, lead.id, token).changes !== 1) return false;
+      releaseCallback.run(callbackPayload, now, lead.id);
+      if (result.status === "accepted") renewClaim.run(now, lead.phone_e164, lead.id);
+      else dropClaim.run(lead.phone_e164, lead.id);
+      return true;
+    },
+    /** Gives back every lease of this token (at shutdown) so another worker need not wait it out. */
+    releaseLeases: (token: string) => release.run(token),
+  };
+}
+
+export type FinalResultStore = ReturnType<typeof createFinalResultStore>;

@@ -1,0 +1,68 @@
+// The in-process worker: one loop, two jobs (decide final results, deliver callbacks).
+import type { Database } from "bun:sqlite";
+import { attemptDelivery } from "../callbacks/attempt.ts";
+import { createDeliveryJob } from "../callbacks/job.ts";
+import { createCallbackQueue } from "../callbacks/queue.ts";
+import type { Config } from "../config/index.ts";
+import type { GroupCommitter } from "../db/group-commit.ts";
+import { certificateVerifier } from "../final-results/certificate.ts";
+import { createFinalResultJob } from "../final-results/job.ts";
+import { createFinalResultStore } from "../final-results/store.ts";
+import type { Logger } from "../log/index.ts";
+import { startLoop } from "./loop.ts";
+
+export interface WorkerDeps {
+  config: Config;
+  sqlite: Database;
+  commit: GroupCommitter;
+  log: Logger;
+  clock?: () => number;
+}
+
+export interface Worker {
+  wake(): void;
+  /** Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+const DECISION_BATCH = 256;
+// A lease outlives the work it covers by a margin, so only a dead worker's claims expire.
+const LEASE_MARGIN_MS = 5_000;
+
+export function startWorker(deps: WorkerDeps): Worker {
+  const { config, log } = deps;
+  const clock = deps.clock ?? Date.now;
+  const decisions = createFinalResultJob({
+    store: createFinalResultStore(deps.sqlite),
+    commit: deps.commit,
+    clock,
+    log,
+    verifyCertificate: config.verifyCertificates
+      ? certificateVerifier({ allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.certificateTimeoutMs })
+      : null,
+    batchSize: DECISION_BATCH,
+    leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
+  });
+  const deliveries = createDeliveryJob({
+    queue: createCallbackQueue(deps.sqlite),
+    commit: deps.commit,
+    clock,
+    log,
+    attempt: (callback) => attemptDelivery(callback, { allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.callbackTimeoutMs, clock }),
+    backoff: { scheduleMs: config.callbackRetrySchedule, scale: config.callbackRetryScale },
+    concurrency: config.callbackConcurrency,
+    leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
+    onSettled: () => loop.wake(),
+  });
+  const loop = startLoop(async () => (await decisions.runOnce()) + deliveries.fill() > 0, {
+    pollIntervalMs: config.workerPollIntervalMs,
+    onError: (error) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  });
+  return {
+    wake: () => loop.wake(),
+    async stop(timeoutMs) {
+      await loop.stop();
+      await deliveries.stop(timeoutMs);
+    },
+  };
+}

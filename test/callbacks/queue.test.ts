@@ -1,0 +1,92 @@
+// The callback queue on a real (in-memory) database: claims, fenced outcomes, replay.
+import { beforeEach, describe, expect, test } from "bun:test";
+import { createCallbackQueue, type AttemptRecord, type CallbackQueue } from "../../src/callbacks/queue.ts";
+import { createFinalResultStore } from "../../src/final-results/store.ts";
+import { intakeHarness, type IntakeHarness } from "../helpers/intake.ts";
+import { validLead } from "../helpers/leads.ts";
+
+let h: IntakeHarness;
+let queue: CallbackQueue;
+let decidedAt: number;
+const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({ startedAt: decidedAt, durationMs: 5, statusCode: 500, error: "HTTP 500", responseExcerpt: "oops", ...fields });
+const callback = (leadId: string) => h.database.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").get(leadId) as Record<string, any>;
+const attempts = (callbackId: string) => h.database.sqlite.query("SELECT * FROM callback_attempts WHERE callback_id = ? ORDER BY attempt_no").all(callbackId) as Record<string, any>[];
+
+/** A lead accepted and decided, so its callback is pending. */
+async function decidedLead(): Promise<string> {
+  const id = await h.accept(validLead());
+  const store = createFinalResultStore(h.database.sqlite);
+  decidedAt = h.now.value + 60_000;
+  const [lead] = store.claimDueLeads(decidedAt, 1, 1000, "decide");
+  store.recordDecision(lead!, "decide", { status: "accepted" }, decidedAt, '{"lead_id":"x"}');
+  return id;
+}
+
+beforeEach(async () => {
+  h = await intakeHarness();
+  queue = createCallbackQueue(h.database.sqlite);
+});
+
+test("a held callback (lead not decided yet) is never claimed", async () => {
+  await h.accept(validLead());
+  expect(queue.claimDueCallbacks(h.now.value + 10 * 86_400_000, 10, 1000, "t")).toEqual([]);
+});
+
+test("a decided lead's callback is claimed with its payload and the vendor's signing secret", async () => {
+  const leadId = await decidedLead();
+  const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
+  expect(due).toMatchObject({ lead_id: leadId, payload: '{"lead_id":"x"}', attempt_count: 0, signing_secret: h.vendor.signingSecret });
+  expect(queue.claimDueCallbacks(decidedAt, 10, 1000, "t2")).toEqual([]);
+});
+
+describe("recordAttempt", () => {
+  test("retry: the attempt is recorded and the callback waits for its next attempt", async () => {
+    const leadId = await decidedLead();
+    const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
+    expect(queue.recordAttempt(due!.id, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt)).toBe(true);
+    expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 5000, last_error: "HTTP 500", claim_token: null });
+    expect(attempts(due!.id)).toEqual([expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 })]);
+    expect(queue.claimDueCallbacks(decidedAt + 4999, 10, 1000, "t2")).toEqual([]);
+    expect(queue.claimDueCallbacks(decidedAt + 5000, 10, 1000, "t2")).toHaveLength(1);
+  });
+
+  test("delivered and dead are final", async () => {
+    const first = await decidedLead();
+    const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
+    queue.recordAttempt(due!.id, "t", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt);
+    expect(callback(first)).toMatchObject({ status: "delivered", delivered_at: decidedAt, attempt_count: 1 });
+    const second = await decidedLead();
+    const [other] = queue.claimDueCallbacks(decidedAt, 10, 1000, "u");
+    queue.recordAttempt(other!.id, "u", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt);
+    expect(callback(second)).toMatchObject({ status: "dead", last_error: "HTTP 410" });
+    expect(queue.claimDueCallbacks(decidedAt + 86_400_000, 10, 1000, "v")).toEqual([]);
+  });
+
+  test("after its lease expired, a worker's outcome is recorded as history but changes nothing", async () => {
+    const leadId = await decidedLead();
+    const [stale] = queue.claimDueCallbacks(decidedAt, 10, 1000, "old");
+    const [fresh] = queue.claimDueCallbacks(decidedAt + 1001, 10, 1000, "new");
+    expect(fresh!.id).toBe(stale!.id);
+    expect(queue.recordAttempt(stale!.id, "old", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt)).toBe(false);
+    expect(callback(leadId)).toMatchObject({ status: "pending", claim_token: "new", attempt_count: 0 });
+    expect(attempts(stale!.id)).toHaveLength(1);
+  });
+});
+
+test("replay queues a dead or delivered callback again with a fresh schedule, and nothing else", async () => {
+  const leadId = await decidedLead();
+  const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
+  expect(queue.replay(due!.id, decidedAt)).toBe(false);
+  queue.recordAttempt(due!.id, "t", attempt(), { kind: "dead" }, decidedAt);
+  expect(queue.replay(due!.id, decidedAt + 10)).toBe(true);
+  expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
+  expect(queue.claimDueCallbacks(decidedAt + 10, 10, 1000, "t2")).toHaveLength(1);
+});
+
+test("releaseLeases gives back a token's claims at once", async () => {
+  await decidedLead();
+  queue.claimDueCallbacks(decidedAt, 10, 60_000, "leaving");
+  expect(queue.claimDueCallbacks(decidedAt, 10, 1000, "other")).toEqual([]);
+  queue.releaseLeases("leaving");
+  expect(queue.claimDueCallbacks(decidedAt, 10, 1000, "other")).toHaveLength(1);
+});

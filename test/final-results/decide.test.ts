@@ -1,0 +1,39 @@
+import { describe, expect, test } from "bun:test";
+import { certificateCheckMatters, decideFinalResult, REASON_SUPPRESSED, type PostPostingChecks } from "../../src/final-results/decide.ts";
+
+const clean: PostPostingChecks = { suppressedNow: false, operatorDecision: null, certificate: null };
+
+describe("decideFinalResult (CONTRACT §7, in the contract's order)", () => {
+  test("no check objects → accepted", () => {
+    expect(decideFinalResult(clean)).toEqual({ status: "accepted" });
+  });
+
+  test("suppressed at the end of the hold → rejected, even if an operator accepted it", () => {
+    const result = decideFinalResult({ ...clean, suppressedNow: true, operatorDecision: { decision: "accept", reason: null } });
+    expect(result).toEqual({ status: "rejected", reason: REASON_SUPPRESSED });
+  });
+
+  test("an operator's reject → rejected with the operator's reason", () => {
+    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: "bad lead" } })).toEqual({ status: "rejected", reason: "Rejected by operator: bad lead" });
+    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: null } })).toEqual({ status: "rejected", reason: "Rejected by operator." });
+  });
+
+  test("an operator's accept wins over a failed certificate check", () => {
+    const result = decideFinalResult({ ...clean, operatorDecision: { decision: "accept", reason: null }, certificate: { verified: false, detail: "HTTP 404" } });
+    expect(result).toEqual({ status: "accepted" });
+  });
+
+  test("a certificate that does not answer 2xx → rejected with the detail", () => {
+    expect(decideFinalResult({ ...clean, certificate: { verified: false, detail: "HTTP 404" } })).toEqual({
+      status: "rejected",
+      reason: "Certificate URL could not be verified: HTTP 404",
+    });
+    expect(decideFinalResult({ ...clean, certificate: { verified: true } })).toEqual({ status: "accepted" });
+  });
+
+  test("the certificate is only worth checking when nothing earlier decides", () => {
+    expect(certificateCheckMatters({ suppressedNow: false, operatorDecision: null })).toBe(true);
+    expect(certificateCheckMatters({ suppressedNow: true, operatorDecision: null })).toBe(false);
+    expect(certificateCheckMatters({ suppressedNow: false, operatorDecision: { decision: "accept", reason: null } })).toBe(false);
+  });
+});
