@@ -6,6 +6,7 @@ import { createLogger } from "../log/index.ts";
 import { startServer } from "../server.ts";
 import { UsageError } from "./args.ts";
 import { vendorsCommand, VENDORS_HELP } from "./vendors.ts";
+import { leadsCommand, LEADS_HELP } from "./leads.ts";
 import { MOCK_RECEIVER_HELP, mockReceiverCommand } from "../mock-receiver/cli.ts";
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
@@ -14,10 +15,14 @@ Usage:
   lead-ingress [serve] [options]     Start the service (the default command).
   lead-ingress migrate [options]     Create or migrate the database, then exit.
   lead-ingress vendors add|list      Manage vendors (see: lead-ingress vendors --help).
+  lead-ingress leads decide ID accept|reject [--reason TEXT]
+                                     Record an operator decision during a lead's hold.
   lead-ingress mock-receiver         A mock vendor callback receiver for testing (see --help).
 
 Options (flag / environment variable):
 ${describeOptions()}`;
+
+const COMMAND_HELP: Record<string, string> = { vendors: VENDORS_HELP, leads: LEADS_HELP, "mock-receiver": MOCK_RECEIVER_HELP };
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -32,7 +37,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const config = (rest: string[]): Config => loadConfig(io.env, rest);
   try {
     if (args.includes("--help") || args.includes("-h") || command === "help") {
-      io.print(command === "vendors" ? VENDORS_HELP : command === "mock-receiver" ? MOCK_RECEIVER_HELP : HELP);
+      io.print(COMMAND_HELP[command] ?? HELP);
       return 0;
     }
     switch (command) {
@@ -46,6 +51,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       case "vendors":
         return await vendorsCommand(args, config, io.print);
+      case "leads":
+        return await leadsCommand(args, config, io.print);
       case "mock-receiver":
         return await mockReceiverCommand(args, io.print);
       default:

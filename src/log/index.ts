@@ -1,4 +1,5 @@
-// Structured logs: one JSON object per line on stdout. Personal data is masked before it is logged.
+// Structured logs: one JSON object per line on stdout. Phone numbers are masked; emails and
+// passwords are never logged at all.
 
 export type LogLevel = "info" | "error" | "silent";
 
@@ -19,10 +20,4 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 /** "+12125550123" → "+1*******0123": enough to match a support ticket, not to call. */
 export function maskPhone(phone: string): string {
   return phone.length <= 4 ? "****" : `${phone.slice(0, 2)}${"*".repeat(Math.max(0, phone.length - 6))}${phone.slice(-4)}`;
-}
-
-/** "jane.doe@example.com" → "j***@example.com". */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf("@");
-  return at < 1 ? "***" : `${email[0]}***${email.slice(at)}`;
 }

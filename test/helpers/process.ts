@@ -19,7 +19,7 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
-/** Starts `serve` on an ephemeral port and resolves once it reports where it listens. */
+/** Starts `serve` on an ephemeral port and resolves once it logs where it listens (needs info logs). */
 export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = Bun.spawn([...productCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
     cwd: ROOT,
@@ -36,13 +36,14 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
       if (entry.event === "listening") resolve(String(entry.url));
     }).then(() => reject(new Error("server exited before listening")));
   });
-  const timeout = Bun.sleep(15_000).then(() => {
-    throw new Error("server did not start within 15 s");
-  });
-  const url = await Promise.race([listening, timeout]).catch(async (error) => {
-    child.kill();
-    throw new Error(`${error.message}\n${await new Response(child.stderr).text()}`);
-  });
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("server did not start within 15 s")), 15_000)));
+  const url = await Promise.race([listening, timeout])
+    .catch(async (error) => {
+      child.kill();
+      throw new Error(`${error.message}\n${await new Response(child.stderr).text()}`);
+    })
+    .finally(() => clearTimeout(timer));
   return {
     url,
     process: child,

@@ -1,0 +1,66 @@
+// Crash safety (issue 3): the server is killed with SIGKILL in the middle of delivering callbacks;
+// restarted on the same database, it brings every lead to a final state and every callback
+// arrives at least once, duplicates carrying the same webhook-id.
+import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { startMockReceiver } from "../../src/mock-receiver/index.ts";
+import { validLead } from "../helpers/leads.ts";
+import { spawnServer } from "../helpers/process.ts";
+import { basicAuth, post, tempDatabasePath, VENDOR } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+const LEADS = 500;
+
+test("kill -9 mid-delivery, restart: all 500 leads decided, every callback delivered at least once", async () => {
+  const temp = tempDatabasePath();
+  const receiver = startMockReceiver();
+  receiver.setBehaviour({ delayMs: 150 }); // a slow receiver keeps deliveries in flight
+  const args = [
+    "--database", temp.path,
+    "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
+    "--hold-period", "100ms",
+    "--worker-poll-interval", "20ms",
+    "--callback-timeout", "2s",
+    "--callback-concurrency", "16",
+    "--callback-retry-schedule", "100ms,100ms,100ms,100ms,100ms,100ms,100ms",
+    "--allow-private-callbacks",
+    "--rate-limit", "0",
+  ];
+  const auth = { authorization: basicAuth(VENDOR.name, VENDOR.password) };
+  let server = await spawnServer(args);
+  try {
+    const leadIds: string[] = [];
+    for (let batch = 0; batch < LEADS / 25; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/crash/${batch * 25 + i}` }), auth)),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        leadIds.push(answer.body.lead_id);
+      }
+    }
+    await waitUntil(() => receiver.received().length >= 50, 20_000);
+    expect(await server.stop("SIGKILL")).not.toBe(0);
+    const deliveredBeforeCrash = receiver.received().length;
+    expect(deliveredBeforeCrash).toBeLessThan(LEADS); // the crash really came mid-delivery
+
+    server = await spawnServer(args);
+    const db = new Database(temp.path, { readonly: true });
+    try {
+      const count = (sql: string) => (db.query(sql).get() as { n: number }).n;
+      await waitUntil(() => count("SELECT count(*) AS n FROM callbacks WHERE status = 'delivered'") === LEADS, 45_000, 100);
+      expect(count("SELECT count(*) AS n FROM leads WHERE status = 'pending'")).toBe(0);
+      expect(count("SELECT count(*) AS n FROM leads")).toBe(LEADS);
+      const ids = db.query("SELECT id FROM callbacks").all() as { id: string }[];
+      const receivedIds = new Set(receiver.received().map((r) => r.headers["webhook-id"]));
+      expect(ids.filter((row) => !receivedIds.has(row.id))).toEqual([]);
+      expect(receivedIds.size).toBe(LEADS);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await server.stop("SIGKILL");
+    await receiver.stop();
+    temp.cleanup();
+  }
+}, 90_000);

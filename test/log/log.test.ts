@@ -1,0 +1,21 @@
+import { expect, test } from "bun:test";
+import { createLogger, maskPhone } from "../../src/log/index.ts";
+
+test("maskPhone keeps the country code and the last four digits only", () => {
+  expect(maskPhone("+12125550123")).toBe("+1******0123");
+  expect(maskPhone("123")).toBe("****");
+});
+
+test("one JSON object per line, with time, level and event; levels filter", () => {
+  const lines: string[] = [];
+  const info = createLogger("info", (line) => lines.push(line));
+  info.info("request", { status: 200 });
+  info.error("boom", {});
+  createLogger("error", (line) => lines.push(line)).info("hidden");
+  createLogger("silent", (line) => lines.push(line)).error("hidden");
+  expect(lines.map((l) => l.endsWith("\n"))).toEqual([true, true]);
+  expect(lines.map((l) => JSON.parse(l))).toEqual([
+    { time: expect.any(String), level: "info", event: "request", status: 200 },
+    { time: expect.any(String), level: "error", event: "boom" },
+  ]);
+});
