@@ -3,6 +3,7 @@ import { Type as t, type TSchema } from "@sinclair/typebox";
 import type { DocumentDecoration } from "elysia";
 import type { Flag } from "../http/envelope.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
+import { EXAMPLE_LEAD } from "./examples.ts";
 import { envelope, LeadAccepted, LeadRequest, LeadStatusBody, PrePingRequest } from "./schemas.ts";
 
 const json = (schema: TSchema, example: unknown) => ({ content: { "application/json": { schema, example } } });
@@ -48,24 +49,6 @@ export const prePingDoc = operation({
   },
 });
 
-const leadExample = {
-  phone_number: "(212) 555-0123",
-  customer_name: "Jane Doe",
-  state: "NY",
-  city: "New York",
-  zip: "10001",
-  street: "1 Main St",
-  certificate_url: "https://cert.example.com/abc",
-  dm_name: "Jane Doe",
-  utility: "ConEd",
-  call_back_url: "https://vendor.example.com/callback",
-  mailing_street: "1 Main St",
-  mailing_city: "New York",
-  mailing_zip: "10001",
-  mailing_state: "NY",
-  vendor_campaign_name: "spring-2026",
-  email: "jane@example.com",
-};
 
 export const postLeadDoc = operation({
   summary: "Submit a lead (preliminary acceptance; the final result follows by callback)",
@@ -80,7 +63,7 @@ export const postLeadDoc = operation({
       schema: t.String({ maxLength: 255 }),
     },
   ],
-  requestBody: { required: true, ...json(LeadRequest, leadExample) },
+  requestBody: { required: true, ...json(LeadRequest, EXAMPLE_LEAD) },
   responses: {
     200: {
       description: "Preliminarily accepted; stored before this answer was sent.",

@@ -1,4 +1,5 @@
 // Test data: valid leads and phone numbers that no other test uses.
+import { EXAMPLE_LEAD } from "../../src/docs/examples.ts";
 
 const AREA_CODES = ["201", "212", "305", "312", "415", "512", "617", "646", "702", "713", "718", "805", "917"];
 let counter = Math.floor(Math.random() * 1_000_000);
@@ -13,23 +14,5 @@ export function uniquePhone(): string {
 }
 
 export function validLead(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    phone_number: uniquePhone(),
-    customer_name: "Jane Doe",
-    state: "NY",
-    city: "New York",
-    zip: "10001",
-    street: "1 Main St",
-    certificate_url: "https://cert.example.com/abc",
-    dm_name: "Jane Doe",
-    utility: "ConEd",
-    call_back_url: "https://vendor.example.com/callback",
-    mailing_street: "1 Main St",
-    mailing_city: "New York",
-    mailing_zip: "10001",
-    mailing_state: "NY",
-    vendor_campaign_name: "spring",
-    email: "jane@example.com",
-    ...overrides,
-  };
+  return { ...EXAMPLE_LEAD, phone_number: uniquePhone(), vendor_campaign_name: "spring", ...overrides };
 }

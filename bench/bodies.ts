@@ -1,0 +1,30 @@
+// Request bodies of the scenarios. The accept-path body is a template: the load process puts a
+// fresh phone number in place of PHONE_SLOT for every request (see load.mjs).
+
+import { EXAMPLE_LEAD } from "../src/docs/examples.ts";
+
+export const PHONE_SLOT = "{{PHONE}}";
+
+/** A full valid lead (INTERFACE.md §2.1); only phone_number changes between requests. */
+export function validLead(phone: string): Record<string, string> {
+  return { ...EXAMPLE_LEAD, phone_number: phone, vendor_campaign_name: "bench" };
+}
+
+export const validLeadTemplate = JSON.stringify(validLead(PHONE_SLOT));
+
+/** Six failing fields, so the 400 path does the full validation and builds a multi-error answer. */
+export const invalidLead = JSON.stringify({
+  ...validLead("(212) 555-01x3"),
+  state: "New York",
+  zip: "1000",
+  certificate_url: "not a url",
+  mailing_state: "ZZ",
+  email: "jane-at-example.com",
+});
+
+/** prePing's number uses area code 207, which phones.mjs never generates, so it is never claimed. */
+export const prePingBody = JSON.stringify({ phone_number: "(207) 555-0142" });
+
+export const noopBody = JSON.stringify({ ping: "pong", n: 1 });
+
+export const basicAuth = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;

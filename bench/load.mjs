@@ -1,0 +1,83 @@
+// The load generator, run by Node in its own process so it does not share an event loop with the
+// server: `node bench/load.mjs '<json options>'`. Runs a warm-up, then the measured run, and prints
+// one JSON line with the measured run's results.
+//
+// Options: { url, path, headers, connections, duration, warmup, body } for a fixed body, or
+// { ..., template, slot, phoneStart, phoneCount } to put a new phone number into every request.
+import autocannon from "autocannon";
+import { formattedPhone } from "./phones.mjs";
+
+const options = JSON.parse(process.argv[2] ?? "{}");
+const { url, path, headers, connections, duration, warmup } = options;
+
+// Never hang the caller: whatever happens, this process ends shortly after its planned runtime.
+const deadline = setTimeout(() => {
+  console.error("load.mjs: deadline passed, giving up");
+  process.exit(3);
+}, (warmup + duration + 30) * 1000);
+deadline.unref();
+
+// With a template, every request gets the next number of its block; the counter is shared by all
+// connections (one process, one event loop). Wrapping at phoneCount is only a bound: a block is far
+// larger than any run can use, and a repeat would show up as a 422.
+const [prefix, suffix] = options.template ? options.template.split(options.slot) : ["", ""];
+let sent = 0;
+function nextBody() {
+  const phone = formattedPhone(options.phoneStart + (sent++ % options.phoneCount));
+  return prefix + phone + suffix;
+}
+
+const request = options.template
+  ? { method: "POST", path, setupRequest: (req) => ({ ...req, body: nextBody() }) }
+  : { method: "POST", path, body: options.body };
+
+// autocannon's own percentiles are whole milliseconds, too coarse for sub-millisecond answers, so
+// the measured run also keeps each response time (ms, float). Bounded memory: past CAPACITY
+// samples, reservoir sampling keeps a uniform sample of all of them.
+const CAPACITY = 1 << 22;
+const latencies = new Float64Array(CAPACITY);
+let seen = 0;
+function record(ms) {
+  const slot = seen < CAPACITY ? seen : Math.floor(Math.random() * (seen + 1));
+  if (slot < CAPACITY) latencies[slot] = ms;
+  seen++;
+}
+function percentile(sorted, p) {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+async function run(seconds, onResponse) {
+  const tracker = autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers: { "content-type": "application/json", ...headers },
+    requests: [request],
+  });
+  if (onResponse) tracker.on("response", (_client, _status, _bytes, ms) => onResponse(ms));
+  return await tracker;
+}
+
+if (warmup > 0) await run(warmup);
+const usedBefore = sent;
+const result = await run(duration, record);
+const sorted = latencies.subarray(0, Math.min(seen, CAPACITY)).sort();
+
+const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+console.log(
+  JSON.stringify({
+    // Completed requests over the elapsed time (a run often lasts one sampling tick longer than asked).
+    requestsPerSec: result.requests.total / result.duration,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    statusCodes,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSec: result.duration,
+    phonesUsed: options.template ? sent : 0,
+    phonesUsedMeasured: options.template ? sent - usedBefore : 0,
+  }),
+);
+process.exit(0);

@@ -1,0 +1,76 @@
+// Fills the service's SQLite file with stored leads while the server is stopped, so the accept
+// path can be measured against a realistically large database. Every row looks like one the
+// service itself writes for an accepted lead: a `leads` row, its `phone_claims` row and its
+// `held` callback.
+import { Database } from "bun:sqlite";
+import { closeSync, fsyncSync, openSync } from "node:fs";
+import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
+import { e164Phone, formattedPhone } from "./phones.mjs";
+
+const BATCH = 50_000;
+
+const LEAD_COLUMNS = [
+  "id", "vendor_id", "phone_e164", "customer_name", "state", "city", "zip", "street", "certificate_url", "dm_name",
+  "utility", "call_back_url", "mailing_street", "mailing_city", "mailing_zip", "mailing_state", "vendor_campaign_name",
+  "email", "extra_data", "raw_request", "status", "created_at", "decide_after", "decided_at", "rejection_reason",
+  "operator_decision", "operator_reason", "locked_until", "claim_token",
+];
+const CALLBACK_COLUMNS = ["id", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "created_at", "updated_at"];
+
+const insertSql = (table: string, columns: string[]) =>
+  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+
+/**
+ * Inserts `count` leads whose phones are indexes phoneStart … phoneStart+count-1 of phones.mjs.
+ * Returns the time it took in milliseconds.
+ */
+export function seedLeads(databasePath: string, count: number, phoneStart: number): number {
+  const started = performance.now();
+  const sqlite = new Database(databasePath);
+  try {
+    sqlite.run("PRAGMA journal_mode = WAL"); // as the server runs it
+    sqlite.run("PRAGMA synchronous = OFF"); // seeding only: a crash here just means re-running the bench
+    sqlite.run("PRAGMA cache_size = -262144");
+    const vendor = sqlite.query("SELECT id FROM vendors WHERE name = 'bench'").get() as { id: string } | null;
+    if (!vendor) throw new Error("vendor 'bench' not found: start the server once before seeding");
+
+    const lead = sqlite.prepare(insertSql("leads", LEAD_COLUMNS));
+    const claim = sqlite.prepare(insertSql("phone_claims", ["phone_e164", "lead_id", "claimed_at"]));
+    const callback = sqlite.prepare(insertSql("callbacks", CALLBACK_COLUMNS));
+    const [rawBefore, rawAfter] = validLeadTemplate.split(PHONE_SLOT) as [string, string];
+    // Created over the last `count` milliseconds and decided an hour later (the bench's hold period),
+    // so every seeded lead is still pending and nothing starts deciding them mid-run.
+    const firstCreatedAt = Date.now() - count;
+
+    const insertBatch = sqlite.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const createdAt = firstCreatedAt + i;
+        const id = Bun.randomUUIDv7("hex", createdAt);
+        const phone = e164Phone(phoneStart + i);
+        lead.run(
+          id, vendor.id, phone, "Jane Doe", "NY", "New York", "10001", "1 Main St", "https://cert.example.com/abc", "Jane Doe",
+          "ConEd", "https://vendor.example.com/callback", "1 Main St", "New York", "10001", "NY", "bench",
+          "jane@example.com", null, rawBefore + formattedPhone(phoneStart + i) + rawAfter, "pending", createdAt,
+          createdAt + 3_600_000, null, null, null, null, null, null,
+        );
+        claim.run(phone, id, createdAt);
+        const callbackId = `msg_${Bun.randomUUIDv7("hex", createdAt).replaceAll("-", "")}`;
+        callback.run(callbackId, id, vendor.id, "https://vendor.example.com/callback", "held", null, 0, createdAt, createdAt);
+      }
+    });
+    for (let from = 0; from < count; from += BATCH) insertBatch(from, Math.min(count, from + BATCH));
+    // Leave one tidy file, as the server does on shutdown, so its restart does not replay a huge WAL.
+    sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    sqlite.close();
+  }
+  // synchronous=OFF left the file in the page cache only; flush it now, so the kernel's writeback of
+  // a gigabyte does not compete with the server's fsyncs during the measured run.
+  const fd = openSync(databasePath, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return performance.now() - started;
+}

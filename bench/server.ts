@@ -1,0 +1,77 @@
+// Starts and stops the real service as a separate process, the way an operator would run it.
+import type { Subprocess } from "bun";
+import { closeSync, openSync } from "node:fs";
+
+export interface ServerOptions {
+  /** A compiled binary to run instead of `bun src/main.ts`. */
+  binary: string | undefined;
+  databasePath: string;
+  logPath: string;
+  repoDir: string;
+}
+
+export interface BenchServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on right now: bind port 0 on loopback, read the port, release it. */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+export async function startServer(options: ServerOptions): Promise<BenchServer> {
+  const port = freePort();
+  const flags = [
+    "serve", "--port", String(port), "--host", "127.0.0.1", "--database", options.databasePath,
+    "--bootstrap-vendor", "bench:bench-password", "--rate-limit", "0", "--bench-noop-route",
+    "--hold-period", "1h", "--log-level", "info",
+  ];
+  const command = options.binary ? [options.binary, ...flags] : [process.execPath, "src/main.ts", ...flags];
+  // One log file across restarts (appended), so a failed start can be diagnosed afterwards.
+  const log = openSync(options.logPath, "a");
+  const child = Bun.spawn(command, { cwd: options.repoDir, stdout: log, stderr: log, stdin: "ignore" });
+  closeSync(log); // the child holds its own copy
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(url, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { url, stop: () => stopChild(child) };
+}
+
+/** Polls GET /readyz until it answers 200; fails if the process exits or time runs out. */
+async function waitUntilReady(url: string, child: Subprocess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
+    try {
+      const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) });
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`server not ready after ${READY_TIMEOUT_MS} ms`);
+}
+
+/** SIGTERM (the service's clean shutdown), then SIGKILL if it does not exit in time. */
+async function stopChild(child: Subprocess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(STOP_TIMEOUT_MS).then(() => false)]);
+  if (!exited) {
+    console.error(`server did not stop within ${STOP_TIMEOUT_MS} ms of SIGTERM; killing it`);
+    child.kill("SIGKILL");
+    await child.exited;
+  }
+}
