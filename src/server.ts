@@ -5,6 +5,7 @@ import { openDatabase } from "./db/client.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import type { Logger } from "./log/index.ts";
+import { createMetrics, routeLabel } from "./metrics/index.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -17,8 +18,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const database = openDatabase(config.databasePath);
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
-  const { app, intake } = createApp({ config, database, log });
-  const worker = config.worker ? startWorker({ config, sqlite: database.sqlite, commit: intake.commit, log }) : null;
+  const metrics = createMetrics();
+  const { app, intake } = createApp({ config, database, log, metrics });
+  const worker = config.worker ? startWorker({ config, sqlite: database.sqlite, commit: intake.commit, log, metrics }) : null;
   let stopping = false;
 
   const server = Bun.serve({
@@ -33,6 +35,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       const response = stopping
         ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
         : await app.handle(request);
+      metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
       log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
       return response;
     },

@@ -19,6 +19,8 @@ export interface DeliveryJobDeps {
   leaseMs: number;
   /** Called when a delivery finishes, so the loop can claim more. */
   onSettled: () => void;
+  /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
+  onAttempt: (result: string) => void;
 }
 
 export function createDeliveryJob(deps: DeliveryJobDeps) {
@@ -30,6 +32,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
     const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback.id, token, result, step, now));
+    deps.onAttempt(kept ? step.kind : "lease_lost");
     deps.log.info("callback_attempt", {
       callback_id: callback.id,
       lead_id: callback.lead_id,

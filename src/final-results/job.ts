@@ -17,6 +17,7 @@ export interface FinalResultJobDeps {
   verifyCertificate: ((url: string) => Promise<CertificateCheck>) | null;
   batchSize: number;
   leaseMs: number;
+  onDecided: (status: "accepted" | "rejected") => void;
 }
 
 const operatorDecisionOf = (checks: { operator_decision: "accept" | "reject" | null; operator_reason: string | null }) =>
@@ -40,6 +41,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     const result = decideFinalResult({ suppressedNow: checks.suppressed === 1, operatorDecision: operatorDecisionOf(checks), certificate });
     const now = deps.clock();
     if (!store.recordDecision(lead, token, result, now, callbackPayload(lead, result, now))) return;
+    deps.onDecided(result.status);
     log.info("final_result", {
       lead_id: lead.id,
       phone: maskPhone(lead.phone_e164),

@@ -12,6 +12,8 @@ import type { IntakeDeps } from "../intake/service.ts";
 import { createIntakeStore } from "../intake/store.ts";
 import { leadRoutes } from "../leads/lookup.ts";
 import type { Logger } from "../log/index.ts";
+import type { Metrics } from "../metrics/index.ts";
+import { metricsRoutes } from "../metrics/routes.ts";
 import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
 import { createV1Guard, type V1Guard } from "./v1.ts";
 
@@ -19,6 +21,7 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   log: Logger;
+  metrics: Metrics;
   clock?: () => number;
 }
 
@@ -49,7 +52,8 @@ export function createApp(deps: AppDeps) {
     })
     .use(apiDocs())
     .use(healthRoutes(database.sqlite))
-    .use(intakeRoutes(guard, intake))
+    .use(metricsRoutes(deps.metrics, database.sqlite, clock))
+    .use(intakeRoutes(guard, intake, deps.metrics))
     .use(leadRoutes(guard, store));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none" });
 

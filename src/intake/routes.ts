@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { postLeadDoc, prePingDoc } from "../docs/operations.ts";
 import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
+import type { Metrics } from "../metrics/index.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "./messages.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
@@ -35,7 +36,10 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
 
 // parse: "none" keeps Elysia from reading the body: authentication comes first, and the body rules
 // (size, JSON, object) are the contract's, not the framework's.
-export function intakeRoutes(guard: V1Guard, deps: IntakeDeps) {
+const intakeOutcome = (outcome: SubmitOutcome) =>
+  outcome.kind === "accepted" ? (outcome.replayed ? "replayed" : "accepted") : outcome.kind === "idempotencyConflict" ? "idempotency_conflict" : outcome.kind;
+
+export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics) {
   return new Elysia({ name: "intake" })
     .post(
       "/v1/prePing",
@@ -45,16 +49,16 @@ export function intakeRoutes(guard: V1Guard, deps: IntakeDeps) {
     .post(
       "/v1/postLead",
       ({ request }) =>
-        guard.withBody(request, "success_bit", async (vendor, body) =>
-          postLeadReply(
-            await submitLead(deps, {
-              vendorId: vendor.id,
-              body: body.value,
-              rawBody: body.text,
-              idempotencyKey: request.headers.get("idempotency-key"),
-            }),
-          ),
-        ),
+        guard.withBody(request, "success_bit", async (vendor, body) => {
+          const outcome = await submitLead(deps, {
+            vendorId: vendor.id,
+            body: body.value,
+            rawBody: body.text,
+            idempotencyKey: request.headers.get("idempotency-key"),
+          });
+          metrics.intake.inc({ outcome: intakeOutcome(outcome) });
+          return postLeadReply(outcome);
+        }),
       { parse: "none", detail: postLeadDoc },
     );
 }

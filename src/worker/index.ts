@@ -9,6 +9,7 @@ import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
 import { createFinalResultStore } from "../final-results/store.ts";
 import type { Logger } from "../log/index.ts";
+import type { Metrics } from "../metrics/index.ts";
 import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
@@ -16,6 +17,7 @@ export interface WorkerDeps {
   sqlite: Database;
   commit: GroupCommitter;
   log: Logger;
+  metrics: Metrics;
   clock?: () => number;
 }
 
@@ -41,6 +43,7 @@ export function startWorker(deps: WorkerDeps): Worker {
       ? certificateVerifier({ allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.certificateTimeoutMs })
       : null,
     batchSize: DECISION_BATCH,
+    onDecided: (status) => deps.metrics.finalResults.inc({ status }),
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({
@@ -53,6 +56,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     concurrency: config.callbackConcurrency,
     leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
     onSettled: () => loop.wake(),
+    onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
   const loop = startLoop(async () => (await decisions.runOnce()) + deliveries.fill() > 0, {
     pollIntervalMs: config.workerPollIntervalMs,

@@ -7,6 +7,7 @@ import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createLogger } from "../../src/log/index.ts";
+import { createMetrics } from "../../src/metrics/index.ts";
 import { validLead } from "../helpers/leads.ts";
 import { basicAuth } from "../helpers/server.ts";
 
@@ -17,7 +18,7 @@ const authorization = basicAuth("prop-vendor", "prop-password");
 beforeAll(async () => {
   database = openDatabase(":memory:");
   await createVendor(database.db, "prop-vendor", "prop-password");
-  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent") }).app;
+  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent"), metrics: createMetrics() }).app;
 });
 afterAll(() => database.close());
 

@@ -1,0 +1,47 @@
+// The service's metrics (CONTRACT §9): requests by route and status, leads by outcome, callback
+// attempts by result, and the callback queue's depth and oldest due item, read at scrape time.
+import type { Database } from "bun:sqlite";
+import type { CallbackQueue } from "../callbacks/queue.ts";
+import { Counter, renderGauge } from "./registry.ts";
+
+export function createMetrics() {
+  return {
+    httpRequests: new Counter("lead_ingress_http_requests_total", "HTTP requests by route and status.", ["route", "status"] as const),
+    intake: new Counter("lead_ingress_intake_total", "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).", ["outcome"] as const),
+    finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const),
+    callbackAttempts: new Counter("lead_ingress_callback_attempts_total", "Callback delivery attempts by result (delivered, retry, dead, lease_lost).", ["result"] as const),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead"]);
+
+/** A path as a metrics label: known routes as themselves, lead ids folded, anything else "other". */
+export function routeLabel(path: string): string {
+  if (V1_ROUTES.has(path) || path === "/healthz" || path === "/readyz" || path === "/metrics") return path;
+  if (path.startsWith("/v1/leads/")) return "/v1/leads/:lead_id";
+  if (path === "/swagger" || path.startsWith("/swagger/")) return "/swagger";
+  return "other";
+}
+
+export interface ScrapeReadings {
+  sqlite: Database;
+  queue: Pick<CallbackQueue, "depth">;
+  now: number;
+}
+
+export function renderMetrics(metrics: Metrics, { sqlite, queue: callbacks, now }: ScrapeReadings): string {
+  const queue = callbacks.depth(now);
+  const pendingLeads = sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM leads WHERE status = 'pending'`).get()!;
+  return [
+    ...Object.values(metrics).map((counter) => counter.render()),
+    renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks due for delivery now.", value: queue.due }),
+    renderGauge({
+      name: "lead_ingress_callback_oldest_pending_age_seconds",
+      help: "Age of the oldest due callback (0 when none is due).",
+      value: queue.oldest === null ? 0 : Math.max(0, (now - queue.oldest) / 1000),
+    }),
+    renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads.n }),
+  ].join("\n\n") + "\n";
+}

@@ -1,0 +1,63 @@
+// GET /metrics after real traffic: requests by route and status, intake outcomes, final results,
+// callback attempts and the queue gauges (CONTRACT §9).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { validLead } from "../helpers/leads.ts";
+import { post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+let server: TestServer;
+let receiver: MockReceiver;
+
+beforeAll(async () => {
+  server = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  receiver = startMockReceiver();
+});
+afterAll(async () => {
+  await server.stop();
+  await receiver.stop();
+});
+
+const scrape = async () => {
+  const response = await fetch(`${server.url}/metrics`);
+  expect(response.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
+  return response.text();
+};
+
+test("metrics count requests, intake outcomes, decisions and callback attempts", async () => {
+  const auth = { authorization: server.auth };
+  const lead = validLead({ call_back_url: `${receiver.url.origin}/metrics-cb` });
+  expect((await post(`${server.url}/v1/postLead`, lead, auth)).status).toBe(200);
+  expect((await post(`${server.url}/v1/postLead`, lead, auth)).status).toBe(422);
+  expect((await post(`${server.url}/v1/postLead`, { nope: 1 }, auth)).status).toBe(400);
+  await receiver.waitFor(1, { path: "/metrics-cb" });
+  let text = "";
+  await waitUntil(async () => (text = await scrape()).includes('lead_ingress_callback_attempts_total{result="delivered"} 1'));
+
+  expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="200"} 1');
+  expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="422"} 1');
+  expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="400"} 1');
+  expect(text).toContain('lead_ingress_intake_total{outcome="accepted"} 1');
+  expect(text).toContain('lead_ingress_intake_total{outcome="blocked"} 1');
+  expect(text).toContain('lead_ingress_intake_total{outcome="invalid"} 1');
+  expect(text).toContain('lead_ingress_final_results_total{status="accepted"} 1');
+  expect(text).toContain("lead_ingress_callback_queue_depth 0");
+  expect(text).toContain("lead_ingress_callback_oldest_pending_age_seconds 0");
+  expect(text).toContain("lead_ingress_leads_pending 0");
+});
+
+test("the queue gauges show due callbacks and the age of the oldest", async () => {
+  // A callback due for a minute already, as a stuck queue would show it.
+  const id = (await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/x` }), { authorization: server.auth })).body.lead_id;
+  await waitUntil(() => (server.db.sqlite.query("SELECT status FROM leads WHERE id = ?").get(id) as { status: string }).status !== "pending");
+  server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ?, claim_token = 'held-elsewhere', locked_until = ? WHERE lead_id = ?", [
+    Date.now() - 60_000,
+    Date.now() + 60_000,
+    id,
+  ]);
+  const text = await scrape();
+  expect(text).toContain("lead_ingress_callback_queue_depth 1");
+  const age = Number(/lead_ingress_callback_oldest_pending_age_seconds ([\d.]+)/.exec(text)![1]);
+  expect(age).toBeGreaterThanOrEqual(60);
+  expect(age).toBeLessThan(120);
+});
