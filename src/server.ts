@@ -29,6 +29,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never
     // answer first with its own body.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
     async fetch(request) {
       const started = performance.now();
       const path = new URL(request.url).pathname;
@@ -44,7 +45,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       return toResponse(failure("success_bit", 500, ["Internal server error"]));
     },
   });
-  const url = new URL(`http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
+  const scheme = config.tlsCertFile ? "https" : "http";
+  const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   log.info("listening", { url: url.origin, database: config.databasePath });
 
   return {

@@ -1,6 +1,6 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
-import { parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
+import { parseReadableFile, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
 
 export interface Config {
   host: string;
@@ -15,6 +15,9 @@ export interface Config {
   bootstrapVendor: { name: string; password: string } | undefined;
   logLevel: "info" | "error" | "silent";
   shutdownTimeoutMs: number;
+  /** PEM files; with both set the service speaks HTTPS itself. */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
   /** Mounts POST /bench/noop, the baseline route of the benchmark. Never on in production. */
   benchNoopRoute: boolean;
   /** Runs the in-process worker (final results and callbacks). */
@@ -57,6 +60,8 @@ function oneOf<T extends string>(...values: T[]) {
 export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "host", flag: "--host", env: "LEAD_INGRESS_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address to listen on (0.0.0.0 for all interfaces)." }),
   option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: 8080, parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
+  option({ key: "tlsCertFile", flag: "--tls-cert", env: "LEAD_INGRESS_TLS_CERT", default: undefined, parse: parseReadableFile, doc: "PEM certificate (chain) file: serve HTTPS. Needs --tls-key." }),
+  option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", default: undefined, parse: parseReadableFile, doc: "PEM private key file for --tls-cert." }),
   option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, doc: "SQLite database file, created and migrated at start." }),
   option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: parseSize, doc: "Largest request body accepted (413 above it)." }),
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
@@ -121,6 +126,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     if (raw === undefined) problems.push(`${name}: needs a value`);
     else set(opt, raw, name);
   }
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) problems.push("--tls-cert and --tls-key go together: set both or neither");
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config) as unknown as Config;
 }

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from "node:fs";
 import { VENDOR_NAME } from "../auth/vendor-name.ts";
 
 // Parsers for config values. Each returns the value or throws an Error whose message says what
@@ -66,4 +67,15 @@ export function parseCredentials(raw: string): { name: string; password: string 
     throw new Error(`expected NAME:PASSWORD: a name of letters, digits, '.', '_' or '-', and a password of at least 8 characters`);
   }
   return { name, password };
+}
+
+/** A path to a file this process can read (checked now, so a typo stops the start). */
+export function parseReadableFile(raw: string): string {
+  try {
+    accessSync(raw, constants.R_OK);
+    if (!statSync(raw).isFile()) throw new Error();
+  } catch {
+    throw new Error(`expected a readable file`);
+  }
+  return raw;
 }

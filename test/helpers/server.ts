@@ -2,10 +2,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultConfig, type Config } from "../../src/config/index.ts";
+import { defaultConfig, OPTIONS, type Config } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startServer } from "../../src/server.ts";
+import { spawnServer } from "./process.ts";
 
 export const VENDOR = { name: "vendor-a", password: "password-a-123" };
 
@@ -36,10 +37,13 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     bootstrapVendor: VENDOR,
     ...overrides,
   };
-  const server = await startServer(config, createLogger("silent"));
+  // With LEAD_INGRESS_TEST_BINARY set, the same tests run against the compiled binary.
+  const server = Bun.env.LEAD_INGRESS_TEST_BINARY
+    ? await spawnedServer(config)
+    : await startServer(config, createLogger("silent"));
   const db = openDatabase(config.databasePath);
   return {
-    url: server.url.origin,
+    url: new URL(server.url).origin,
     config,
     db,
     auth: basicAuth(VENDOR.name, VENDOR.password),
@@ -49,6 +53,29 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
       temp.cleanup();
     },
   };
+}
+
+/** The config as the command-line flags an operator would pass. */
+export function configFlags(config: Config): string[] {
+  const defaults = defaultConfig() as unknown as Record<string, unknown>;
+  const values = config as unknown as Record<string, unknown>;
+  return OPTIONS.flatMap((option) => {
+    const value = values[option.key];
+    if (value === undefined || option.key === "host" || option.key === "port" || option.key === "logLevel") return [];
+    if (JSON.stringify(value) === JSON.stringify(defaults[option.key])) return [];
+    return [option.flag, flagValue(option.key, value)];
+  });
+}
+
+function flagValue(key: string, value: unknown): string {
+  if (Array.isArray(value)) return value.map((ms) => `${ms}ms`).join(",");
+  if (typeof value === "object" && value !== null) return `${(value as typeof VENDOR).name}:${(value as typeof VENDOR).password}`;
+  return key.endsWith("Ms") ? `${value}ms` : String(value);
+}
+
+async function spawnedServer(config: Config) {
+  const child = await spawnServer(configFlags(config));
+  return { url: child.url, stop: async () => void (await child.stop()) };
 }
 
 export interface Answer {
