@@ -23,6 +23,7 @@ export function createV1Guard(deps: V1Deps) {
   /** The vendor, or the 401/429 reply that ends the request. */
   async function admit(request: Request, flag: Flag): Promise<Vendor | Reply> {
     const vendor = await deps.authenticator.authenticate(request.headers.get("authorization"));
+    if (vendor === "busy") return failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" });
     if (!vendor) return failure(flag, 401, ["Unauthorized"], CHALLENGE);
     const rate = deps.rateLimiter.take(vendor.id);
     if (!rate.ok) return failure(flag, 429, ["Rate limit exceeded"], { "retry-after": String(rate.retryAfterSeconds) });

@@ -1,5 +1,5 @@
 // CONTRACT §3: Basic credentials belong to a vendor; wrong, unknown, malformed or disabled → null.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { createAuthenticator, type Authenticator } from "../../src/auth/authenticator.ts";
 import { createVendor, findVendorByName, rotatePassword, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
@@ -18,20 +18,27 @@ beforeAll(async () => {
 
 afterAll(() => handle.close());
 
+/** The vendor (or null); these tests never fill the check queue. */
+async function vendorOf(authorization: string | null) {
+  const result = await auth.authenticate(authorization);
+  if (result === "busy") throw new Error("unexpected busy");
+  return result;
+}
+
 describe("authenticate", () => {
   test("the right credentials → that vendor", async () => {
-    const vendor = await auth.authenticate(basic("acme", "acme-password-1"));
+    const vendor = await vendorOf(basic("acme", "acme-password-1"));
     expect(vendor?.name).toBe("acme");
     expect(vendor?.id).toBe(findVendorByName(handle.db, "acme")!.id);
   });
 
   test("each vendor gets its own identity", async () => {
-    expect((await auth.authenticate(basic("globex", "globex-password-1")))?.name).toBe("globex");
+    expect((await vendorOf(basic("globex", "globex-password-1")))?.name).toBe("globex");
   });
 
   test("the same credentials again (from the cache) → the same vendor", async () => {
-    const first = await auth.authenticate(basic("acme", "acme-password-1"));
-    const second = await auth.authenticate(basic("acme", "acme-password-1"));
+    const first = await vendorOf(basic("acme", "acme-password-1"));
+    const second = await vendorOf(basic("acme", "acme-password-1"));
     expect(second?.id).toBe(first!.id);
   });
 
@@ -46,13 +53,13 @@ describe("authenticate", () => {
     ["another scheme", "Bearer acme-password-1"],
     ["credentials without a colon", `Basic ${Buffer.from("acmeacme-password-1").toString("base64")}`],
   ])("%s → null", async (_what, header) => {
-    expect(await auth.authenticate(header)).toBeNull();
+    expect(await vendorOf(header)).toBeNull();
   });
 
   test("a refusal is repeated for the same wrong credentials (the refusal cache does not flip)", async () => {
-    expect(await auth.authenticate(basic("acme", "wrong-password"))).toBeNull();
-    expect(await auth.authenticate(basic("acme", "wrong-password"))).toBeNull();
-    expect((await auth.authenticate(basic("acme", "acme-password-1")))?.name).toBe("acme");
+    expect(await vendorOf(basic("acme", "wrong-password"))).toBeNull();
+    expect(await vendorOf(basic("acme", "wrong-password"))).toBeNull();
+    expect((await vendorOf(basic("acme", "acme-password-1")))?.name).toBe("acme");
   });
 });
 
@@ -60,50 +67,74 @@ describe("vendor changes", () => {
   test("a disabled vendor is refused even after a cached success, and accepted again once enabled", async () => {
     await createVendor(handle.db, "umbrella", "umbrella-password");
     const header = basic("umbrella", "umbrella-password");
-    expect((await auth.authenticate(header))?.name).toBe("umbrella");
+    expect((await vendorOf(header))?.name).toBe("umbrella");
 
     setVendorEnabled(handle.db, "umbrella", false);
-    expect(await auth.authenticate(header)).toBeNull();
+    expect(await vendorOf(header)).toBeNull();
 
     setVendorEnabled(handle.db, "umbrella", true);
-    expect((await auth.authenticate(header))?.name).toBe("umbrella");
+    expect((await vendorOf(header))?.name).toBe("umbrella");
   });
 
   test("a vendor disabled before its first request is refused with the right password", async () => {
     await createVendor(handle.db, "hooli", "hooli-password");
     setVendorEnabled(handle.db, "hooli", false);
-    expect(await auth.authenticate(basic("hooli", "hooli-password"))).toBeNull();
+    expect(await vendorOf(basic("hooli", "hooli-password"))).toBeNull();
   });
 
   test("after rotatePassword the old password is refused (even cached) and the new one accepted", async () => {
     await createVendor(handle.db, "soylent", "soylent-old-password");
     const oldHeader = basic("soylent", "soylent-old-password");
-    expect((await auth.authenticate(oldHeader))?.name).toBe("soylent");
+    expect((await vendorOf(oldHeader))?.name).toBe("soylent");
 
     const { password } = await rotatePassword(handle.db, "soylent", "soylent-new-password");
     expect(password).toBe("soylent-new-password");
-    expect(await auth.authenticate(oldHeader)).toBeNull();
-    expect((await auth.authenticate(basic("soylent", "soylent-new-password")))?.name).toBe("soylent");
+    expect(await vendorOf(oldHeader)).toBeNull();
+    expect((await vendorOf(basic("soylent", "soylent-new-password")))?.name).toBe("soylent");
   });
 
   test("a password refused before rotation is accepted once it becomes the new password", async () => {
     await createVendor(handle.db, "vandelay", "vandelay-password-a");
     const laterHeader = basic("vandelay", "vandelay-password-b");
-    expect(await auth.authenticate(laterHeader)).toBeNull();
+    expect(await vendorOf(laterHeader)).toBeNull();
     await rotatePassword(handle.db, "vandelay", "vandelay-password-b");
-    expect((await auth.authenticate(laterHeader))?.name).toBe("vandelay");
+    expect((await vendorOf(laterHeader))?.name).toBe("vandelay");
   });
 
   test("a name refused while unknown is accepted once the vendor is created", async () => {
     const header = basic("wayne", "wayne-password");
-    expect(await auth.authenticate(header)).toBeNull();
+    expect(await vendorOf(header)).toBeNull();
     await createVendor(handle.db, "wayne", "wayne-password");
-    expect((await auth.authenticate(header))?.name).toBe("wayne");
+    expect((await vendorOf(header))?.name).toBe("wayne");
   });
 
   test("the stored hash is not the password", () => {
     const stored = findVendorByName(handle.db, "acme")!;
     expect(stored.passwordHash).not.toContain("acme-password-1");
     expect(stored.passwordHash.startsWith("$argon2id$")).toBe(true);
+  });
+});
+
+describe("bounded work for unknown credentials", () => {
+  test("concurrent first requests with the same credentials share one check", async () => {
+    const fresh = createAuthenticator(handle.db);
+    const verify = spyOn(Bun.password, "verify");
+    try {
+      const results = await Promise.all(Array.from({ length: 8 }, () => fresh.authenticate(basic("acme", "acme-password-1"))));
+      expect(results.map((r) => (r !== null && r !== "busy" ? r.name : r))).toEqual(Array(8).fill("acme"));
+      expect(verify).toHaveBeenCalledTimes(1);
+    } finally {
+      verify.mockRestore();
+    }
+  });
+
+  test("past the waiting queue, new credentials get 'busy' (503), never a false 401", async () => {
+    const small = createAuthenticator(handle.db, 100, 2);
+    const flood = Array.from({ length: 6 }, (_, i) => small.authenticate(basic("acme", `wrong-${i}`)));
+    const results = await Promise.all(flood);
+    expect(results.filter((r) => r === "busy").length).toBeGreaterThan(0);
+    expect(results.every((r) => r === null || r === "busy")).toBe(true);
+    // Once the queue drains, the right credentials still work.
+    expect(await small.authenticate(basic("acme", "acme-password-1"))).toMatchObject({ name: "acme" });
   });
 });
