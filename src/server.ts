@@ -4,6 +4,7 @@ import type { Config } from "./config/index.ts";
 import { openDatabase } from "./db/client.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
+import { routableRequest } from "./http/routable-url.ts";
 import type { Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
 import { startWorker } from "./worker/index.ts";
@@ -15,13 +16,15 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const database = openDatabase(config.databasePath);
+  // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
+  const database = openDatabase(config.databasePath, { busyTimeoutMs: 20 });
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const metrics = createMetrics();
   const { app, intake } = createApp({ config, database, log, metrics });
   const worker = config.worker ? startWorker({ config, sqlite: database.sqlite, commit: intake.commit, log, metrics }) : null;
   let stopping = false;
+  let stopped: Promise<void> | undefined;
 
   const server = Bun.serve({
     hostname: config.host,
@@ -35,7 +38,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       const path = new URL(request.url).pathname;
       const response = stopping
         ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
-        : await app.handle(request);
+        : await app.handle(routableRequest(request));
       metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
       log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
       return response;
@@ -51,15 +54,30 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   return {
     url,
-    async stop() {
-      stopping = true;
-      const finished = server.stop(false);
-      const timedOut = await Promise.race([finished.then(() => false), Bun.sleep(config.shutdownTimeoutMs).then(() => true)]);
-      if (timedOut) await server.stop(true);
-      await worker?.stop(config.shutdownTimeoutMs);
-      await intake.commit.drain();
-      database.close();
-      log.info("stopped", { timed_out: timedOut });
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        // One deadline for everything; HTTP and the worker wind down side by side, and the worker
+        // stops claiming new work at once.
+        const deadline = Date.now() + config.shutdownTimeoutMs;
+        const [httpTimedOut] = await Promise.all([stopHttp(server, deadline), worker?.stop(Math.max(0, deadline - Date.now()))]);
+        await intake.commit.drain();
+        database.close();
+        log.info("stopped", { timed_out: httpTimedOut });
+      })();
+      return stopped;
     },
   };
+}
+
+/** Finishes in-flight requests until the deadline, then closes what is left; true if it had to. */
+async function stopHttp(server: Bun.Server<unknown>, deadline: number): Promise<boolean> {
+  let timer: Timer | undefined;
+  const timedOut = await Promise.race([
+    server.stop(false).then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, deadline - Date.now())))),
+  ]);
+  clearTimeout(timer);
+  if (timedOut) await server.stop(true);
+  return timedOut;
 }

@@ -46,19 +46,22 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
 
   return {
     /** Claims as many due callbacks as there are free slots and starts them; returns how many. */
-    fill(): number {
+    async fill(): Promise<number> {
       const free = deps.concurrency - inFlight.size;
       if (free <= 0) return 0;
       const token = crypto.randomUUID();
-      const due = deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token);
+      const due = await deps.commit.run(() => deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token));
       for (const callback of due) {
+        // Keyed by id and token: a delivery whose lease expired may still be running when its
+        // callback is claimed again, and each must account for itself.
+        const key = `${callback.id}:${token}`;
         const done = deliver(callback, token)
           .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
           .finally(() => {
-            inFlight.delete(callback.id);
+            inFlight.delete(key);
             deps.onSettled();
           });
-        inFlight.set(callback.id, { token, done });
+        inFlight.set(key, { token, done });
       }
       return due.length;
     },
@@ -70,7 +73,10 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     async stop(timeoutMs: number): Promise<void> {
       const all = Promise.all([...inFlight.values()].map((d) => d.done));
       await Promise.race([all, Bun.sleep(timeoutMs)]);
-      for (const token of new Set([...inFlight.values()].map((d) => d.token))) deps.queue.releaseLeases(token);
+      for (const token of new Set([...inFlight.values()].map((d) => d.token))) {
+        // Best effort: an unreleased lease only delays redelivery until it expires.
+        await deps.commit.run(() => deps.queue.releaseLeases(token)).catch(() => {});
+      }
     },
   };
 }

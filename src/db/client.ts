@@ -17,9 +17,19 @@ export interface DatabaseHandle {
  * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk; intake
  * batches requests into one transaction (group commit) so the fsync is shared, not per lead.
  */
-export function openDatabase(path: string, options: { migrate?: boolean } = {}): DatabaseHandle {
+export interface OpenOptions {
+  migrate?: boolean;
+  /**
+   * How long one statement waits for another process's lock. SQLite waits by sleeping on the
+   * calling thread, so the server keeps this short (its writes retry on a timer instead, see
+   * group-commit.ts); the CLI can afford to wait.
+   */
+  busyTimeoutMs?: number;
+}
+
+export function openDatabase(path: string, options: OpenOptions = {}): DatabaseHandle {
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   sqlite.run("PRAGMA journal_mode = WAL");
   sqlite.run("PRAGMA synchronous = FULL");
   sqlite.run("PRAGMA foreign_keys = ON");

@@ -5,6 +5,10 @@
 // Each write runs under its own SAVEPOINT: one that throws is rolled back alone and rejects its
 // own promise; the others still commit. A failed COMMIT rejects every write of the batch, so no
 // caller is told "stored" for something that is not on disk.
+//
+// When another process holds the write lock, BEGIN fails fast (the server's busy timeout is short)
+// and the batch is retried on a timer, so the event loop keeps serving; after `busyBudgetMs` the
+// batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
 import type { Database } from "bun:sqlite";
 
 export interface GroupCommitter {
@@ -20,7 +24,10 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export function createGroupCommitter(sqlite: Database): GroupCommitter {
+const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === "SQLITE_BUSY";
+
+export function createGroupCommitter(sqlite: Database, options: { busyBudgetMs?: number } = {}): GroupCommitter {
+  const busyBudgetMs = options.busyBudgetMs ?? 5_000;
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
@@ -29,11 +36,14 @@ export function createGroupCommitter(sqlite: Database): GroupCommitter {
   const rollbackTo = sqlite.prepare("ROLLBACK TO write");
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
+  let busySince: number | null = null;
 
   function runOne(pending: Pending): { ok: true; value: unknown } | { ok: false; error: unknown } {
     savepoint.run();
     try {
       const value = pending.write();
+      // A promise here would mean async work inside the transaction, which SQLite cannot hold.
+      if (value instanceof Promise) throw new Error("group commit writes must be synchronous");
       release.run();
       return { ok: true, value };
     } catch (error) {
@@ -43,30 +53,59 @@ export function createGroupCommitter(sqlite: Database): GroupCommitter {
     }
   }
 
-  function flush() {
+  /** Runs the queued batch; returns a retry delay when the database was locked by someone else. */
+  function flush(): number | null {
     const batch = queue;
     queue = [];
-    flushing = null;
     let outcomes;
     try {
       begin.run();
+    } catch (error) {
+      if (isBusy(error) && Date.now() - (busySince ??= Date.now()) < busyBudgetMs) {
+        queue = batch.concat(queue);
+        return Math.min(200, 10 * 2 ** Math.min(5, Math.floor((Date.now() - busySince) / 100)));
+      }
+      busySince = null;
+      for (const pending of batch) pending.reject(error);
+      return null;
+    }
+    busySince = null;
+    try {
       outcomes = batch.map(runOne);
       commit.run();
     } catch (error) {
-      if (sqlite.inTransaction) rollback.run();
+      try {
+        if (sqlite.inTransaction) rollback.run();
+      } catch {
+        // The connection is gone (closed at shutdown): nothing left to roll back.
+      }
       for (const pending of batch) pending.reject(error);
-      return;
+      return null;
     }
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+    return null;
+  }
+
+  function schedule(delayMs: number | null) {
+    flushing ??= new Promise((done) => {
+      // setImmediate, not a microtask: it lets the other requests already read in this turn of
+      // the event loop join the batch.
+      const go = () => {
+        flushing = null;
+        const retryIn = flush();
+        done();
+        if (retryIn !== null) schedule(retryIn);
+      };
+      if (delayMs === null) setImmediate(go);
+      else setTimeout(go, delayMs);
+    });
   }
 
   return {
     run<T>(write: () => T) {
       return new Promise<T>((resolve, reject) => {
         queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
-        // setImmediate, not a microtask: it lets the other requests already read in this turn of
-        // the event loop join the batch.
-        flushing ??= new Promise((done) => setImmediate(() => (flush(), done())));
+        schedule(null);
       });
     },
     async drain() {

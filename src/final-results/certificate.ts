@@ -9,8 +9,9 @@ export function certificateVerifier(options: { allowPrivate: boolean; timeoutMs:
     const signal = AbortSignal.timeout(options.timeoutMs);
     try {
       const url = new URL(certificateUrl);
-      const target = await resolveCallbackTarget(url, { allowPrivate: options.allowPrivate });
-      if (!target.ok) return { verified: false, detail: target.error };
+      const target = await resolveCallbackTarget(url, { allowPrivate: options.allowPrivate, signal });
+      // The vendor reads this reason in its callback: say what failed, not our network's view.
+      if (!target.ok) return { verified: false, detail: "its address is not allowed or does not resolve" };
       const pinned = pinnedFetchInit(url, target, { method: "GET", signal });
       const response = await fetch(pinned.url, pinned.init);
       await response.body?.cancel();

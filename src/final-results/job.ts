@@ -54,7 +54,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     /** Decides one batch of due leads; resolves to how many were claimed. */
     async runOnce(): Promise<number> {
       const token = crypto.randomUUID();
-      const due = store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token);
+      const due = await deps.commit.run(() => store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token));
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
       await Promise.all(due.map((lead, i) => deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!))));

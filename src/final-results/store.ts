@@ -41,7 +41,6 @@ export function createFinalResultStore(sqlite: Database) {
   // An accepted lead blocks its number from its final acceptance on; a rejected one not at all.
   const renewClaim = sqlite.prepare<unknown, [number, string, string]>(`UPDATE phone_claims SET claimed_at = ?1 WHERE phone_e164 = ?2 AND lead_id = ?3`);
   const dropClaim = sqlite.prepare<unknown, [string, string]>(`DELETE FROM phone_claims WHERE phone_e164 = ?1 AND lead_id = ?2`);
-  const release = sqlite.prepare<unknown, [string]>(`UPDATE leads SET locked_until = NULL, claim_token = NULL WHERE claim_token = ?1`);
 
   return {
     claimDueLeads: (now: number, limit: number, leaseMs: number, token: string) => claim.all(now + leaseMs, token, now, limit),
@@ -60,8 +59,6 @@ export function createFinalResultStore(sqlite: Database) {
       else dropClaim.run(lead.phone_e164, lead.id);
       return true;
     },
-    /** Gives back every lease of this token (at shutdown) so another worker need not wait it out. */
-    releaseLeases: (token: string) => release.run(token),
   };
 }
 

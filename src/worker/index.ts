@@ -58,15 +58,24 @@ export function startWorker(deps: WorkerDeps): Worker {
     onSettled: () => loop.wake(),
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
-  const loop = startLoop(async () => (await decisions.runOnce()) + deliveries.fill() > 0, {
-    pollIntervalMs: config.workerPollIntervalMs,
-    onError: (error) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
-  });
+  const reportError = (error: unknown) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  // The two jobs run side by side: one failing (a locked database, say) does not stop the other.
+  const tick = async () => {
+    const results = await Promise.allSettled([decisions.runOnce(), deliveries.fill()]);
+    let busy = false;
+    for (const result of results) {
+      if (result.status === "rejected") reportError(result.reason);
+      else busy ||= result.value > 0;
+    }
+    return busy;
+  };
+  const loop = startLoop(tick, { pollIntervalMs: config.workerPollIntervalMs, onError: reportError });
   return {
     wake: () => loop.wake(),
     async stop(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
       await loop.stop();
-      await deliveries.stop(timeoutMs);
+      await deliveries.stop(Math.max(0, deadline - Date.now()));
     },
   };
 }

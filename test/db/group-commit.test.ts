@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { tempDatabasePath } from "../helpers/server.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -160,4 +162,50 @@ describe("createGroupCommitter", () => {
     const committer = createGroupCommitter(memoryDatabase());
     await committer.drain();
   });
+});
+
+describe("another process holding the write lock", () => {
+  test("the batch waits on a timer (the event loop keeps running) and commits once the lock is free", async () => {
+    const temp = tempDatabasePath();
+    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
+    const theirs = openDatabase(temp.path);
+    try {
+      theirs.sqlite.run("BEGIN IMMEDIATE");
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 5);
+      const write = createGroupCommitter(mine.sqlite).run(() => mine.sqlite.run("INSERT INTO suppressions VALUES ('+12125550100', null, 1)"));
+      await Bun.sleep(150);
+      theirs.sqlite.run("COMMIT");
+      await write;
+      clearInterval(ticker);
+      expect(ticks).toBeGreaterThan(10);
+      expect(theirs.sqlite.query("SELECT count(*) AS n FROM suppressions").get()).toEqual({ n: 1 });
+    } finally {
+      mine.close();
+      theirs.close();
+      temp.cleanup();
+    }
+  });
+
+  test("past the busy budget the batch is rejected with SQLITE_BUSY", async () => {
+    const temp = tempDatabasePath();
+    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
+    const theirs = openDatabase(temp.path);
+    try {
+      theirs.sqlite.run("BEGIN IMMEDIATE");
+      const write = createGroupCommitter(mine.sqlite, { busyBudgetMs: 100 }).run(() => 1);
+      await expect(write).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+      theirs.sqlite.run("ROLLBACK");
+    } finally {
+      mine.close();
+      theirs.close();
+      temp.cleanup();
+    }
+  });
+});
+
+test("a write that returns a promise is refused: no async work inside a transaction", async () => {
+  const handle = openDatabase(":memory:");
+  await expect(createGroupCommitter(handle.sqlite).run(async () => 1)).rejects.toThrow("must be synchronous");
+  handle.close();
 });
