@@ -20,6 +20,7 @@ export interface AttemptDeps {
 }
 
 const EXCERPT_BYTES = 1024;
+const EXCERPT_WAIT_MS = 1_000;
 
 export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps): Promise<AttemptResult> {
   const startedAt = deps.clock();
@@ -35,13 +36,14 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
     ...fields,
   });
   try {
-    // The DNS lookup cannot be cancelled, so it races the attempt's timeout.
-    const target = await Promise.race([resolveCallbackTarget(new URL(callback.url), { allowPrivate: deps.allowPrivate, lookup: deps.lookup }), aborted(signal)]);
+    const target = await resolveCallbackTarget(new URL(callback.url), { allowPrivate: deps.allowPrivate, lookup: deps.lookup, signal });
     if (!target.ok) return result({ error: target.error });
     const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret: callback.signing_secret });
     const pinned = pinnedFetchInit(new URL(callback.url), target, { method: "POST", headers, body: callback.payload, signal });
     const response = await fetch(pinned.url, pinned.init);
-    const excerpt = await readExcerpt(response);
+    // The status line decides the outcome (2xx within the timeout is delivered); the excerpt is
+    // best effort, so a receiver that answers 200 and then stalls its body is not retried.
+    const excerpt = await readExcerpt(response, AbortSignal.timeout(EXCERPT_WAIT_MS)).catch(() => null);
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), deps.clock()) : null;
     return result({ statusCode: response.status, responseExcerpt: excerpt, retryAfterMs, error: response.ok ? null : `HTTP ${response.status}` });
   } catch (error) {
@@ -49,20 +51,14 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
   }
 }
 
-/** Rejects when the signal aborts; handled up front, because once the race is won nobody listens. */
-function aborted(signal: AbortSignal): Promise<never> {
-  const promise = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
-  promise.catch(() => {});
-  return promise;
-}
-
 /** The first 1 KiB of the answer; the rest is not read. */
-async function readExcerpt(response: Response): Promise<string | null> {
+async function readExcerpt(response: Response, signal: AbortSignal): Promise<string | null> {
   if (!response.body) return null;
   const reader = response.body.getReader();
+  signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (size < EXCERPT_BYTES) {
+  while (size < EXCERPT_BYTES && !signal.aborted) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);

@@ -135,6 +135,16 @@ function parseAddress(ip: string): Uint8Array | null {
   return Uint8Array.from(groups.flatMap((g) => [g >> 8, g & 0xff]));
 }
 
+/** Rejects when the signal aborts; handled up front, because once a race is won nobody listens. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  const promise = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  promise.catch(() => {});
+  return promise;
+}
+
 export type LookupAddress = { address: string; family: number };
 export type Lookup = (hostname: string) => Promise<LookupAddress[]>;
 
@@ -149,7 +159,7 @@ const systemLookup: Lookup = (hostname) => dnsLookup(hostname, { all: true, verb
  * with one public and one private address could otherwise be steered to the private one.
  * `allowPrivate` (development and tests) lets every address through.
  */
-export async function resolveCallbackTarget(url: URL, options: { allowPrivate: boolean; lookup?: Lookup }): Promise<CallbackTarget> {
+export async function resolveCallbackTarget(url: URL, options: { allowPrivate: boolean; lookup?: Lookup; signal?: AbortSignal }): Promise<CallbackTarget> {
   if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, error: `Refused callback URL scheme ${url.protocol}` };
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const literal = isIP(host);
@@ -157,8 +167,11 @@ export async function resolveCallbackTarget(url: URL, options: { allowPrivate: b
   if (literal) addresses = [{ address: host, family: literal }];
   else {
     try {
-      addresses = await (options.lookup ?? systemLookup)(host);
+      // A system lookup cannot be cancelled, so it races the caller's deadline instead.
+      const lookup = (options.lookup ?? systemLookup)(host);
+      addresses = await (options.signal ? Promise.race([lookup, rejectOnAbort(options.signal)]) : lookup);
     } catch (error) {
+      if (options.signal?.aborted) throw error;
       const { code, message } = error as { code?: string; message?: string };
       return { ok: false, error: `Could not resolve callback host ${host}: ${code ?? message ?? String(error)}` };
     }

@@ -216,3 +216,22 @@ describe("certificate verification (when enabled)", () => {
     }
   });
 });
+
+describe("a receiver that answers 2xx but stalls its body", () => {
+  test("is delivered: the status line decides, the excerpt is best effort", async () => {
+    const stalling = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("ok, and then nothing")) }), { status: 200 }),
+    });
+    try {
+      const leadId = await submit({ call_back_url: `http://127.0.0.1:${stalling.port}/stall` });
+      await waitUntil(() => callbackOf(leadId)?.status !== "held" && attemptsOf(callbackOf(leadId).id).length > 0, 8_000);
+      expect(callbackOf(leadId).status).toBe("delivered");
+      expect(attemptsOf(callbackOf(leadId).id)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
+    } finally {
+      stalling.stop(true);
+    }
+  });
+});
