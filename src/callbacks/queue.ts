@@ -44,8 +44,11 @@ export function createCallbackQueue(sqlite: Database) {
       locked_until = NULL, claim_token = NULL
     WHERE id = ?2 AND status IN ('dead', 'delivered')`);
   const release = sqlite.prepare<unknown, [string]>(`UPDATE callbacks SET locked_until = NULL, claim_token = NULL WHERE claim_token = ?1`);
-  const depth = sqlite.prepare<{ due: number; oldest: number | null }, [number]>(`
-    SELECT count(*) AS due, min(next_attempt_at) AS oldest FROM callbacks WHERE status = 'pending' AND next_attempt_at <= ?1`);
+  // Age counts from the final decision (when the callback was released), so a callback failing
+  // through its retry schedule shows as old even while it waits for its next attempt.
+  const depth = sqlite.prepare<{ pending: number; due: number; oldestDecidedAt: number | null }, [number]>(`
+    SELECT count(*) AS pending, coalesce(sum(c.next_attempt_at <= ?1), 0) AS due, min(l.decided_at) AS oldestDecidedAt
+    FROM callbacks c JOIN leads l ON l.id = c.lead_id WHERE c.status = 'pending'`);
 
   return {
     claimDueCallbacks: (now: number, limit: number, leaseMs: number, token: string) => claim.all(now + leaseMs, token, now, limit),
@@ -64,7 +67,7 @@ export function createCallbackQueue(sqlite: Database) {
     /** Queues a dead or delivered callback again with a fresh schedule; false if it is neither. */
     replay: (callbackId: string, now: number) => replay.run(now, callbackId).changes === 1,
     releaseLeases: (token: string) => release.run(token),
-    /** Due callbacks and the age of the oldest, for metrics. */
+    /** Pending and due callbacks, and when the oldest pending one was decided, for metrics. */
     depth: (now: number) => depth.get(now)!,
   };
 }

@@ -36,11 +36,12 @@ export function renderMetrics(metrics: Metrics, { sqlite, queue: callbacks, now 
   const pendingLeads = sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM leads WHERE status = 'pending'`).get()!;
   return [
     ...Object.values(metrics).map((counter) => counter.render()),
-    renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks due for delivery now.", value: queue.due }),
+    renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks not yet delivered or dead (due now or waiting to retry).", value: queue.pending }),
+    renderGauge({ name: "lead_ingress_callback_due", help: "Callbacks due for an attempt now.", value: queue.due }),
     renderGauge({
       name: "lead_ingress_callback_oldest_pending_age_seconds",
-      help: "Age of the oldest due callback (0 when none is due).",
-      value: queue.oldest === null ? 0 : Math.max(0, (now - queue.oldest) / 1000),
+      help: "Time since the final result of the oldest undelivered callback (0 when none).",
+      value: queue.oldestDecidedAt === null ? 0 : Math.max(0, (now - queue.oldestDecidedAt) / 1000),
     }),
     renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads.n }),
   ].join("\n\n") + "\n";

@@ -42,21 +42,20 @@ test("metrics count requests, intake outcomes, decisions and callback attempts",
   expect(text).toContain('lead_ingress_intake_total{outcome="invalid"} 1');
   expect(text).toContain('lead_ingress_final_results_total{status="accepted"} 1');
   expect(text).toContain("lead_ingress_callback_queue_depth 0");
+  expect(text).toContain("lead_ingress_callback_due 0");
   expect(text).toContain("lead_ingress_callback_oldest_pending_age_seconds 0");
   expect(text).toContain("lead_ingress_leads_pending 0");
 });
 
-test("the queue gauges show due callbacks and the age of the oldest", async () => {
-  // A callback due for a minute already, as a stuck queue would show it.
+test("the queue gauges show an undelivered callback and its age since the final result", async () => {
+  // A callback decided a minute ago and still failing (waiting for its next retry).
   const id = (await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/x` }), { authorization: server.auth })).body.lead_id;
-  await waitUntil(() => (server.db.sqlite.query("SELECT status FROM leads WHERE id = ?").get(id) as { status: string }).status !== "pending");
-  server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ?, claim_token = 'held-elsewhere', locked_until = ? WHERE lead_id = ?", [
-    Date.now() - 60_000,
-    Date.now() + 60_000,
-    id,
-  ]);
+  await waitUntil(() => (server.db.sqlite.query("SELECT status FROM callbacks WHERE lead_id = ?").get(id) as { status: string } | null)?.status === "delivered");
+  server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ? WHERE lead_id = ?", [Date.now() + 3_600_000, id]);
+  server.db.sqlite.run("UPDATE leads SET decided_at = ? WHERE id = ?", [Date.now() - 60_000, id]);
   const text = await scrape();
   expect(text).toContain("lead_ingress_callback_queue_depth 1");
+  expect(text).toContain("lead_ingress_callback_due 0");
   const age = Number(/lead_ingress_callback_oldest_pending_age_seconds ([\d.]+)/.exec(text)![1]);
   expect(age).toBeGreaterThanOrEqual(60);
   expect(age).toBeLessThan(120);
