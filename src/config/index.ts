@@ -1,6 +1,6 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
-import { parseReadableFile, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
+import { parseReadableFile, within, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
 
 export interface Config {
   host: string;
@@ -57,29 +57,32 @@ function oneOf<T extends string>(...values: T[]) {
   };
 }
 
+/** Milliseconds as a person reads them in a bound. */
+const ms = (n: number) => `${n}ms`;
+
 export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "host", flag: "--host", env: "LEAD_INGRESS_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address to listen on (0.0.0.0 for all interfaces)." }),
   option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: 8080, parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
   option({ key: "tlsCertFile", flag: "--tls-cert", env: "LEAD_INGRESS_TLS_CERT", default: undefined, parse: parseReadableFile, doc: "PEM certificate (chain) file: serve HTTPS. Needs --tls-key." }),
   option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", default: undefined, parse: parseReadableFile, doc: "PEM private key file for --tls-cert." }),
   option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, doc: "SQLite database file, created and migrated at start." }),
-  option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: parseSize, doc: "Largest request body accepted (413 above it)." }),
+  option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
   option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: 200, parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
-  option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: parseDuration, doc: "Time between acceptance and the final result." }),
+  option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
   option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf("info", "error", "silent"), doc: "info: a JSON line per request; error: failures only; silent: none." }),
   option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: 10_000, parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
   option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: true, parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
-  option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: 1_000, parse: parseDuration, doc: "How often the idle worker looks for due work." }),
+  option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: 1_000, parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
   option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: 64, parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
-  option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: 10_000, parse: parseDuration, doc: "Time a callback receiver has to answer one attempt." }),
+  option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: 10_000, parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
   option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),
-  option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: 1, parse: parsePositiveNumber, doc: "Multiplies the retry schedule (0.001 turns minutes into milliseconds for tests)." }),
+  option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: 1, parse: within(parsePositiveNumber, 0.000001, 1000), doc: "Multiplies the retry schedule (0.001 turns minutes into milliseconds for tests)." }),
   option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: false, parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
   option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: false, parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
-  option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: 5_000, parse: parseDuration, doc: "Time a certificate URL has to answer." }),
+  option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: 5_000, parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),
   option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: false, parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];
 
@@ -125,6 +128,10 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     const raw = inline ?? (nextIsValue ? argv[++i] : isBoolean ? "true" : undefined);
     if (raw === undefined) problems.push(`${name}: needs a value`);
     else set(opt, raw, name);
+  }
+  if ((config.holdPeriodMs as number) >= (config.duplicateWindowMs as number)) {
+    // Otherwise a second lead could take over the number while the first is still pending.
+    problems.push("--hold-period must be shorter than --duplicate-window");
   }
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) problems.push("--tls-cert and --tls-key go together: set both or neither");
   if (problems.length > 0) throw new ConfigError(problems);

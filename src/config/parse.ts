@@ -79,3 +79,12 @@ export function parseReadableFile(raw: string): string {
   }
   return raw;
 }
+
+/** A parser whose result must lie in [min, max]; `describe` shows the bounds in the message. */
+export function within<T extends number>(parse: (raw: string) => T, min: number, max: number, describe: (n: number) => string = String) {
+  return (raw: string): T => {
+    const value = parse(raw);
+    if (value < min || value > max) throw new Error(`must be from ${describe(min)} to ${describe(max)}`);
+    return value;
+  };
+}

@@ -279,3 +279,18 @@ describe("loadConfig", () => {
     expect(problems.join("\n")).not.toContain("correct-horse-battery");
   });
 });
+
+describe("bounds that keep the service sane", () => {
+  test.each([
+    [["--body-limit", "0"], "--body-limit"],
+    [["--worker-poll-interval", "0ms"], "--worker-poll-interval"],
+    [["--callback-timeout", "0ms"], "--callback-timeout"],
+    [["--callback-retry-scale", "1e308"], "--callback-retry-scale"],
+  ])("%p is refused", (argv, flag) => {
+    expect(problemsOf({}, argv)).toEqual([expect.stringContaining(flag)]);
+  });
+
+  test("a hold period as long as the duplicate window is refused (two leads could both be accepted)", () => {
+    expect(problemsOf({}, ["--hold-period", "1h", "--duplicate-window", "1h"])).toEqual(["--hold-period must be shorter than --duplicate-window"]);
+  });
+});
