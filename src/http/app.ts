@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps) {
     .onError(async ({ code, error, request, path }) => {
       const flag = flagForPath(path);
       if (code === "NOT_FOUND") return unmatched(guard, allowedMethods, request, path, flag);
-      if (isDatabaseBusy(error)) return toResponse(failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" }));
+      if (isDatabaseUnavailable(error)) return toResponse(failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" }));
       log.error("unhandled_error", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       return toResponse(failure(flag, 500, ["Internal server error"]));
     })
@@ -71,7 +71,7 @@ async function unmatched(guard: V1Guard, allowedMethods: (path: string) => strin
     methods.length > 0
       ? failure(flag, 405, ["Method Not Allowed"], { allow: methods.join(", ") })
       : failure(flag, 404, ["Not Found"]);
-  return path.startsWith("/v1/") ? guard.withVendor(request, flag, reply) : toResponse(reply());
+  return path === "/v1" || path.startsWith("/v1/") ? guard.withVendor(request, flag, reply) : toResponse(reply());
 }
 
 /** Does an Elysia route pattern such as /v1/leads/:lead_id match this path? */
@@ -81,7 +81,8 @@ function routeMatches(pattern: string, path: string): boolean {
   return want.length === got.length && want.every((segment, i) => segment.startsWith(":") ? got[i] !== "" : segment === got[i]);
 }
 
-function isDatabaseBusy(error: unknown): boolean {
+/** Locked by another process, disk full, I/O failing: a retry later may succeed, so 503. */
+function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
+  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code);
 }

@@ -7,7 +7,13 @@ export type BodyRead =
   | { ok: false; status: 400 | 413; error: string };
 
 export async function readJsonObject(request: Request, limitBytes: number): Promise<BodyRead> {
-  const text = await readText(request, limitBytes);
+  let text: string | null;
+  try {
+    text = await readText(request, limitBytes);
+  } catch {
+    // The client went away mid-body (or sent a broken chunked stream): nobody reads the answer.
+    return { ok: false, status: 400, error: "Request body could not be read" };
+  }
   if (text === null) return { ok: false, status: 413, error: `Request body exceeds ${limitBytes} bytes` };
   let value: unknown;
   try {

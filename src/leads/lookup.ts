@@ -4,9 +4,10 @@ import { leadLookupDoc } from "../docs/operations.ts";
 import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
 import type { IntakeStore } from "../intake/store.ts";
+// The lookup says exactly what the callback said.
+import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 
 export const LEAD_PENDING = "Lead is pending; the final result is not decided yet.";
-export const LEAD_ACCEPTED = "Lead accepted.";
 export const LEAD_NOT_FOUND = "Lead not found";
 
 /** Another vendor's lead answers exactly like a missing one: ids reveal nothing. */
@@ -18,7 +19,7 @@ export function leadStatusReply(store: IntakeStore, vendorId: string, leadId: st
     case "pending":
       return success("success_bit", LEAD_PENDING, extra);
     case "accepted":
-      return success("success_bit", LEAD_ACCEPTED, extra);
+      return success("success_bit", ACCEPTED_MESSAGE, extra);
     case "rejected": {
       const reply = failure("success_bit", 200, [lead.rejectionReason ?? "Lead rejected."]);
       return { ...reply, body: { ...reply.body, ...extra } };

@@ -17,7 +17,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   };
 }
 
-/** "+12125550123" → "+1*******0123": enough to match a support ticket, not to call. */
+/** "+12125550123" → "+1******0123": enough to match a support ticket, not to call. */
 export function maskPhone(phone: string): string {
   return phone.length <= 4 ? "****" : `${phone.slice(0, 2)}${"*".repeat(Math.max(0, phone.length - 6))}${phone.slice(-4)}`;
 }

@@ -151,3 +151,14 @@ describe("server-side failures", () => {
     }
   }, 20_000); // waits out SQLite's 5 s busy timeout
 });
+
+describe("routing does not depend on the Host header", () => {
+  test.each(["x", "lb", "abc", "a.b", "localhost"])("Host: %s routes like any other host", async (host) => {
+    const health = await fetch(`${server.url}/healthz`, { headers: { host } });
+    expect(health.status).toBe(200);
+    const unauthenticated = await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { host }, body: "{}" });
+    expect(unauthenticated.status).toBe(401);
+    const nested = await fetch(`${server.url}/v1/metrics`, { headers: { host } });
+    expect(nested.status).toBe(401);
+  });
+});

@@ -1,0 +1,152 @@
+// The OpenAPI document at /swagger/json: every route, Basic auth on /v1, every status with an
+// example in the contract's envelope, the callback, and examples equal to the service's real answers.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { callbackPayload } from "../../src/callbacks/payload.ts";
+import { defaultConfig } from "../../src/config/index.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { createApp } from "../../src/http/app.ts";
+import { ACCEPTED_MESSAGE } from "../../src/callbacks/payload.ts";
+import { LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/leads/lookup.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { createMetrics } from "../../src/metrics/index.ts";
+import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let doc: any;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  doc = (await get(`${server.url}/swagger/json`)).body;
+});
+afterAll(() => server.stop());
+
+type Flag = "success_bit" | "can_post_phone_bit";
+
+const V1: [path: string, method: string, flag: Flag, statuses: number[]][] = [
+  ["/v1/prePing", "post", "can_post_phone_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
+  ["/v1/postLead", "post", "success_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
+  ["/v1/leads/{lead_id}", "get", "success_bit", [200, 401, 404, 405, 429, 500, 503]],
+];
+
+/** A response's examples: its single `example` or each of its named `examples`. */
+function examplesOf(response: any): any[] {
+  const media = response.content?.["application/json"];
+  if (!media) return [];
+  return media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((example: any) => example.value);
+}
+
+/** The single example, or the named one. */
+const example = (response: any, name?: string) => {
+  const media = response.content["application/json"];
+  return name ? media.examples[name].value : media.example;
+};
+
+function expectEnvelope(body: any, flag: Flag) {
+  expect(typeof body[flag]).toBe("boolean");
+  if (body[flag] && typeof body.message === "string") return;
+  expect(Array.isArray(body.message)).toBe(true);
+  expect(body.message.length).toBeGreaterThan(0);
+  for (const item of body.message) expect(Object.keys(item)).toEqual(["error"]);
+}
+
+test("OpenAPI 3.1 with HTTP Basic as a security scheme", () => {
+  expect(doc.openapi).toBe("3.1.0");
+  expect(doc.components.securitySchemes.basicAuth).toMatchObject({ type: "http", scheme: "basic" });
+});
+
+test.each(V1)("%s %s: basicAuth and every status, each with an envelope example", (path, method, flag, statuses) => {
+  const operation = doc.paths[path][method];
+  expect(operation.security).toEqual([{ basicAuth: [] }]);
+  expect(Object.keys(operation.responses).map(Number)).toEqual(statuses);
+  for (const [status, response] of Object.entries<any>(operation.responses)) {
+    expect(response.description).toBeTruthy();
+    const examples = examplesOf(response);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const body of examples) {
+      expectEnvelope(body, flag);
+      if (status !== "200") expect(body[flag]).toBe(false);
+    }
+  }
+});
+
+test("postLead takes an optional Idempotency-Key header", () => {
+  const parameters = doc.paths["/v1/postLead"].post.parameters;
+  expect(parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false }));
+});
+
+test("postLead describes the callback: both bodies as sent, and the Standard Webhooks headers", () => {
+  const callback = doc.paths["/v1/postLead"].post.callbacks.finalResult["{$request.body#/call_back_url}"].post;
+  const headers = callback.parameters.filter((p: any) => p.in === "header" && p.required).map((p: any) => p.name);
+  expect(headers).toEqual(expect.arrayContaining(["webhook-id", "webhook-timestamp", "webhook-signature"]));
+
+  const lead = { id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69", phone_e164: "+12125550123", vendor_campaign_name: "spring-2026" };
+  const sent = {
+    accepted: JSON.parse(callbackPayload(lead, { status: "accepted" }, 0)),
+    rejected: JSON.parse(callbackPayload(lead, { status: "rejected", reason: "Rejected by operator." }, 0)),
+  };
+  for (const name of ["accepted", "rejected"] as const) {
+    const documented = example(callback.requestBody, name);
+    expect(Object.keys(documented).sort()).toEqual(Object.keys(sent[name]).sort());
+    expect([documented.success_bit, documented.status]).toEqual([sent[name].success_bit, sent[name].status]);
+  }
+  expect(example(callback.requestBody, "accepted").message).toBe(sent.accepted.message);
+  expect(Object.keys(callback.responses)).toEqual(expect.arrayContaining(["2XX", "410"]));
+});
+
+test("health and metrics need no authentication and document their answers", () => {
+  for (const path of ["/healthz", "/readyz"]) {
+    const operation = doc.paths[path].get;
+    expect(operation.security).toEqual([]);
+    expect(examplesOf(operation.responses[200]).length).toBeGreaterThan(0);
+    expect(examplesOf(operation.responses[503]).length).toBeGreaterThan(0);
+  }
+});
+
+test("every route of the app is documented, with a unique operationId, a summary and described responses", () => {
+  const database = openDatabase(":memory:");
+  try {
+    const { app } = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, database, log: createLogger("silent"), metrics: createMetrics() });
+    const routes = app.routes.filter((route) => (route.hooks?.detail as { hide?: boolean } | undefined)?.hide !== true);
+    const ids = new Set<string>();
+    for (const route of routes) {
+      const operation = doc.paths[route.path.replace(/:(\w+)/g, "{$1}")]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      expect(operation.summary).toBeTruthy();
+      expect(ids.has(operation.operationId)).toBe(false);
+      ids.add(operation.operationId);
+      for (const response of Object.values<any>(operation.responses)) expect(response.description).toBeTruthy();
+    }
+  } finally {
+    database.close();
+  }
+});
+
+test("the lead lookup's examples use the service's texts", () => {
+  const operation = doc.paths["/v1/leads/{lead_id}"].get;
+  expect(example(operation.responses[200], "pending").message).toBe(LEAD_PENDING);
+  expect(example(operation.responses[200], "accepted").message).toBe(ACCEPTED_MESSAGE);
+  expect(example(operation.responses[404])).toEqual({ success_bit: false, message: [{ error: LEAD_NOT_FOUND }] });
+});
+
+test("documented answers are the service's real answers", async () => {
+  const prePing = doc.paths["/v1/prePing"].post.responses;
+  const lookup = doc.paths["/v1/leads/{lead_id}"].get.responses;
+  const auth = { authorization: server.auth };
+
+  const eligible = await post(`${server.url}/v1/prePing`, { phone_number: "(212) 555-0123" }, auth);
+  expect([eligible.status, eligible.body]).toEqual([200, example(prePing[200])]);
+
+  const stranger = await post(`${server.url}/v1/prePing`, { phone_number: "(212) 555-0123" });
+  expect([stranger.status, stranger.body]).toEqual([401, example(prePing[401])]);
+  expect(stranger.headers.get("www-authenticate")).toBe(prePing[401].headers["WWW-Authenticate"].example);
+
+  const malformed = await post(`${server.url}/v1/prePing`, "{", auth);
+  expect([malformed.status, malformed.body]).toEqual([400, example(prePing[400], "malformedJson")]);
+
+  const wrongMethod = await get(`${server.url}/v1/prePing`, auth);
+  expect([wrongMethod.status, wrongMethod.body]).toEqual([405, example(prePing[405])]);
+  expect(wrongMethod.headers.get("allow")).toBe(prePing[405].headers.Allow.example);
+
+  const missing = await get(`${server.url}/v1/leads/0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69`, auth);
+  expect([missing.status, missing.body]).toEqual([404, example(lookup[404])]);
+});
