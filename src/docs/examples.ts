@@ -17,3 +17,6 @@ export const EXAMPLE_LEAD = {
   vendor_campaign_name: "spring-2026",
   email: "jane@example.com",
 } as const;
+
+/** The lead id shown in examples (a UUIDv7, as the service makes them). */
+export const EXAMPLE_LEAD_ID = "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69";

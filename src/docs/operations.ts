@@ -1,95 +1,206 @@
-// OpenAPI `detail` for each route: request body, every status with an example, Basic auth.
-import { Type as t, type TSchema } from "@sinclair/typebox";
+// OpenAPI `detail` for each route: request body, every status with an example, Basic auth, and the
+// callback. Examples use the service's own texts so the page cannot drift from what it answers.
 import type { DocumentDecoration } from "elysia";
+import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
+import { REASON_SUPPRESSED } from "../final-results/decide.ts";
 import type { Flag } from "../http/envelope.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
-import { EXAMPLE_LEAD } from "./examples.ts";
-import { envelope, LeadAccepted, LeadRequest, LeadStatusBody, PrePingRequest } from "./schemas.ts";
+import { finalResultCallback } from "./callback.ts";
+import { EXAMPLE_LEAD, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
+import { ref, type SchemaName } from "./schemas.ts";
 
-const json = (schema: TSchema, example: unknown) => ({ content: { "application/json": { schema, example } } });
+const DEFAULT_BODY_LIMIT = 65_536;
 
-const fail = (flag: Flag, description: string, ...errors: string[]) => ({
-  description,
-  ...json(envelope(flag).failure, { [flag]: false, message: errors.map((error) => ({ error })) }),
-});
+type Examples = Record<string, { summary: string; value: unknown }>;
+
+const json = (schema: object, example: unknown) => ({ content: { "application/json": { schema, example } } });
+const jsonExamples = (schema: object, examples: Examples) => ({ content: { "application/json": { schema, examples } } });
+
+const envelopeSchema = (flag: Flag) => ref(flag === "can_post_phone_bit" ? "PrePingFailure" : "Failure");
+const errors = (flag: Flag, texts: string[]) => ({ [flag]: false, message: texts.map((error) => ({ error })) });
+
+/** A failed answer: one example, or several named ones as [summary, ...error texts]. */
+function fail(flag: Flag, description: string, cases: string[] | Record<string, [string, ...string[]]>, headers?: object) {
+  const content = Array.isArray(cases)
+    ? json(envelopeSchema(flag), errors(flag, cases))
+    : jsonExamples(
+        envelopeSchema(flag),
+        Object.fromEntries(Object.entries(cases).map(([name, [summary, ...texts]]) => [name, { summary, value: errors(flag, texts) }])),
+      );
+  return { description, ...(headers ? { headers } : {}), ...content };
+}
+
+const header = (description: string, schema: object, example: unknown) => ({ description, schema, example });
+const wwwAuthenticate = { "WWW-Authenticate": header("The Basic challenge.", { type: "string" }, 'Basic realm="lead-ingress", charset="UTF-8"') };
+const retryAfter = { "Retry-After": header("Seconds to wait before trying again.", { type: "integer", minimum: 0 }, 1) };
+const allow = (methods: string) => ({ Allow: header("The methods this path answers.", { type: "string" }, methods) });
+
+/** Another method on a path that exists: 405 with Allow (on /v1 only after authentication). */
+const methodNotAllowed = (flag: Flag, methods: string) =>
+  fail(flag, `Any method other than ${methods} on this path.`, ["Method Not Allowed"], allow(methods));
+
+const shuttingDown: [string, string] = ["The service is shutting down", "Service is shutting down"];
 
 /** The statuses every authenticated /v1 operation can answer with. */
-function commonFailures(flag: Flag) {
+function v1Failures(flag: Flag, methods: string) {
   return {
-    401: { ...fail(flag, "Missing or wrong credentials.", "Unauthorized"), headers: { "WWW-Authenticate": { schema: t.String() } } },
-    429: { ...fail(flag, "Over the vendor's rate limit.", "Rate limit exceeded"), headers: { "Retry-After": { schema: t.Integer() } } },
-    500: fail(flag, "Unexpected server failure.", "Internal server error"),
-    503: fail(flag, "Shutting down or the database is busy; retry later.", "Service temporarily unavailable"),
+    401: fail(flag, "Missing, malformed or wrong credentials; the answer does not say which.", ["Unauthorized"], wwwAuthenticate),
+    405: methodNotAllowed(flag, methods),
+    429: fail(flag, "Over your rate limit.", ["Rate limit exceeded"], retryAfter),
+    500: fail(flag, "Unexpected server failure; nothing was stored.", ["Internal server error"]),
+    503: fail(flag, "The database is busy or the service is shutting down; retry later.", { busy: ["The database is busy", "Service temporarily unavailable"], shuttingDown }, retryAfter),
   };
 }
 
-function bodyFailures(flag: Flag, ...validationErrors: string[]) {
+function bodyFailures(flag: Flag, validation: Record<string, [string, ...string[]]>) {
   return {
-    400: fail(flag, "Validation failed: every error, in field order.", ...validationErrors),
-    413: fail(flag, "Body over the size limit.", "Request body exceeds 65536 bytes"),
+    400: fail(flag, "The body is not a JSON object, or fields are invalid: every error, in field order.", {
+      ...validation,
+      malformedJson: ["The body is not JSON", "Malformed JSON body"],
+      notAnObject: ["The body is JSON but not an object", "Request body must be a JSON object"],
+    }),
+    413: fail(flag, `Body over the size limit (configurable; ${DEFAULT_BODY_LIMIT} bytes by default).`, [`Request body exceeds ${DEFAULT_BODY_LIMIT} bytes`]),
   };
 }
 
 const security = [{ basicAuth: [] }];
+const noAuth: never[] = [];
 
-// TypeBox emits JSON Schema (as OpenAPI 3.1 takes it); Elysia types `detail` with OpenAPI 3.0's
-// schema types, which differ only in details such as exclusiveMaximum. One cast, here.
+// TypeBox emits JSON Schema, as OpenAPI 3.1 takes it; Elysia types `detail` with OpenAPI 3.0's
+// types, which differ only in details such as `const` and `examples`. One cast, here.
 const operation = (doc: object) => doc as DocumentDecoration;
 
 export const prePingDoc = operation({
+  operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
+  description: "Runs postLead's phone checks (format, suppression list, duplicate window) without storing anything. A 200 means an immediate postLead with this number will not get a 422.",
   tags: ["Leads"],
   security,
-  requestBody: { required: true, ...json(PrePingRequest, { phone_number: "(212) 555-0123" }) },
+  requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
   responses: {
-    200: { description: "The number can be sent.", ...json(envelope("can_post_phone_bit").success, { can_post_phone_bit: true, message: PHONE_CAN_BE_SENT }) },
-    ...bodyFailures("can_post_phone_bit", "Invalid Characters: 212-555-01x3"),
-    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window.", PHONE_BLOCKED),
-    ...commonFailures("can_post_phone_bit"),
+    200: { description: "The number can be sent.", ...json(ref("PrePingSuccess"), { can_post_phone_bit: true, message: PHONE_CAN_BE_SENT }) },
+    ...bodyFailures("can_post_phone_bit", {
+      invalidCharacters: ["A character that is not a digit, space, ( ) - . +", "Invalid Characters: 212-555-01x3"],
+      invalidNumber: ["Not a valid US number", "Invalid Phone Number: 555-0123"],
+      missing: ["phone_number missing, null or blank", "Missing Field: phone_number"],
+    }),
+    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window.", [PHONE_BLOCKED]),
+    ...v1Failures("can_post_phone_bit", "POST"),
   },
 });
 
-
 export const postLeadDoc = operation({
-  summary: "Submit a lead (preliminary acceptance; the final result follows by callback)",
+  operationId: "postLead",
+  summary: "Submit a lead (preliminary acceptance; the final result follows)",
+  description:
+    "A 200 is a preliminary acceptance, sent only after the lead is stored. The final result (accepted or rejected) follows after the hold period: POSTed to `call_back_url` when given (see Callbacks), and always readable with GET /v1/leads/{lead_id}.",
   tags: ["Leads"],
   security,
   parameters: [
     {
       name: "Idempotency-Key",
-      in: "header" as const,
+      in: "header",
       required: false,
-      description: "Makes a retry return the first answer (same lead_id) for 24 hours.",
-      schema: t.String({ maxLength: 255 }),
+      description: "Makes a retry return the first answer (same lead_id, no second lead) for 24 hours. The same key with another body is a 422.",
+      schema: { type: "string", maxLength: 255 },
+      example: "order-4711",
     },
   ],
-  requestBody: { required: true, ...json(LeadRequest, EXAMPLE_LEAD) },
+  requestBody: { required: true, ...json(ref("LeadRequest"), EXAMPLE_LEAD) },
   responses: {
     200: {
       description: "Preliminarily accepted; stored before this answer was sent.",
-      ...json(LeadAccepted, { success_bit: true, message: LEAD_RECEIVED, lead_id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69" }),
+      headers: { "Idempotent-Replayed": header("`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] }, "true") },
+      ...json(ref("LeadAccepted"), { success_bit: true, message: LEAD_RECEIVED, lead_id: LEAD_ID }),
     },
-    ...bodyFailures("success_bit", "Invalid State Code (2 characters): XX", "Missing Field: email"),
-    422: fail("success_bit", `${PHONE_BLOCKED} Also: ${IDEMPOTENCY_CONFLICT}.`, PHONE_BLOCKED),
-    ...commonFailures("success_bit"),
+    ...bodyFailures("success_bit", {
+      invalidFields: ["Every invalid field, in field order", "Invalid State Code (2 characters): XX", "Missing Field: email"],
+      missingCertificate: ["Neither certificate_url nor extra_data", "Missing Field: extra_data (required when certificate_url is not provided)"],
+    }),
+    422: fail("success_bit", "The phone number cannot be sent now, or the Idempotency-Key was used with another body.", {
+      phoneBlocked: ["Suppressed, or accepted within the duplicate window", PHONE_BLOCKED],
+      idempotencyConflict: ["Idempotency-Key reused with a different body", IDEMPOTENCY_CONFLICT],
+    }),
+    ...v1Failures("success_bit", "POST"),
   },
+  callbacks: { finalResult: finalResultCallback },
 });
 
+const leadStatus = (summary: string, value: object) => ({ summary, value: { lead_id: LEAD_ID, ...value } });
+
 export const leadLookupDoc = operation({
+  operationId: "getLead",
   summary: "Read a lead's status and final result (your own leads only)",
   tags: ["Leads"],
   security,
+  parameters: [{ name: "lead_id", in: "path", required: true, description: "The lead_id from postLead's answer.", schema: { type: "string" }, example: LEAD_ID }],
   responses: {
     200: {
       description: "The lead's status. A rejected lead answers success_bit false with the reason.",
-      ...json(LeadStatusBody, {
-        success_bit: true,
-        status: "accepted",
-        message: "Lead accepted.",
-        lead_id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69",
+      ...jsonExamples(ref("LeadStatus"), {
+        pending: leadStatus("Pending (within the hold period)", { success_bit: true, status: "pending", message: "Lead is pending; the final result is not decided yet." }),
+        accepted: leadStatus("Accepted", { success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE }),
+        rejected: leadStatus("Rejected", { success_bit: false, status: "rejected", message: [{ error: REASON_SUPPRESSED }] }),
       }),
     },
-    404: fail("success_bit", "No lead with this id belongs to you.", "Lead not found"),
-    ...commonFailures("success_bit"),
+    404: fail("success_bit", "No lead with this id belongs to you.", ["Lead not found"]),
+    ...v1Failures("success_bit", "GET"),
   },
 });
+
+const plain = (schema: SchemaName, example: unknown) => json(ref(schema), example);
+const shutdown503 = fail("success_bit", "The service is shutting down.", [shuttingDown[1]], retryAfter);
+
+/**
+ * The rest of the documentation of routes whose own files give only a summary (health, metrics),
+ * merged over their `detail` by the document builder: keyed by method and route path.
+ */
+export const OPERATION_DOCS: Record<string, object> = {
+  "GET /healthz": {
+    operationId: "healthz",
+    description: "For liveness probes. No authentication.",
+    security: noAuth,
+    responses: {
+      200: { description: "The process is alive.", ...plain("Health", { status: "ok" }) },
+      405: methodNotAllowed("success_bit", "GET"),
+      503: shutdown503,
+    },
+  },
+  "GET /readyz": {
+    operationId: "readyz",
+    description: "For readiness probes: the database is open and its migrations applied. No authentication.",
+    security: noAuth,
+    responses: {
+      200: { description: "Ready to take requests.", ...plain("Health", { status: "ready" }) },
+      405: methodNotAllowed("success_bit", "GET"),
+      503: {
+        description: "Not ready (database unavailable), or shutting down.",
+        ...jsonExamples(
+          { oneOf: [ref("Health"), ref("Failure")] },
+          {
+            notReady: { summary: "The database is not ready", value: { status: "not ready" } },
+            shuttingDown: { summary: shuttingDown[0], value: errors("success_bit", [shuttingDown[1]]) },
+          },
+        ),
+      },
+    },
+  },
+  "GET /metrics": {
+    operationId: "metrics",
+    description: "Counters and gauges in the Prometheus text format. No authentication: keep it off the public interface.",
+    security: noAuth,
+    responses: {
+      200: {
+        description: "Prometheus text exposition format 0.0.4.",
+        content: {
+          "text/plain": {
+            schema: { type: "string" },
+            example: '# HELP lead_ingress_http_requests_total HTTP requests by route and status.\n# TYPE lead_ingress_http_requests_total counter\nlead_ingress_http_requests_total{route="/v1/prePing",status="200"} 3\n',
+          },
+        },
+      },
+      405: methodNotAllowed("success_bit", "GET"),
+      503: shutdown503,
+    },
+  },
+};

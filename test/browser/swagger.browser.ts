@@ -1,0 +1,116 @@
+// The API page in a real browser: Debian's Chromium driven by playwright-core opens /swagger,
+// authorizes with Basic credentials, runs prePing from the page and sees the 200 answer; every
+// request the page made went to the service itself (the page must work on an air-gapped VM).
+//
+// Not part of `bun test`: bun discovers only *.test.* / *_test.* / *.spec.* / *_spec.* files, so
+// this one runs only when named by path: `bun run test:browser` (bun test ./test/browser/...).
+// Against the compiled binary: LEAD_INGRESS_TEST_BINARY=/path/to/lead-ingress bun run test:browser
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { spawnServer, type ServerProcess } from "../helpers/process.ts";
+
+const ROOT = join(import.meta.dir, "../..");
+const CHROMIUM = Bun.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOT = join(ROOT, "artifacts/swagger.png");
+const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
+const PHONE = "(212) 555-0123";
+const STEP_TIMEOUT_MS = 15_000;
+
+// Loopback only and nothing in the background: no updates, sync, QUIC or first-run pages.
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+let temp: string;
+let server: ServerProcess;
+let browser: BrowserContext;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (as root)`);
+  temp = mkdtempSync(join(tmpdir(), "lead-ingress-browser-"));
+  server = await spawnServer(["--database", join(temp, "test.db"), "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false"]);
+  // A persistent context is how playwright takes a user-data-dir: a fresh one, so no profile leaks in.
+  browser = await chromium.launchPersistentContext(join(temp, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: 30_000,
+    viewport: { width: 1280, height: 1000 },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (temp) rmSync(temp, { recursive: true, force: true });
+});
+
+/** Every request the page makes, and everything it logs as an error (CSP refusals included). */
+function record(page: Page) {
+  const requests: { url: string; authorization?: string }[] = [];
+  const errors: string[] = [];
+  page.on("request", (request) => requests.push({ url: request.url(), authorization: request.headers().authorization }));
+  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+  page.on("pageerror", (error) => errors.push(error.message));
+  return { requests, errors };
+}
+
+/** The page from `top` (Authorize, now locked) down to `bottom` (the live answer), not the whole long page. */
+async function screenshot(page: Page, top: Locator, bottom: Locator) {
+  const scrollY = Number(await page.evaluate("window.scrollY")); // a string: this project has no DOM types
+  const [from, to] = [await top.boundingBox(), await bottom.boundingBox()];
+  if (!from || !to) throw new Error("screenshot: element not visible");
+  const y = from.y + scrollY;
+  mkdirSync(join(ROOT, "artifacts"), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y, width: page.viewportSize()?.width ?? 1280, height: to.y + scrollY + to.height + 16 - y } });
+}
+
+test(
+  "authorize, run prePing from the API page, see the 200; every request stays on the service's origin",
+  async () => {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    const seen = record(page);
+
+    await page.goto(`${server.url}/swagger`);
+    const prePing = page.locator("#operations-Leads-prePing");
+    await prePing.waitFor();
+
+    // Authorize: the Basic credentials of the bootstrap vendor.
+    await page.locator(".scheme-container button.authorize").click();
+    const modal = page.locator(".modal-ux");
+    await modal.locator("#auth-basic-username").fill(VENDOR.name);
+    await modal.locator("#auth-basic-password").fill(VENDOR.password);
+    await modal.locator("button.authorize").click();
+    await modal.getByText("Authorized", { exact: true }).waitFor();
+    await modal.locator("button.btn-done").click();
+
+    // prePing: expand, Try it out, a valid phone, Execute.
+    await prePing.locator(".opblock-summary").click();
+    await prePing.locator("button.try-out__btn").click();
+    await prePing.locator("textarea.body-param__text").fill(JSON.stringify({ phone_number: PHONE }, null, 2));
+    await prePing.locator("button.execute").click();
+
+    // The live-response table appears once the service has answered.
+    const answer = prePing.locator(".live-responses-table .response").first();
+    await answer.waitFor();
+    expect((await answer.locator(".response-col_status").innerText()).trim()).toBe("200");
+    const body = JSON.parse(await answer.locator(".response-col_description .highlight-code pre").first().innerText());
+    expect(body).toEqual({ can_post_phone_bit: true, message: "Phone number can be sent to postLead." });
+
+    await screenshot(page, page.locator(".scheme-container"), answer);
+
+    // The page sent the credentials entered in Authorize.
+    const call = seen.requests.find((request) => new URL(request.url).pathname === "/v1/prePing");
+    expect(call?.authorization).toBe(`Basic ${btoa(`${VENDOR.name}:${VENDOR.password}`)}`);
+
+    // Offline: the page, its assets, its document and the call all came from the service.
+    const origin = new URL(server.url).origin;
+    const paths = seen.requests.map((request) => new URL(request.url).pathname);
+    expect(paths).toEqual(expect.arrayContaining(["/swagger", "/swagger/assets/swagger-ui-bundle.js", "/swagger/assets/swagger-ui.css", "/swagger/json", "/v1/prePing"]));
+    expect(seen.requests.filter((request) => new URL(request.url).origin !== origin).map((request) => request.url)).toEqual([]);
+    expect(seen.errors).toEqual([]);
+  },
+  90_000,
+);
