@@ -1,0 +1,118 @@
+// The fixtures replayed against the real service, started as a process the way an operator runs it
+// (or the compiled binary under LEAD_INGRESS_TEST_BINARY), with the mock receiver in-process.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createVendor } from "../../src/auth/vendors.ts";
+import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { replayCommand } from "../../src/replay/cli.ts";
+import { freshPhone } from "../../src/replay/phone.ts";
+import { runReplay, type ReplayOptions } from "../../src/replay/runner.ts";
+import { addSuppression } from "../../src/suppression/index.ts";
+import { spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { tempDatabasePath } from "../helpers/server.ts";
+
+const FIXTURES = join(import.meta.dir, "../../fixtures");
+const VENDOR = { user: "replay-vendor", password: "replay-password" };
+const OTHER = { user: "replay-other", password: "replay-other-password" };
+
+let server: ServerProcess;
+let receiver: MockReceiver;
+let database: DatabaseHandle;
+let cleanup: () => void;
+let options: ReplayOptions;
+
+beforeAll(async () => {
+  const temp = tempDatabasePath();
+  cleanup = temp.cleanup;
+  server = await spawnServer([
+    "--database", temp.path,
+    "--bootstrap-vendor", `${VENDOR.user}:${VENDOR.password}`,
+    "--hold-period", "500ms", // long enough for "lookup-pending" to see pending, short for the callbacks
+    "--worker-poll-interval", "50ms",
+    "--allow-private-callbacks",
+    "--verify-certificates",
+    "--certificate-timeout", "1s",
+    "--callback-retry-scale", "0.01", // the first retry after 50 ms, not 5 s
+  ]);
+  // What an operator would do with the CLI: a second vendor, a suppressed number, the signing secret.
+  database = openDatabase(temp.path);
+  await createVendor(database.db, OTHER.user, OTHER.password);
+  const suppressed = freshPhone().display;
+  addSuppression(database.db, suppressed, "replay test");
+  const { signing_secret } = database.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(VENDOR.user) as { signing_secret: string };
+  receiver = startMockReceiver({ secret: signing_secret });
+  options = {
+    url: server.url,
+    vendor: VENDOR,
+    otherVendor: OTHER,
+    receiver: receiver.url.origin,
+    suppressedPhone: suppressed,
+    features: ["verify-certificates", "rate-limit"],
+    timeoutMs: 10_000,
+  };
+});
+
+afterAll(async () => {
+  await receiver?.stop();
+  await server?.stop();
+  database?.close();
+  cleanup?.();
+});
+
+describe("replaying the fixtures", () => {
+  test("every case passes against the running service, none skipped", async () => {
+    const report = await runReplay(FIXTURES, options);
+    const failures = report.results.filter((r) => r.outcome !== "pass").map((r) => `${r.name}: ${r.outcome} ${r.problem ?? r.got}`);
+    expect(failures).toEqual([]);
+    expect(report.passed).toBeGreaterThanOrEqual(40);
+    expect(report).toMatchObject({ failed: 0, skipped: 0 });
+  }, 30_000);
+
+  test("a second replay against the same instance passes too (fresh phones and keys per run)", async () => {
+    const report = await runReplay(FIXTURES, { ...options, filter: "5-eligibility/duplicate" });
+    expect(report.results.map((r) => r.outcome)).toEqual(["pass", "pass"]);
+  });
+});
+
+describe("reporting", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "replay-bad-"));
+    mkdirSync(join(dir, "broken"));
+    const wrong = {
+      description: "Deliberately wrong: a fresh number is eligible, not 422.",
+      steps: [{ request: { method: "POST", path: "/v1/prePing", body: { phone_number: "{{phone}}" } }, expect: { status: 422, body: { can_post_phone_bit: false, message: [{ error: "Phone number can not be sent to postLead at this time." }] } } }],
+    };
+    writeFileSync(join(dir, "broken/fresh-number-expected-422.json"), JSON.stringify(wrong));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("a wrong expectation is a failure with the difference named", async () => {
+    const report = await runReplay(dir, options);
+    expect(report).toMatchObject({ passed: 0, failed: 1, skipped: 0 });
+    expect(report.results[0]).toMatchObject({ name: "broken/fresh-number-expected-422", outcome: "fail", expected: "422", got: "200" });
+    expect(report.results[0]!.problem).toStartWith("step 1 (POST /v1/prePing): status: expected 422, got 200 with ");
+  });
+
+  test("the command prints the table and a summary, and exits 1", async () => {
+    const lines: string[] = [];
+    const code = await replayCommand([dir, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--timeout", "5s"], (line) => lines.push(line));
+    expect(code).toBe(1);
+    expect(lines[0]).toMatch(/^case +\| expected +\| got +\| pass$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^broken\/fresh-number-expected-422 \| 422 +\| 200 +\| FAIL$/));
+    expect(lines).toContainEqual(expect.stringContaining("↳ step 1 (POST /v1/prePing): status: expected 422, got 200"));
+    expect(lines.at(-1)).toMatch(/^FAILED: 0 passed, 1 failed, 0 skipped of 1 case\(s\) in [\d.]+ s$/);
+  });
+
+  test("cases needing what the run was not given are skipped, and skips do not fail the run", async () => {
+    const lines: string[] = [];
+    const args = [FIXTURES, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--filter", "8-callback/rejected"];
+    expect(await replayCommand(args, (line) => lines.push(line))).toBe(0);
+    expect(lines).toContainEqual(expect.stringMatching(/^8-callback\/rejected-after-posting-callback \|.*\| SKIP$/));
+    expect(lines).toContainEqual(expect.stringContaining("needs --receiver, --with verify-certificates"));
+    expect(lines.at(-1)).toStartWith("OK: 0 passed, 0 failed, 1 skipped of 1 case(s)");
+  });
+});
