@@ -1,3 +1,11 @@
+import { parseInteger } from "../config/parse.ts";
+
+/** The command line is wrong (unknown command, missing or bad argument): exit 2, with usage. */
+export class UsageError extends Error {}
+
+/** The command is well-formed but names something that does not exist or cannot be done: exit 2. */
+export class OperatorError extends Error {}
+
 /** Removes `--name value` / `--name=value` from args and returns the value (undefined if absent). */
 export function takeFlag(args: string[], name: string): string | undefined {
   const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
@@ -13,6 +21,13 @@ export function takeFlag(args: string[], name: string): string | undefined {
   return value;
 }
 
+/** Removes a `--name` switch (no value); true when it was given. */
+export function takeSwitch(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+}
+
 /** Removes the leading positional arguments (those before the first --flag). */
 export function takePositionals(args: string[], count: number): string[] {
   const out: string[] = [];
@@ -20,4 +35,29 @@ export function takePositionals(args: string[], count: number): string[] {
   return out;
 }
 
-export class UsageError extends Error {}
+/** Removes the next positional argument; a usage error names it when it is missing. */
+export function takeRequired(args: string[], name: string): string {
+  const [value] = takePositionals(args, 1);
+  if (value === undefined) throw new UsageError(`Missing ${name}`);
+  return value;
+}
+
+/** Removes `--name value` and checks the value is one of `choices`. */
+export function takeChoice<T extends string>(args: string[], name: string, choices: readonly T[]): T | undefined {
+  const value = takeFlag(args, name);
+  if (value !== undefined && !choices.includes(value as T)) throw new UsageError(`${name} must be one of ${choices.join(", ")}; got ${JSON.stringify(value)}`);
+  return value as T | undefined;
+}
+
+const parseLimit = parseInteger(1, 1_000_000);
+
+/** Removes `--limit N` (1 to 1,000,000); `fallback` when absent. */
+export function takeLimit(args: string[], fallback: number): number {
+  const value = takeFlag(args, "--limit");
+  if (value === undefined) return fallback;
+  try {
+    return parseLimit(value);
+  } catch (error) {
+    throw new UsageError(`--limit: ${(error as Error).message}`);
+  }
+}

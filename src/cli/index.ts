@@ -1,41 +1,66 @@
-// The command line: `lead-ingress [serve] [flags]`, `migrate`, `vendors …`.
+// The command line: `lead-ingress [serve] [flags]`, `migrate`, and the operator commands, which
+// work on the service's database file, also while the service runs.
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
 import { openDatabase } from "../db/client.ts";
 import { VendorError } from "../auth/vendors.ts";
+import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
-import { startServer } from "../server.ts";
-import { UsageError } from "./args.ts";
-import { vendorsCommand, VENDORS_HELP } from "./vendors.ts";
-import { leadsCommand, LEADS_HELP } from "./leads.ts";
 import { MOCK_RECEIVER_HELP, mockReceiverCommand } from "../mock-receiver/cli.ts";
+import { REPLAY_HELP, replayCommand } from "../replay/cli.ts";
+import { backupCommand, BACKUP_HELP } from "./backup.ts";
+import { BackupError } from "../db/backup.ts";
+import { startServer } from "../server.ts";
+import { SuppressionError } from "../suppression/index.ts";
+import { OperatorError, UsageError } from "./args.ts";
+import { runGroup, type CliIo, type CommandGroup, type Progress } from "./command.ts";
+import { callbacksGroup } from "./callbacks.ts";
+import { leadsGroup } from "./leads.ts";
+import { suppressGroup } from "./suppress.ts";
+import { vendorsGroup } from "./vendors.ts";
+
+export type { CliIo } from "./command.ts";
+
+const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup];
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 
-Usage:
-  lead-ingress [serve] [options]     Start the service (the default command).
-  lead-ingress migrate [options]     Create or migrate the database, then exit.
-  lead-ingress vendors add|list      Manage vendors (see: lead-ingress vendors --help).
-  lead-ingress leads decide ID accept|reject [--reason TEXT]
-                                     Record an operator decision during a lead's hold.
-  lead-ingress mock-receiver         A mock vendor callback receiver for testing (see --help).
+Usage: lead-ingress [COMMAND] [options]
 
-Options (flag / environment variable):
+Commands:
+  serve            Start the service (the default command).
+  migrate          Create or migrate the database, then exit.
+${GROUPS.map((g) => `  ${g.name.padEnd(15)}  ${g.about}`).join("\n")}
+  backup FILE      Write a consistent copy of the database to FILE (safe while the service runs).
+  mock-receiver    A mock vendor callback receiver for testing.
+  replay DIR       Run the fixtures in DIR against a running instance and report each case.
+
+'lead-ingress COMMAND --help' describes a command and its subcommands. Operator commands work on
+the service's database (--database FILE or LEAD_INGRESS_DATABASE), also while the service runs;
+list and show commands print tables, or JSON with --json.
+
+Exit codes: 0 done; 1 failed (for example a CSV file with malformed rows: nothing was imported);
+2 wrong usage, or a vendor, lead, callback or file that does not exist or cannot be changed so.
+
+Options of serve and migrate (flag / environment variable):
 ${describeOptions()}`;
 
-const COMMAND_HELP: Record<string, string> = { vendors: VENDORS_HELP, leads: LEADS_HELP, "mock-receiver": MOCK_RECEIVER_HELP };
+const MIGRATE_HELP = `Usage:
+  lead-ingress migrate [--database FILE]
+      Creates the database if needed and applies pending migrations, then exits. serve does the same at start.`;
 
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  print: (line: string) => void;
-  printError: (line: string) => void;
-}
+const COMMAND_HELP: Record<string, string> = { serve: HELP, migrate: MIGRATE_HELP, backup: BACKUP_HELP, "mock-receiver": MOCK_RECEIVER_HELP, replay: REPLAY_HELP };
+
+/** Errors that are the operator's to fix: the message alone, on stderr, exit code 2. */
+const OPERATOR_ERRORS = [ConfigError, UsageError, OperatorError, VendorError, SuppressionError, DecisionError, BackupError];
 
 /** Runs one command; resolves to the exit code (serve resolves when the server has stopped). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const args = [...argv];
-  const command = args[0] !== undefined && !args[0].startsWith("--") ? args.shift()! : "serve";
+  const command = args[0] !== undefined && !args[0].startsWith("-") ? args.shift()! : "serve";
   const config = (rest: string[]): Config => loadConfig(io.env, rest);
   try {
+    const group = GROUPS.find((g) => g.name === command);
+    if (group) return await runGroup(group, args, { ...io, progress: terminalProgress() });
     if (args.includes("--help") || args.includes("-h") || command === "help") {
       io.print(COMMAND_HELP[command] ?? HELP);
       return 0;
@@ -49,22 +74,31 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.print("Database is migrated.");
         return 0;
       }
-      case "vendors":
-        return await vendorsCommand(args, config, io.print);
-      case "leads":
-        return await leadsCommand(args, config, io.print);
+      case "backup":
+        return backupCommand(args, config, io.print);
       case "mock-receiver":
         return await mockReceiverCommand(args, io.print);
+      case "replay":
+        return await replayCommand(args, io.print);
       default:
         throw new UsageError(`Unknown command: ${command}\n\n${HELP}`);
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError || error instanceof VendorError) {
-      io.printError(error.message);
+    if (OPERATOR_ERRORS.some((type) => error instanceof type)) {
+      io.printError((error as Error).message);
       return 2;
     }
     throw error;
   }
+}
+
+/** A status line redrawn in place, only when stdout is a terminal (never in pipes, files or logs). */
+function terminalProgress(): Progress | null {
+  if (!process.stdout.isTTY) return null;
+  return {
+    update: (text) => process.stdout.write(`\r${text}\x1b[K`),
+    clear: () => process.stdout.write("\r\x1b[K"),
+  };
 }
 
 async function serve(config: Config): Promise<number> {

@@ -1,26 +1,114 @@
-// `lead-ingress leads decide …`: an operator's decision during a lead's hold period.
-import type { Config } from "../config/index.ts";
-import { openDatabase } from "../db/client.ts";
-import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
-import { takeFlag, takePositionals, UsageError } from "./args.ts";
+// `lead-ingress leads …`: read leads as the operator sees them, and decide one during its hold.
+import { findVendorByName } from "../auth/vendors.ts";
+import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
+import { LEAD_STATUSES } from "../db/schema.ts";
+import { recordOperatorDecision } from "../final-results/operator.ts";
+import { findLeadDetail, listLeads, type CallbackAttempt, type LeadDetail, type StoredLead } from "../operations/leads.ts";
+import type { CommandGroup } from "./command.ts";
+import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, UsageError } from "./args.ts";
+import { count, isoTime, json, printable, renderFields, renderTable, tableTime, withIsoTimes } from "./output.ts";
 
-export const LEADS_HELP = `Usage:
-  lead-ingress leads decide LEAD_ID accept|reject [--reason TEXT] [--database FILE]
-      Records an operator decision for a pending lead; it is applied when the hold period ends.`;
+const DEFAULT_LIMIT = 50;
 
-export async function leadsCommand(args: string[], loadConfig: (rest: string[]) => Config, print: (line: string) => void): Promise<number> {
-  const [action, leadId, decision] = takePositionals(args, 3);
-  if (action !== "decide" || !leadId || (decision !== "accept" && decision !== "reject")) throw new UsageError(LEADS_HELP);
-  const reason = takeFlag(args, "--reason") ?? null;
-  const database = openDatabase(loadConfig(args).databasePath);
-  try {
-    recordOperatorDecision(database.sqlite, leadId, decision, reason);
-    print(`Recorded: lead ${leadId} will be ${decision === "accept" ? "accepted" : "rejected"} when its hold period ends.`);
-    return 0;
-  } catch (error) {
-    if (error instanceof DecisionError) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    database.close();
-  }
+export const leadsGroup: CommandGroup = {
+  name: "leads",
+  about: "List and show leads, with their final results and callback attempts; decide a lead during its hold.",
+  subcommands: {
+    list: {
+      args: `[--status ${LEAD_STATUSES.join("|")}] [--vendor NAME] [--limit N] [--json]`,
+      about: `Lists leads, newest first (the newest ${DEFAULT_LIMIT} unless --limit says otherwise).`,
+      async run(args, context) {
+        const status = takeChoice(args, "--status", LEAD_STATUSES);
+        const vendorName = takeFlag(args, "--vendor");
+        const limit = takeLimit(args, DEFAULT_LIMIT);
+        const asJson = takeSwitch(args, "--json");
+        const leads = await context.useDatabase(args, (database) => {
+          if (vendorName !== undefined && !findVendorByName(database.db, vendorName)) throw new OperatorError(`No such vendor: ${vendorName}`);
+          return listLeads(database.sqlite, { status, vendorName, limit });
+        });
+        if (asJson) {
+          context.print(json(leads.map(withIsoTimes)));
+          return 0;
+        }
+        if (leads.length === 0) {
+          context.print("No leads.");
+          return 0;
+        }
+        const rows = leads.map((l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name]);
+        for (const line of renderTable(["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN"], rows)) context.print(line);
+        if (leads.length === limit) context.print(`(the newest ${count(limit)}; --limit N shows more)`);
+        return 0;
+      },
+    },
+    show: {
+      args: "LEAD_ID [--json]",
+      about: "Shows every stored field of a lead, its final result, its callback and every delivery attempt.",
+      async run(args, context) {
+        const leadId = takeRequired(args, "LEAD_ID");
+        const asJson = takeSwitch(args, "--json");
+        const detail = await context.useDatabase(args, (database) => findLeadDetail(database.sqlite, leadId));
+        if (!detail) throw new OperatorError(`No such lead: ${leadId}`);
+        if (asJson) context.print(json(detailAsJson(detail)));
+        // Stored values come from vendors and receivers: printed only with control characters escaped.
+        else for (const line of describeLead(detail)) context.print(printable(line));
+        return 0;
+      },
+    },
+    decide: {
+      args: "LEAD_ID accept|reject [--reason TEXT]",
+      about: "Records an operator decision for a pending lead; it is applied when the hold period ends.",
+      async run(args, context) {
+        const leadId = takeRequired(args, "LEAD_ID");
+        const decision = takeRequired(args, "accept|reject");
+        if (decision !== "accept" && decision !== "reject") throw new UsageError(`The decision must be accept or reject; got ${JSON.stringify(decision)}`);
+        const reason = takeFlag(args, "--reason") ?? null;
+        await context.useDatabase(args, (database) => recordOperatorDecision(database.sqlite, leadId, decision, reason));
+        context.print(`Recorded: lead ${leadId} will be ${decision === "accept" ? "accepted" : "rejected"} when its hold period ends.`);
+        return 0;
+      },
+    },
+  },
+};
+
+/** What the vendor is told (or will be): the callback's message, or null while pending. */
+function finalMessage(lead: StoredLead): string | null {
+  if (lead.status === "pending") return null;
+  return lead.status === "accepted" ? ACCEPTED_MESSAGE : (lead.rejection_reason ?? "Lead rejected.");
+}
+
+function detailAsJson({ lead, callback, attempts }: LeadDetail) {
+  return {
+    lead: withIsoTimes(lead),
+    final_result: { status: lead.status, message: finalMessage(lead), decided_at: isoTime(lead.decided_at) },
+    callback: callback && withIsoTimes(callback),
+    attempts: attempts.map(withIsoTimes),
+  };
+}
+
+function describeLead({ lead, callback, attempts }: LeadDetail): string[] {
+  const fields = (row: object) => renderFields(Object.entries(withIsoTimes(row)) as [string, string | number | null][]);
+  return [
+    `Lead ${lead.id}`,
+    ...fields(lead),
+    "",
+    "Final result",
+    `  ${describeFinalResult(lead)}`,
+    "",
+    ...(callback
+      ? [`Callback ${callback.id}`, ...fields(callback), "", `Attempts (${attempts.length})`, ...attempts.flatMap(describeAttempt)]
+      : ["Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})"]),
+  ];
+}
+
+function describeFinalResult(lead: StoredLead): string {
+  if (lead.status !== "pending") return `${lead.status} at ${isoTime(lead.decided_at)}: ${finalMessage(lead)}`;
+  const decision = lead.operator_decision ? `; operator decision recorded: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}` : "";
+  return `pending: decided after ${isoTime(lead.decide_after)}${decision}`;
+}
+
+function describeAttempt(attempt: CallbackAttempt): string[] {
+  const answer = attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`;
+  const error = attempt.error ? `  error: ${attempt.error}` : "";
+  const excerpt = attempt.response_excerpt === null ? [] : [`      answer body: ${attempt.response_excerpt || "(empty)"}`];
+  return [`  #${attempt.attempt_no}  ${isoTime(attempt.started_at)}  ${answer}  ${attempt.duration_ms} ms${error}`, ...excerpt];
 }

@@ -1,40 +1,84 @@
 // `lead-ingress vendors …`: manage vendor credentials without touching the database by hand.
-import type { Config } from "../config/index.ts";
-import { openDatabase } from "../db/client.ts";
-import { createVendor, listVendors } from "../auth/vendors.ts";
-import { takeFlag, takePositionals, UsageError } from "./args.ts";
+import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled } from "../auth/vendors.ts";
+import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
+import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
+import { isoTime, json, renderFields, renderTable, tableTime } from "./output.ts";
 
-export const VENDORS_HELP = `Usage:
-  lead-ingress vendors add NAME [--password PASSWORD] [--database FILE]
-      Creates a vendor and prints its password (generated unless given) and signing secret once.
-  lead-ingress vendors list [--database FILE]`;
-
-export async function vendorsCommand(args: string[], loadConfig: (rest: string[]) => Config, print: (line: string) => void): Promise<number> {
-  const [action] = takePositionals(args, 1);
-  if (action === "add") {
-    const [name] = takePositionals(args, 1);
-    if (!name) throw new UsageError(`vendors add needs a NAME\n${VENDORS_HELP}`);
-    const password = takeFlag(args, "--password");
-    const database = openDatabase(loadConfig(args).databasePath);
-    try {
-      const created = await createVendor(database.db, name, password);
-      print(`vendor:         ${created.vendor.name}`);
-      print(`password:       ${created.password}`);
-      print(`signing secret: ${created.vendor.signingSecret}`);
-      print("Store these now: the password is not shown again.");
-    } finally {
-      database.close();
-    }
-    return 0;
-  }
-  if (action === "list") {
-    const database = openDatabase(loadConfig(args).databasePath);
-    try {
-      for (const v of listVendors(database.db)) print(`${v.name}\t${v.enabled ? "enabled" : "disabled"}\t${new Date(v.createdAt).toISOString()}`);
-    } finally {
-      database.close();
-    }
-    return 0;
-  }
-  throw new UsageError(VENDORS_HELP);
+/** Secrets are printed once, as aligned lines, followed by why they must be kept now. */
+function printSecrets(context: CommandContext, fields: [string, string][], note: string): number {
+  for (const line of renderFields(fields, "")) context.print(line);
+  context.print(note);
+  return 0;
 }
+
+function enabling(enabled: boolean): Subcommand {
+  return {
+    args: "NAME",
+    about: enabled ? "Lets a disabled vendor authenticate again." : "Locks a vendor out at once (401), even in the running service; its data stays.",
+    async run(args, context) {
+      const name = takeRequired(args, "NAME");
+      await context.useDatabase(args, (database) => setVendorEnabled(database.db, name, enabled));
+      context.print(`Vendor ${name} is ${enabled ? "enabled" : "disabled"}.`);
+      return 0;
+    },
+  };
+}
+
+export const vendorsGroup: CommandGroup = {
+  name: "vendors",
+  about: "Add, list, disable and enable vendors; rotate their passwords and signing secrets.",
+  subcommands: {
+    add: {
+      args: "NAME [--password PASSWORD]",
+      about: "Creates a vendor and prints its password (generated unless given) and signing secret, once.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const password = takeFlag(args, "--password");
+        const created = await context.useDatabase(args, (database) => createVendor(database.db, name, password));
+        return printSecrets(
+          context,
+          [["vendor:", created.vendor.name], ["password:", created.password], ["signing secret:", created.vendor.signingSecret]],
+          "Store these now: the password is not shown again.",
+        );
+      },
+    },
+    list: {
+      args: "[--json]",
+      about: "Lists vendors by name: enabled or disabled, created, last changed. Never shows secrets.",
+      async run(args, context) {
+        const asJson = takeSwitch(args, "--json");
+        const vendors = await context.useDatabase(args, (database) => listVendors(database.db));
+        if (asJson) {
+          context.print(json(vendors.map((v) => ({ name: v.name, enabled: v.enabled, created_at: isoTime(v.createdAt), updated_at: isoTime(v.updatedAt) }))));
+        } else if (vendors.length === 0) {
+          context.print("No vendors. Add one with: lead-ingress vendors add NAME");
+        } else {
+          const rows = vendors.map((v) => [v.name, v.enabled ? "enabled" : "disabled", tableTime(v.createdAt), tableTime(v.updatedAt)]);
+          for (const line of renderTable(["NAME", "STATUS", "CREATED", "UPDATED"], rows)) context.print(line);
+        }
+        return 0;
+      },
+    },
+    disable: enabling(false),
+    enable: enabling(true),
+    "rotate-password": {
+      args: "NAME [--password PASSWORD]",
+      about: "Replaces a vendor's password (generated unless given) and prints it once; the old one stops working at once.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const password = takeFlag(args, "--password");
+        const rotated = await context.useDatabase(args, (database) => rotatePassword(database.db, name, password));
+        return printSecrets(context, [["vendor:", name], ["password:", rotated.password]], "Store it now: it is not shown again. The old password no longer works.");
+      },
+    },
+    "rotate-secret": {
+      args: "NAME",
+      about: "Replaces a vendor's callback signing secret and prints it once; every callback sent from now on (retries too) is signed with it.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.db, name));
+        return printSecrets(context, [["vendor:", name], ["signing secret:", vendor.signingSecret]], "Store it now and give it to the vendor: callbacks from now on are signed with it.");
+      },
+    },
+  },
+};

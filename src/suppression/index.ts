@@ -8,10 +8,16 @@ import { checkPhoneNumber } from "../intake/phone.ts";
 
 export class SuppressionError extends Error {}
 
-export function normalisePhone(phone: string): string {
+/** The E.164 form of a US number, or null when it is not one. */
+export function e164OrNull(phone: string): string | null {
   const check = checkPhoneNumber(phone);
-  if (!check.ok) throw new SuppressionError(`Not a valid US phone number: ${JSON.stringify(phone)}`);
-  return check.e164;
+  return check.ok ? check.e164 : null;
+}
+
+export function normalisePhone(phone: string): string {
+  const e164 = e164OrNull(phone);
+  if (e164 === null) throw new SuppressionError(`Not a valid US phone number: ${JSON.stringify(phone)}`);
+  return e164;
 }
 
 /** Adds a number; true when it was not listed before. */

@@ -1,37 +1,100 @@
-// `leads decide` as an operator runs it: a separate process against the service's database file.
+// `leads …` as an operator runs it: a separate process against the running service's database.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { productCommand } from "../helpers/process.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { validLead } from "../helpers/leads.ts";
+import { cli } from "./run.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.stop());
 
-function cli(...args: string[]) {
-  const run = Bun.spawnSync([...productCommand(), ...args, "--database", server.config.databasePath], { stdout: "pipe", stderr: "pipe" });
-  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
-}
+const leads = (...args: string[]) => cli(server.config.databasePath, "leads", ...args);
 
-async function pendingLead(): Promise<string> {
-  const answer = await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: server.auth }, body: JSON.stringify(validLead()) });
+async function pendingLead(overrides: Record<string, unknown> = {}): Promise<string> {
+  const answer = await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: server.auth }, body: JSON.stringify(validLead(overrides)) });
   return ((await answer.json()) as { lead_id: string }).lead_id;
 }
 
-test("records a decision with its reason on a pending lead", async () => {
+test("list: newest first, as a table or JSON, filtered by status and vendor, cut at --limit", async () => {
+  const older = await pendingLead({ vendor_campaign_name: "older" });
+  const newer = await pendingLead({ vendor_campaign_name: "newer" });
+  const table = await leads("list");
+  expect(table.code).toBe(0);
+  const lines = table.out.trimEnd().split("\n");
+  expect(lines[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+VENDOR\s+PHONE\s+CALLBACK\s+CAMPAIGN$/);
+  expect(lines[1]).toMatch(new RegExp(`^\\S+Z\\s+${newer}\\s+pending\\s+vendor-a\\s+\\+1\\d{10}\\s+held\\s+newer$`));
+  expect(lines[2]).toContain(older);
+
+  const limited = await leads("list", "--limit", "1", "--status", "pending", "--vendor", "vendor-a");
+  expect(limited.out.trimEnd().split("\n")).toEqual([expect.stringMatching(/^CREATED/), expect.stringContaining(newer), "(the newest 1; --limit N shows more)"]);
+  expect((await leads("list", "--status", "accepted")).out).toBe("No leads.\n");
+
+  const [first] = JSON.parse((await leads("list", "--json", "--limit", "1")).out) as Record<string, unknown>[];
+  expect(first).toEqual({
+    id: newer,
+    created_at: expect.stringMatching(/Z$/),
+    status: "pending",
+    vendor: "vendor-a",
+    phone_e164: expect.stringMatching(/^\+1\d{10}$/),
+    vendor_campaign_name: "newer",
+    decided_at: null,
+    callback_status: "held",
+  });
+});
+
+test("list: an unknown vendor or status is an error with exit code 2", async () => {
+  expect(await leads("list", "--vendor", "ghost")).toEqual({ code: 2, out: "", err: "No such vendor: ghost\n" });
+  expect(await leads("list", "--status", "lost")).toMatchObject({ code: 2, err: expect.stringContaining("--status must be one of pending, accepted, rejected") });
+});
+
+test("show: every stored field, the final result and the callback, as text or JSON", async () => {
+  const leadId = await pendingLead({ customer_name: "Ada \u001b[31mLovelace", street: "1 Main St" });
+  const text = await leads("show", leadId);
+  expect(text.code).toBe(0);
+  expect(text.out).toStartWith(`Lead ${leadId}\n`);
+  for (const field of ["vendor", "phone_e164", "customer_name", "state", "zip", "call_back_url", "email", "raw_request", "created_at", "decide_after"]) {
+    expect(text.out).toMatch(new RegExp(`^  ${field}\\s+\\S`, "m"));
+  }
+  expect(text.out).toContain("Ada \\u001b[31mLovelace"); // a vendor's control characters never reach the terminal raw
+  expect(text.out).not.toContain("\u001b");
+  expect(text.out).toMatch(/^Final result\n  pending: decided after \d{4}-.*Z$/m);
+  expect(text.out).toMatch(/^Callback msg_\w+\n(  .*\n)*  status\s+held$/m);
+  expect(text.out).toContain("Attempts (0)");
+
+  const detail = JSON.parse((await leads("show", leadId, "--json")).out);
+  expect(detail.lead).toMatchObject({ id: leadId, vendor: "vendor-a", status: "pending", street: "1 Main St", created_at: expect.stringMatching(/Z$/) });
+  expect(detail.final_result).toEqual({ status: "pending", message: null, decided_at: null });
+  expect(detail.callback).toMatchObject({ lead_id: leadId, status: "held", attempt_count: 0 });
+  expect(detail.attempts).toEqual([]);
+});
+
+test("show: a lead without call_back_url says where the vendor reads its result", async () => {
+  const leadId = await pendingLead({ call_back_url: undefined });
+  const text = await leads("show", leadId);
+  expect(text.out).toContain("Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})");
+  expect(JSON.parse((await leads("show", leadId, "--json")).out)).toMatchObject({ callback: null, attempts: [] });
+});
+
+test("show: an unknown lead is an error with exit code 2", async () => {
+  expect(await leads("show", "no-such-lead")).toEqual({ code: 2, out: "", err: "No such lead: no-such-lead\n" });
+  expect(await leads("show", "no-such-lead", "--json")).toMatchObject({ code: 2, out: "" });
+});
+
+test("decide: records a decision with its reason on a pending lead", async () => {
   const leadId = await pendingLead();
-  const run = cli("leads", "decide", leadId, "reject", "--reason", "fraud check");
-  expect(run).toMatchObject({ code: 0, out: expect.stringContaining("will be rejected") });
+  const run = await leads("decide", leadId, "reject", "--reason", "fraud check");
+  expect(run).toEqual({ code: 0, out: `Recorded: lead ${leadId} will be rejected when its hold period ends.\n`, err: "" });
   expect(server.db.sqlite.query("SELECT operator_decision, operator_reason FROM leads WHERE id = ?").get(leadId)).toEqual({
     operator_decision: "reject",
     operator_reason: "fraud check",
   });
+  expect((await leads("show", leadId)).out).toContain("operator decision recorded: reject (fraud check)");
 });
 
-test("an unknown lead, a decided lead and a bad decision are clear errors with exit code 2", async () => {
-  expect(cli("leads", "decide", "no-such-lead", "accept")).toMatchObject({ code: 2, err: expect.stringContaining("No such lead: no-such-lead") });
+test("decide: an unknown lead, a decided lead and a bad decision are clear errors with exit code 2", async () => {
+  expect(await leads("decide", "no-such-lead", "accept")).toMatchObject({ code: 2, err: expect.stringContaining("No such lead: no-such-lead") });
   const leadId = await pendingLead();
   server.db.sqlite.run("UPDATE leads SET status = 'accepted' WHERE id = ?", [leadId]);
-  expect(cli("leads", "decide", leadId, "reject")).toMatchObject({ code: 2, err: expect.stringContaining("already accepted") });
-  expect(cli("leads", "decide", leadId, "maybe")).toMatchObject({ code: 2, err: expect.stringContaining("Usage") });
+  expect(await leads("decide", leadId, "reject")).toMatchObject({ code: 2, err: expect.stringContaining("already accepted") });
+  expect(await leads("decide", leadId, "maybe")).toMatchObject({ code: 2, err: expect.stringContaining("Usage") });
 });

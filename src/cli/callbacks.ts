@@ -1,0 +1,89 @@
+// `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
+import { parseDuration } from "../config/parse.ts";
+import { CALLBACK_STATUSES } from "../db/schema.ts";
+import { listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
+import type { CommandGroup } from "./command.ts";
+import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeSwitch, UsageError } from "./args.ts";
+import { count, isoTime, json, renderTable, tableTime, withIsoTimes } from "./output.ts";
+
+const DEFAULT_LIMIT = 50;
+const afterReplay = (what: "it" | "them") => `the running service sends ${what} within its poll interval (or at its next start), with the same webhook-id`;
+
+export const callbacksGroup: CommandGroup = {
+  name: "callbacks",
+  about: "List callbacks (held, pending, delivered, dead); send one, or every dead one, again.",
+  subcommands: {
+    list: {
+      args: `[--status ${CALLBACK_STATUSES.join("|")}] [--limit N] [--json]`,
+      about: `Lists callbacks, most recently changed first (the latest ${DEFAULT_LIMIT} unless --limit says otherwise).`,
+      async run(args, context) {
+        const status = takeChoice(args, "--status", CALLBACK_STATUSES);
+        const limit = takeLimit(args, DEFAULT_LIMIT);
+        const asJson = takeSwitch(args, "--json");
+        const callbacks = await context.useDatabase(args, (database) => listCallbacks(database.sqlite, { status, limit }));
+        if (asJson) {
+          context.print(json(callbacks.map(withIsoTimes)));
+          return 0;
+        }
+        if (callbacks.length === 0) {
+          context.print("No callbacks.");
+          return 0;
+        }
+        const rows = callbacks.map((c) => [
+          tableTime(c.updated_at),
+          c.id,
+          c.lead_id,
+          c.vendor,
+          c.status,
+          String(c.attempt_count),
+          tableTime(c.next_attempt_at),
+          c.last_error ?? "",
+          c.url,
+        ]);
+        for (const line of renderTable(["UPDATED", "ID", "LEAD", "VENDOR", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR", "URL"], rows)) context.print(line);
+        if (callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
+        return 0;
+      },
+    },
+    replay: {
+      args: "ID | --dead [--since DURATION|TIME]",
+      about:
+        "Sends a dead or delivered callback again (ID: the callback's id, i.e. its webhook-id, or its lead's id), or every dead " +
+        "callback with --dead; --since 2h or --since 2025-06-01T00:00:00Z keeps those that died since then. Prints how many.",
+      async run(args, context) {
+        const dead = takeSwitch(args, "--dead");
+        const since = takeFlag(args, "--since");
+        const [id] = takePositionals(args, 1);
+        if (dead === (id !== undefined)) throw new UsageError("Give either a callback ID or --dead");
+        if (since !== undefined && !dead) throw new UsageError("--since goes with --dead");
+        const now = Date.now();
+        if (id === undefined) {
+          const diedSince = since === undefined ? null : parseSince(since, now);
+          const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.sqlite, diedSince, now));
+          const which = diedSince === null ? "" : ` that died since ${isoTime(diedSince)}`;
+          context.print(replayed === 0 ? `No dead callbacks${which}; nothing was queued.` : `Queued ${count(replayed)} dead callback${replayed === 1 ? "" : "s"}${which} again; ${afterReplay(replayed === 1 ? "it" : "them")}.`);
+          return 0;
+        }
+        const outcome = await context.useDatabase(args, (database) => replayCallback(database.sqlite, id, now));
+        if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
+        if (outcome.kind === "notFinished") throw new OperatorError(`Callback ${outcome.callbackId} is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
+        context.print(`Queued callback ${outcome.callbackId} again; ${afterReplay("it")}.`);
+        return 0;
+      },
+    },
+  },
+};
+
+/** A date-time needs its zone (Z or ±hh:mm), so the same text means the same instant on any machine. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `--since`: a duration back from now (30m, 2h, 7d) or an ISO 8601 date or date-time. */
+function parseSince(text: string, now: number): number {
+  const at = ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isNaN(at)) return at;
+  try {
+    return now - parseDuration(text);
+  } catch {
+    throw new UsageError(`--since must be a duration such as 30m, 2h or 7d, or an ISO 8601 time such as 2025-06-01T12:00:00Z; got ${JSON.stringify(text)}`);
+  }
+}

@@ -1,0 +1,105 @@
+// An operator command group (`vendors`, `suppress`, `leads`, `callbacks`): named subcommands, each
+// with its own usage and --help, sharing how the service's database is found and opened.
+import { existsSync } from "node:fs";
+import { loadConfig } from "../config/index.ts";
+import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { takeFlag, UsageError, OperatorError } from "./args.ts";
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  print: (line: string) => void;
+  printError: (line: string) => void;
+}
+
+/** Rewrites one status line in place; only given when stdout is a terminal. */
+export interface Progress {
+  update(text: string): void;
+  clear(): void;
+}
+
+export interface CommandContext extends CliIo {
+  progress: Progress | null;
+  /**
+   * Opens the service's database (--database, else LEAD_INGRESS_DATABASE, else the default), runs
+   * `use`, and closes it. Call it after taking every other argument: leftovers are a usage error.
+   */
+  useDatabase<T>(args: string[], use: (database: DatabaseHandle) => T | Promise<T>): Promise<T>;
+}
+
+export interface Subcommand {
+  /** What follows the subcommand's name in its usage line: "NAME [--password PASSWORD]". */
+  args: string;
+  about: string;
+  run(args: string[], context: CommandContext): Promise<number>;
+}
+
+export interface CommandGroup {
+  name: string;
+  about: string;
+  subcommands: Record<string, Subcommand>;
+}
+
+const COMMON_OPTIONS = "Every subcommand also takes --database FILE (default: $LEAD_INGRESS_DATABASE, else lead-ingress.db) and --help.";
+
+/** Help text wrapped at word boundaries, indented under its usage line. */
+function wrap(text: string, indent = "      ", width = 100): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line].map((l) => `${indent}${l}`).join("\n");
+}
+
+const usageOf = (group: CommandGroup, name: string, sub: Subcommand) => `  lead-ingress ${group.name} ${name} ${sub.args}`.trimEnd();
+
+function groupHelp(group: CommandGroup): string {
+  const entries = Object.entries(group.subcommands).map(([name, sub]) => `${usageOf(group, name, sub)}\n${wrap(sub.about)}`);
+  return `${group.about}\n\nUsage:\n${entries.join("\n")}\n\n${COMMON_OPTIONS}`;
+}
+
+function subcommandHelp(group: CommandGroup, name: string, sub: Subcommand): string {
+  return `Usage:\n${usageOf(group, name, sub)}\n${wrap(sub.about)}\n\n${COMMON_OPTIONS}`;
+}
+
+/** Runs `<group> <subcommand> …`; a usage error comes back with the subcommand's usage line. */
+export async function runGroup(group: CommandGroup, args: string[], io: CliIo & { progress: Progress | null }): Promise<number> {
+  const name = args[0] !== undefined && !args[0].startsWith("-") ? args.shift()! : undefined;
+  const help = args.includes("--help") || args.includes("-h");
+  if (name === undefined && help) {
+    io.print(groupHelp(group));
+    return 0;
+  }
+  const sub = name !== undefined && Object.hasOwn(group.subcommands, name) ? group.subcommands[name] : undefined;
+  if (name === undefined || !sub) throw new UsageError(`${name === undefined ? `Missing command after '${group.name}'` : `Unknown command: ${group.name} ${name}`}\n\n${groupHelp(group)}`);
+  if (help) {
+    io.print(subcommandHelp(group, name, sub));
+    return 0;
+  }
+  try {
+    return await sub.run(args, { ...io, useDatabase: (rest, use) => useDatabase(io.env, rest, use) });
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${error.message}\n\nUsage:\n${usageOf(group, name, sub)}`);
+    throw error;
+  }
+}
+
+async function useDatabase<T>(env: CliIo["env"], rest: string[], use: (database: DatabaseHandle) => T | Promise<T>): Promise<T> {
+  const flag = takeFlag(rest, "--database");
+  if (rest.length > 0) throw new UsageError(`Unexpected argument(s): ${rest.join(" ")}`);
+  const path = loadConfig(env, flag === undefined ? [] : ["--database", flag]).databasePath;
+  // Only serve and migrate create a database: an operator command run in the wrong folder must
+  // not quietly make an empty one and report on that.
+  if (!existsSync(path)) throw new OperatorError(`No database at ${path}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
+  const database = openDatabase(path);
+  try {
+    return await use(database);
+  } finally {
+    // Not database.close(): its TRUNCATE checkpoint would stall the running server's writers for
+    // up to the busy timeout. SQLite checkpoints by itself when the last connection closes.
+    database.sqlite.close();
+  }
+}

@@ -1,0 +1,94 @@
+// `lead-ingress suppress …`: the suppression (do-not-contact) list. Numbers are stored in E.164, so
+// every spelling of a number is one entry.
+import { basename } from "node:path";
+import { addSuppression, listSuppressions, normalisePhone, removeSuppression } from "../suppression/index.ts";
+import { importSuppressionCsv, type ImportProgress, type ImportResult } from "../suppression/import.ts";
+import type { CommandContext, CommandGroup, Progress } from "./command.ts";
+import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
+import { count, isoTime, json, printable, renderTable, tableTime } from "./output.ts";
+
+/** Terminal progress is redrawn at most this often. */
+const PROGRESS_INTERVAL_MS = 100;
+
+export const suppressGroup: CommandGroup = {
+  name: "suppress",
+  about: "The suppression (do-not-contact) list: add, remove and list numbers; import a CSV file.",
+  subcommands: {
+    add: {
+      args: "PHONE [--reason TEXT]",
+      about:
+        "Adds a US number (any spelling; stored as E.164). From now on the service refuses it (422), and pending leads with it " +
+        "are rejected when their hold ends. Adding a listed number changes nothing.",
+      async run(args, context) {
+        const phone = normalisePhone(takeRequired(args, "PHONE"));
+        const reason = takeFlag(args, "--reason")?.trim() || null;
+        const added = await context.useDatabase(args, (database) => addSuppression(database.db, phone, reason));
+        context.print(added ? `Added ${phone} to the suppression list.` : `${phone} is already on the suppression list; nothing changed.`);
+        return 0;
+      },
+    },
+    remove: {
+      args: "PHONE",
+      about: "Removes a number. Removing a number that is not listed changes nothing.",
+      async run(args, context) {
+        const phone = normalisePhone(takeRequired(args, "PHONE"));
+        const removed = await context.useDatabase(args, (database) => removeSuppression(database.db, phone));
+        context.print(removed ? `Removed ${phone} from the suppression list.` : `${phone} is not on the suppression list; nothing changed.`);
+        return 0;
+      },
+    },
+    list: {
+      args: "[--json]",
+      about: "Lists every number by E.164, with when it was added and why.",
+      async run(args, context) {
+        const asJson = takeSwitch(args, "--json");
+        const entries = await context.useDatabase(args, (database) => listSuppressions(database.db));
+        if (asJson) {
+          context.print(json(entries.map((e) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) }))));
+        } else if (entries.length === 0) {
+          context.print("The suppression list is empty.");
+        } else {
+          const rows = entries.map((e) => [e.phoneE164, tableTime(e.createdAt), e.reason ?? ""]);
+          for (const line of renderTable(["PHONE", "ADDED", "REASON"], rows)) context.print(line);
+        }
+        return 0;
+      },
+    },
+    import: {
+      args: "FILE.csv",
+      about:
+        "Adds every number of a CSV file with a header row: a phone column and an optional reason column. All or nothing: " +
+        "a malformed row is reported with its line number and then nothing is imported. Numbers already listed are counted and " +
+        "left as they are, so importing a file again changes nothing. Streams files of any size; shows progress on a terminal.",
+      async run(args, context) {
+        const file = takeRequired(args, "FILE.csv");
+        const started = performance.now();
+        const progress = context.progress ? throttled(context.progress, basename(file)) : undefined;
+        const result = await context.useDatabase(args, (database) => importSuppressionCsv(database.sqlite, file, { onProgress: progress })).finally(() => context.progress?.clear());
+        return reportImport(context, file, result, (performance.now() - started) / 1000);
+      },
+    },
+  },
+};
+
+function throttled(progress: Progress, name: string): (p: ImportProgress) => void {
+  let shownAt = 0;
+  return ({ bytesRead, totalBytes, rows }) => {
+    if (performance.now() - shownAt < PROGRESS_INTERVAL_MS) return;
+    shownAt = performance.now();
+    const percent = totalBytes > 0 ? Math.floor((100 * bytesRead) / totalBytes) : 100;
+    progress.update(`Reading ${name}: ${count(rows)} rows (${percent}%)`);
+  };
+}
+
+function reportImport(context: CommandContext, file: string, result: ImportResult, seconds: number): number {
+  if (result.kind === "malformed") {
+    for (const problem of result.problems) context.printError(printable(`line ${problem.line}: ${problem.error}`));
+    const unshown = result.problemCount - result.problems.length;
+    if (unshown > 0) context.printError(`… and ${count(unshown)} more`);
+    context.printError(`Nothing was imported: ${file} has ${count(result.problemCount)} malformed row${result.problemCount === 1 ? "" : "s"}.`);
+    return 1;
+  }
+  context.print(`Imported ${file}: ${count(result.rows)} rows, ${count(result.added)} added, ${count(result.alreadyListed)} already listed (${seconds.toFixed(1)} s).`);
+  return 0;
+}

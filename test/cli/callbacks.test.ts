@@ -1,0 +1,93 @@
+// `callbacks …` and the attempts in `leads show`, against a running service that delivers to the
+// mock receiver on 127.0.0.1 with a retry schedule of milliseconds.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { validLead } from "../helpers/leads.ts";
+import { post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+import { cli } from "./run.ts";
+
+let server: TestServer;
+let receiver: MockReceiver;
+beforeAll(async () => {
+  server = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, callbackRetrySchedule: [20], allowPrivateCallbacks: true });
+  receiver = startMockReceiver();
+});
+afterAll(async () => {
+  await server.stop();
+  await receiver.stop();
+});
+
+const callbacks = (...args: string[]) => cli(server.config.databasePath, "callbacks", ...args);
+const callbackOf = (leadId: string) => server.db.sqlite.query("SELECT id, status FROM callbacks WHERE lead_id = ?").get(leadId) as { id: string; status: string };
+
+/** Posts a lead whose callback goes to `path` and waits until the callback is `status`. */
+async function leadWithCallback(path: string, status: "dead" | "delivered"): Promise<string> {
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}${path}` }), { authorization: server.auth });
+  await waitUntil(() => callbackOf(answer.body.lead_id)?.status === status);
+  return answer.body.lead_id;
+}
+
+let failing: string; // died after two 500s
+let gone: string; // died at once on 410
+beforeAll(async () => {
+  receiver.setBehaviour({ path: "/failing", status: 500, body: "down for\nmaintenance" });
+  receiver.setBehaviour({ path: "/gone", status: 410 });
+  [failing, gone] = await Promise.all([leadWithCallback("/failing", "dead"), leadWithCallback("/gone", "dead")]);
+});
+
+test("leads show lists every attempt: time, status code, duration, error and the answer's start", async () => {
+  const text = await cli(server.config.databasePath, "leads", "show", failing);
+  expect(text.out).toMatch(/^Attempts \(2\)\n  #1  \d{4}-\S+Z  HTTP 500  \d+ ms  error: HTTP 500\n      answer body: down for\\nmaintenance\n  #2 /m);
+  const detail = JSON.parse((await cli(server.config.databasePath, "leads", "show", failing, "--json")).out);
+  expect(detail.callback).toMatchObject({ status: "dead", attempt_count: 2, last_error: "HTTP 500" });
+  expect(detail.attempts).toEqual([1, 2].map((n) => ({ attempt_no: n, started_at: expect.stringMatching(/Z$/), status_code: 500, duration_ms: expect.any(Number), error: "HTTP 500", response_excerpt: "down for\nmaintenance" })));
+});
+
+test("list: most recently changed first, filtered by status, as a table or JSON", async () => {
+  const table = await callbacks("list", "--status", "dead");
+  expect(table.code).toBe(0);
+  expect(table.out).toMatch(/^UPDATED\s+ID\s+LEAD\s+VENDOR\s+STATUS\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR\s+URL$/m);
+  expect(table.out).toMatch(new RegExp(`^\\S+Z\\s+${callbackOf(failing).id}\\s+${failing}\\s+vendor-a\\s+dead\\s+2\\s+-\\s+HTTP 500\\s+http://127.0.0.1:\\d+/failing$`, "m"));
+  const listed = JSON.parse((await callbacks("list", "--status", "dead", "--json")).out) as { lead_id: string; status: string }[];
+  expect(listed.map((c) => c.lead_id).sort()).toEqual([failing, gone].sort());
+  expect((await callbacks("list", "--status", "held")).out).toBe("No callbacks.\n");
+});
+
+test("replay ID (a callback id or its lead's id) sends a dead callback again, with the same webhook-id", async () => {
+  receiver.resetBehaviour("/failing");
+  const callbackId = callbackOf(failing).id;
+  const replayed = await callbacks("replay", failing);
+  expect(replayed).toMatchObject({ code: 0, err: "" });
+  expect(replayed.out).toStartWith(`Queued callback ${callbackId} again;`);
+  await waitUntil(() => callbackOf(failing).status === "delivered");
+  expect(receiver.received("/failing").at(-1)!.headers["webhook-id"]).toBe(callbackId);
+  expect(JSON.parse((await cli(server.config.databasePath, "leads", "show", failing, "--json")).out).attempts).toHaveLength(3);
+  // A delivered callback can be sent again too.
+  expect((await callbacks("replay", callbackId)).code).toBe(0);
+});
+
+test("replay --dead [--since]: every dead callback, or those that died since a time; prints how many", async () => {
+  receiver.resetBehaviour("/gone");
+  expect(await callbacks("replay", "--dead", "--since", "2999-01-01T00:00:00Z")).toEqual({
+    code: 0,
+    out: "No dead callbacks that died since 2999-01-01T00:00:00.000Z; nothing was queued.\n",
+    err: "",
+  });
+  const replayed = await callbacks("replay", "--dead", "--since", "1h");
+  expect(replayed).toMatchObject({ code: 0, err: "" });
+  expect(replayed.out).toMatch(/^Queued 1 dead callback that died since \S+Z again;/);
+  await waitUntil(() => callbackOf(gone).status === "delivered");
+  expect(await callbacks("replay", "--dead")).toEqual({ code: 0, out: "No dead callbacks; nothing was queued.\n", err: "" });
+});
+
+test("replay: an unknown id, a callback still in the queue and bad arguments are errors with exit code 2", async () => {
+  expect(await callbacks("replay", "msg_nope")).toEqual({ code: 2, out: "", err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
+  const pending = await leadWithCallback("/later", "delivered");
+  server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ? WHERE lead_id = ?", [Date.now() + 3_600_000, pending]);
+  expect(await callbacks("replay", pending)).toMatchObject({ code: 2, err: expect.stringContaining("is pending: only dead or delivered callbacks can be replayed") });
+  expect(await callbacks("replay")).toMatchObject({ code: 2, err: expect.stringContaining("Give either a callback ID or --dead") });
+  expect(await callbacks("replay", pending, "--dead")).toMatchObject({ code: 2, err: expect.stringContaining("Give either a callback ID or --dead") });
+  expect(await callbacks("replay", pending, "--since", "1h")).toMatchObject({ code: 2, err: expect.stringContaining("--since goes with --dead") });
+  expect(await callbacks("replay", "--dead", "--since", "yesterday")).toMatchObject({ code: 2, err: expect.stringContaining("--since must be a duration") });
+});

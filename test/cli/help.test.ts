@@ -1,0 +1,64 @@
+// Every command and subcommand answers --help (exit 0, on stdout); wrong usage is exit 2 with the
+// reason and the usage on stderr.
+import { afterAll, expect, test } from "bun:test";
+import { cli, emptyDatabase, run } from "./run.ts";
+
+const database = emptyDatabase();
+afterAll(() => database.cleanup());
+
+const SUBCOMMANDS: Record<string, string[]> = {
+  vendors: ["add", "list", "disable", "enable", "rotate-password", "rotate-secret"],
+  suppress: ["add", "remove", "list", "import"],
+  leads: ["list", "show", "decide"],
+  callbacks: ["list", "replay"],
+};
+
+test("--help lists every command; each command and subcommand has its own --help", async () => {
+  const top = await run(["--help"]);
+  expect(top.code).toBe(0);
+  for (const command of ["serve", "migrate", ...Object.keys(SUBCOMMANDS), "mock-receiver"]) expect(top.out).toContain(`  ${command} `);
+
+  const simple = await Promise.all(["serve", "migrate", "mock-receiver"].map((command) => run([command, "--help"])));
+  for (const answer of simple) expect(answer).toMatchObject({ code: 0, out: expect.stringContaining("Usage"), err: "" });
+
+  const groups = Object.entries(SUBCOMMANDS);
+  const groupHelp = await Promise.all(groups.map(([group]) => run([group, "--help"])));
+  groups.forEach(([group, subs], i) => {
+    expect(groupHelp[i]!.code).toBe(0);
+    for (const sub of subs) expect(groupHelp[i]!.out).toContain(`lead-ingress ${group} ${sub}`);
+  });
+
+  const pairs = groups.flatMap(([group, subs]) => subs.map((sub) => [group, sub] as const));
+  const subHelp = await Promise.all(pairs.map(([group, sub]) => run([group, sub, "--help"])));
+  pairs.forEach(([group, sub], i) => {
+    const { code, out, err } = subHelp[i]!;
+    expect({ code, err }).toEqual({ code: 0, err: "" });
+    expect(out).toContain(`Usage:\n  lead-ingress ${group} ${sub}`);
+    expect(out).toContain("--database FILE");
+  });
+});
+
+test("unknown commands, missing and extra arguments are usage errors: exit 2, message and usage on stderr", async () => {
+  const [unknown, unknownSub, noSub, missing, extra, badLimit, badStatus] = await Promise.all([
+    run(["frobnicate"]),
+    cli(database.path, "vendors", "frobnicate"),
+    cli(database.path, "suppress"),
+    cli(database.path, "vendors", "disable"),
+    cli(database.path, "vendors", "list", "surplus"),
+    cli(database.path, "leads", "list", "--limit", "0"),
+    cli(database.path, "callbacks", "list", "--status", "lost"),
+  ]);
+  expect(unknown).toMatchObject({ code: 2, out: "", err: expect.stringContaining("Unknown command: frobnicate") });
+  expect(unknownSub).toMatchObject({ code: 2, out: "", err: expect.stringContaining("Unknown command: vendors frobnicate") });
+  expect(noSub).toMatchObject({ code: 2, out: "", err: expect.stringContaining("lead-ingress suppress import FILE.csv") });
+  expect(missing).toMatchObject({ code: 2, out: "", err: expect.stringContaining("Missing NAME\n\nUsage:\n  lead-ingress vendors disable NAME") });
+  expect(extra).toMatchObject({ code: 2, err: expect.stringContaining("Unexpected argument(s): surplus") });
+  expect(badLimit).toMatchObject({ code: 2, err: expect.stringContaining("--limit: expected a whole number from 1 to 1000000") });
+  expect(badStatus).toMatchObject({ code: 2, err: expect.stringContaining("--status must be one of held, pending, delivered, dead") });
+});
+
+test("an operator command never creates a database: a wrong path is an error, not an empty list", async () => {
+  const answer = await cli(`${database.path}.missing`, "vendors", "list");
+  expect(answer).toMatchObject({ code: 2, out: "", err: expect.stringContaining(`No database at ${database.path}.missing`) });
+  expect(await Bun.file(`${database.path}.missing`).exists()).toBe(false);
+});
