@@ -48,6 +48,10 @@ export function createIntakeStore(db: Db) {
     })
     .prepare();
 
+  const purgeKeys = db
+    .delete(idempotencyKeys)
+    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.createdAt} < ${p("cutoff")} LIMIT ${p("limit")})`)
+    .prepare();
   const insertLead = db.insert(leads).values(everyColumn(leads) as never).prepare();
   const insertCallback = db.insert(callbacks).values(everyColumn(callbacks) as never).prepare();
 
@@ -58,6 +62,8 @@ export function createIntakeStore(db: Db) {
     claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => changedRows(claim.run({ phone, leadId, now, cutoff })) === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
     saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
+    /** Forgets up to `limit` keys older than `cutoff`; returns how many went. */
+    purgeIdempotencyKeys: (cutoff: number, limit: number) => changedRows(purgeKeys.run({ cutoff, limit })),
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
     findLead: (leadId: string, vendorId: string) =>

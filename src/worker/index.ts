@@ -1,9 +1,12 @@
-// The in-process worker: one loop, two jobs (decide final results, deliver callbacks).
-import type { Database } from "bun:sqlite";
+// The in-process worker: one loop, two jobs (decide final results, deliver callbacks), plus
+// housekeeping.
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
 import { createCallbackQueue } from "../callbacks/queue.ts";
 import type { Config } from "../config/index.ts";
+import type { DatabaseHandle } from "../db/client.ts";
+import { createIntakeStore } from "../intake/store.ts";
+import { createMaintenanceJob } from "./maintenance.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
@@ -14,7 +17,7 @@ import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
   config: Config;
-  sqlite: Database;
+  database: DatabaseHandle;
   commit: GroupCommitter;
   log: Logger;
   metrics: Metrics;
@@ -35,7 +38,7 @@ export function startWorker(deps: WorkerDeps): Worker {
   const { config, log } = deps;
   const clock = deps.clock ?? Date.now;
   const decisions = createFinalResultJob({
-    store: createFinalResultStore(deps.sqlite),
+    store: createFinalResultStore(deps.database.sqlite),
     commit: deps.commit,
     clock,
     log,
@@ -47,7 +50,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({
-    queue: createCallbackQueue(deps.sqlite),
+    queue: createCallbackQueue(deps.database.sqlite),
     commit: deps.commit,
     clock,
     log,
@@ -58,10 +61,11 @@ export function startWorker(deps: WorkerDeps): Worker {
     onSettled: () => loop.wake(),
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
+  const maintenance = createMaintenanceJob({ commit: deps.commit, store: createIntakeStore(deps.database.db), clock });
   const reportError = (error: unknown) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   // The two jobs run side by side: one failing (a locked database, say) does not stop the other.
   const tick = async () => {
-    const results = await Promise.allSettled([decisions.runOnce(), deliveries.fill()]);
+    const results = await Promise.allSettled([decisions.runOnce(), deliveries.fill(), maintenance.runOnce()]);
     let busy = false;
     for (const result of results) {
       if (result.status === "rejected") reportError(result.reason);

@@ -1,0 +1,22 @@
+// Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
+// then deleted in small chunks so no transaction holds the write lock for long.
+import type { GroupCommitter } from "../db/group-commit.ts";
+import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
+import type { IntakeStore } from "../intake/store.ts";
+
+const CHUNK = 5_000;
+const EVERY_MS = 60_000;
+
+export function createMaintenanceJob(deps: { commit: GroupCommitter; store: Pick<IntakeStore, "purgeIdempotencyKeys">; clock: () => number }) {
+  let lastFinished = -Infinity;
+  return {
+    /** Deletes one chunk of expired keys when due; a full chunk means more remain (so: busy). */
+    async runOnce(): Promise<number> {
+      const now = deps.clock();
+      if (now - lastFinished < EVERY_MS) return 0;
+      const deleted = await deps.commit.run(() => deps.store.purgeIdempotencyKeys(now - IDEMPOTENCY_TTL_MS, CHUNK));
+      if (deleted < CHUNK) lastFinished = now;
+      return deleted;
+    },
+  };
+}
