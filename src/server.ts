@@ -22,11 +22,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const metrics = createMetrics();
   const { app, intake } = createApp({ config, database, log, metrics });
-  const worker = config.worker ? startWorker({ config, sqlite: database.sqlite, commit: intake.commit, log, metrics }) : null;
+  let server: Bun.Server<unknown> | undefined;
+  const foregroundLoad = () => server?.pendingRequests ?? 0;
+  const worker = config.worker ? startWorker({ config, database, commit: intake.commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
-  const server = Bun.serve({
+  server = Bun.serve({
     hostname: config.host,
     port: config.port,
     // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never

@@ -1,7 +1,7 @@
 // The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
 // deliveries share one transaction.
-import type { GroupCommitter } from "../db/group-commit.ts";
+import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
 import type { Logger } from "../log/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -15,7 +15,8 @@ export interface DeliveryJobDeps {
   log: Logger;
   attempt: (callback: DueCallback) => Promise<AttemptResult>;
   backoff: BackoffOptions;
-  concurrency: number;
+  /** Deliveries in flight at most; read on every claim, so it can follow the service's load. */
+  concurrency: () => number;
   leaseMs: number;
   /** Called when a delivery finishes, so the loop can claim more. */
   onSettled: () => void;
@@ -31,7 +32,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const attemptNo = callback.attempt_count + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
-    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback.id, token, result, step, now));
+    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback.id, token, result, step, now), BACKGROUND);
     deps.onAttempt(kept ? step.kind : "lease_lost");
     deps.log.info("callback_attempt", {
       callback_id: callback.id,
@@ -47,10 +48,10 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
   return {
     /** Claims as many due callbacks as there are free slots and starts them; returns how many. */
     async fill(): Promise<number> {
-      const free = deps.concurrency - inFlight.size;
+      const free = deps.concurrency() - inFlight.size;
       if (free <= 0) return 0;
       const token = crypto.randomUUID();
-      const due = await deps.commit.run(() => deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token));
+      const due = await deps.commit.run(() => deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token), BACKGROUND);
       for (const callback of due) {
         // Keyed by id and token: a delivery whose lease expired may still be running when its
         // callback is claimed again, and each must account for itself.

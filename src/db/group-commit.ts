@@ -6,14 +6,22 @@
 // own promise; the others still commit. A failed COMMIT rejects every write of the batch, so no
 // caller is told "stored" for something that is not on disk.
 //
+// Background writes (the worker's claims and outcomes) do not start a batch of their own at once:
+// they wait up to BACKGROUND_DELAY_MS for a foreground (intake) batch to ride along with. Measured
+// with intake under load, per-delivery commits added about a thousand fsyncs a second and halved
+// intake; riding along adds none.
+//
 // When another process holds the write lock, BEGIN fails fast (the server's busy timeout is short)
 // and the batch is retried on a timer, so the event loop keeps serving; after `busyBudgetMs` the
 // batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
 import type { Database } from "bun:sqlite";
 
 export interface GroupCommitter {
-  /** Runs `write` inside the next batch transaction; resolves after that transaction commits. */
-  run<T>(write: () => T): Promise<T>;
+  /**
+   * Runs `write` inside the next batch transaction; resolves after that transaction commits.
+   * `background` writes may wait a few milliseconds to share a batch with foreground ones.
+   */
+  run<T>(write: () => T, options?: { background?: boolean }): Promise<T>;
   /** Resolves when every write handed in so far has settled (for shutdown). */
   drain(): Promise<void>;
 }
@@ -23,6 +31,11 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+const BACKGROUND_DELAY_MS = 5;
+
+/** The options of a background write: `commit.run(write, BACKGROUND)`. */
+export const BACKGROUND = { background: true } as const;
 
 const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === "SQLITE_BUSY";
 
@@ -36,6 +49,8 @@ export function createGroupCommitter(sqlite: Database, options: { busyBudgetMs?:
   const rollbackTo = sqlite.prepare("ROLLBACK TO write");
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
+  /** Set while the scheduled flush waits on a timer (background writes, or a busy retry). */
+  let timer: { handle: Timer; go: () => void } | null = null;
   let busySince: number | null = null;
 
   function runOne(pending: Pending): { ok: true; value: unknown } | { ok: false; error: unknown } {
@@ -87,25 +102,34 @@ export function createGroupCommitter(sqlite: Database, options: { busyBudgetMs?:
   }
 
   function schedule(delayMs: number | null) {
+    // A foreground write arriving while a background flush waits on its timer flushes now.
+    if (delayMs === null && timer !== null && busySince === null) {
+      clearTimeout(timer.handle);
+      const { go } = timer;
+      timer = null;
+      setImmediate(go);
+      return;
+    }
     flushing ??= new Promise((done) => {
-      // setImmediate, not a microtask: it lets the other requests already read in this turn of
-      // the event loop join the batch.
       const go = () => {
+        timer = null;
         flushing = null;
         const retryIn = flush();
         done();
         if (retryIn !== null) schedule(retryIn);
       };
+      // setImmediate, not a microtask: it lets the other requests already read in this turn of
+      // the event loop join the batch.
       if (delayMs === null) setImmediate(go);
-      else setTimeout(go, delayMs);
+      else timer = { handle: setTimeout(go, delayMs), go };
     });
   }
 
   return {
-    run<T>(write: () => T) {
+    run<T>(write: () => T, options: { background?: boolean } = {}) {
       return new Promise<T>((resolve, reject) => {
         queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
-        schedule(null);
+        schedule(options.background ? BACKGROUND_DELAY_MS : null);
       });
     },
     async drain() {

@@ -1,7 +1,7 @@
 // The worker's first job: leads whose hold is over get their post-posting checks and move once to
 // accepted or rejected; the callback row is released for delivery in the same transaction.
 import { callbackPayload } from "../callbacks/payload.ts";
-import type { GroupCommitter } from "../db/group-commit.ts";
+import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
 import { maskPhone, type Logger } from "../log/index.ts";
 import { certificateCheckMatters, decideFinalResult, type PostPostingChecks } from "./decide.ts";
 import type { DueLead, FinalResultStore } from "./store.ts";
@@ -54,10 +54,10 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     /** Decides one batch of due leads; resolves to how many were claimed. */
     async runOnce(): Promise<number> {
       const token = crypto.randomUUID();
-      const due = await deps.commit.run(() => store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token));
+      const due = await deps.commit.run(() => store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
-      await Promise.all(due.map((lead, i) => deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!))));
+      await Promise.all(due.map((lead, i) => deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!), BACKGROUND)));
       return due.length;
     },
   };

@@ -21,6 +21,8 @@ export interface WorkerDeps {
   commit: GroupCommitter;
   log: Logger;
   metrics: Metrics;
+  /** HTTP requests in flight now (the foreground the worker yields to). */
+  foregroundLoad: () => number;
   clock?: () => number;
 }
 
@@ -31,6 +33,7 @@ export interface Worker {
 }
 
 const DECISION_BATCH = 256;
+const BUSY_CONCURRENCY = 4;
 // A lease outlives the work it covers by a margin, so only a dead worker's claims expire.
 const LEASE_MARGIN_MS = 5_000;
 
@@ -56,7 +59,9 @@ export function startWorker(deps: WorkerDeps): Worker {
     log,
     attempt: (callback) => attemptDelivery(callback, { allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.callbackTimeoutMs, clock }),
     backoff: { scheduleMs: config.callbackRetrySchedule, scale: config.callbackRetryScale },
-    concurrency: config.callbackConcurrency,
+    // Intake comes first: while HTTP requests are in flight, deliveries share the event loop
+    // sparingly; when intake is idle they run at full concurrency.
+    concurrency: () => (deps.foregroundLoad() > 0 ? Math.min(BUSY_CONCURRENCY, config.callbackConcurrency) : config.callbackConcurrency),
     leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
     onSettled: () => loop.wake(),
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),

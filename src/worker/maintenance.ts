@@ -1,6 +1,6 @@
 // Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
 // then deleted in small chunks so no transaction holds the write lock for long.
-import type { GroupCommitter } from "../db/group-commit.ts";
+import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
 import type { IntakeStore } from "../intake/store.ts";
 
@@ -14,7 +14,7 @@ export function createMaintenanceJob(deps: { commit: GroupCommitter; store: Pick
     async runOnce(): Promise<number> {
       const now = deps.clock();
       if (now - lastFinished < EVERY_MS) return 0;
-      const deleted = await deps.commit.run(() => deps.store.purgeIdempotencyKeys(now - IDEMPOTENCY_TTL_MS, CHUNK));
+      const deleted = await deps.commit.run(() => deps.store.purgeIdempotencyKeys(now - IDEMPOTENCY_TTL_MS, CHUNK), BACKGROUND);
       if (deleted < CHUNK) lastFinished = now;
       return deleted;
     },

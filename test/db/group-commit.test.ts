@@ -209,3 +209,39 @@ test("a write that returns a promise is refused: no async work inside a transact
   await expect(createGroupCommitter(handle.sqlite).run(async () => 1)).rejects.toThrow("must be synchronous");
   handle.close();
 });
+
+describe("background writes", () => {
+  const flushCount = (handle: ReturnType<typeof openDatabase>) => {
+    let commits = 0;
+    const original = handle.sqlite.prepare.bind(handle.sqlite);
+    // Count COMMITs by wrapping the statement the committer prepares for them.
+    handle.sqlite.prepare = ((sql: string) => {
+      const statement = original(sql);
+      if (sql !== "COMMIT") return statement;
+      const run = statement.run.bind(statement);
+      statement.run = ((...args: never[]) => (commits++, run(...args))) as typeof statement.run;
+      return statement;
+    }) as typeof handle.sqlite.prepare;
+    return () => commits;
+  };
+
+  test("ride along with a foreground batch that arrives meanwhile: one commit for both", async () => {
+    const handle = openDatabase(":memory:");
+    const commits = flushCount(handle);
+    const committer = createGroupCommitter(handle.sqlite);
+    const background = committer.run(() => "background", { background: true });
+    await Bun.sleep(1);
+    const foreground = committer.run(() => "foreground");
+    expect(await Promise.all([background, foreground])).toEqual(["background", "foreground"]);
+    expect(commits()).toBe(1);
+    handle.close();
+  });
+
+  test("still commit on their own, shortly, when nothing else comes", async () => {
+    const handle = openDatabase(":memory:");
+    const commits = flushCount(handle);
+    expect(await createGroupCommitter(handle.sqlite).run(() => 42, { background: true })).toBe(42);
+    expect(commits()).toBe(1);
+    handle.close();
+  });
+});
