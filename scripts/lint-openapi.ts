@@ -10,6 +10,7 @@ import { openDatabase } from "../src/db/client.ts";
 import { createApp } from "../src/http/app.ts";
 import { createLogger } from "../src/log/index.ts";
 import { createMetrics } from "../src/metrics/index.ts";
+import { createGroupCommitter } from "../src/db/group-commit.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const LINT_TIMEOUT_MS = 120_000;
@@ -23,7 +24,7 @@ async function fetchDocument(baseUrl: string | undefined): Promise<string> {
   // The real app on a throwaway in-memory database: no port, no files.
   const database = openDatabase(":memory:");
   try {
-    const { app } = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, database, log: createLogger("silent"), metrics: createMetrics() });
+    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, database, log: createLogger("silent"), metrics: createMetrics(), commit: createGroupCommitter(database.sqlite) });
     return await (await app.handle(new Request("http://localhost/swagger/json"))).text();
   } finally {
     database.close();

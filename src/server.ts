@@ -2,6 +2,7 @@
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { routableRequest } from "./http/routable-url.ts";
@@ -21,10 +22,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const metrics = createMetrics();
-  const { app, intake } = createApp({ config, database, log, metrics });
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
-  const worker = config.worker ? startWorker({ config, database, commit: intake.commit, log, metrics, foregroundLoad }) : null;
+  const commit = createGroupCommitter(database.sqlite, { foregroundBusy: () => foregroundLoad() > 0 });
+  const app = createApp({ config, database, log, metrics, commit });
+  const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
@@ -63,7 +65,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         // stops claiming new work at once.
         const deadline = Date.now() + config.shutdownTimeoutMs;
         const [httpTimedOut] = await Promise.all([stopHttp(server, deadline), worker?.stop(Math.max(0, deadline - Date.now()))]);
-        await intake.commit.drain();
+        await commit.drain();
         database.close();
         log.info("stopped", { timed_out: httpTimedOut });
       })();

@@ -4,7 +4,7 @@ import { createAuthenticator } from "../auth/authenticator.ts";
 import { createRateLimiter } from "../auth/rate-limit.ts";
 import type { Config } from "../config/index.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import { createGroupCommitter } from "../db/group-commit.ts";
+import type { GroupCommitter } from "../db/group-commit.ts";
 import { apiDocs } from "../docs/index.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { intakeRoutes } from "../intake/routes.ts";
@@ -22,6 +22,8 @@ export interface AppDeps {
   database: DatabaseHandle;
   log: Logger;
   metrics: Metrics;
+  /** The one group committer of the process (the worker writes through it too). */
+  commit: GroupCommitter;
   clock?: () => number;
 }
 
@@ -36,7 +38,7 @@ export function createApp(deps: AppDeps) {
   });
   const intake: IntakeDeps = {
     store,
-    commit: createGroupCommitter(database.sqlite),
+    commit: deps.commit,
     duplicateWindowMs: config.duplicateWindowMs,
     holdPeriodMs: config.holdPeriodMs,
     clock,
@@ -58,7 +60,7 @@ export function createApp(deps: AppDeps) {
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none" });
 
   const allowedMethods = (path: string) => app.routes.filter((route) => routeMatches(route.path, path)).map((route) => route.method);
-  return { app, intake };
+  return app;
 }
 
 /**

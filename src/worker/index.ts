@@ -68,9 +68,19 @@ export function startWorker(deps: WorkerDeps): Worker {
   });
   const maintenance = createMaintenanceJob({ commit: deps.commit, store: createIntakeStore(deps.database.db), clock });
   const reportError = (error: unknown) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-  // The two jobs run side by side: one failing (a locked database, say) does not stop the other.
+  // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at
+  // once again while it keeps finding due leads), not on every such wake-up: the claim is a write.
+  let decideNextAt = 0;
+  const decideIfDue = async () => {
+    const now = clock();
+    if (now < decideNextAt) return 0;
+    const decided = await decisions.runOnce();
+    decideNextAt = decided > 0 ? 0 : now + config.workerPollIntervalMs;
+    return decided;
+  };
+  // The jobs run side by side: one failing (a locked database, say) does not stop the others.
   const tick = async () => {
-    const results = await Promise.allSettled([decisions.runOnce(), deliveries.fill(), maintenance.runOnce()]);
+    const results = await Promise.allSettled([decideIfDue(), deliveries.fill(), maintenance.runOnce()]);
     let busy = false;
     for (const result of results) {
       if (result.status === "rejected") reportError(result.reason);

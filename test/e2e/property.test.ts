@@ -6,19 +6,20 @@ import { createVendor } from "../../src/auth/vendors.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
+import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { validLead } from "../helpers/leads.ts";
 import { basicAuth } from "../helpers/server.ts";
 
 let database: DatabaseHandle;
-let app: ReturnType<typeof createApp>["app"];
+let app: ReturnType<typeof createApp>;
 const authorization = basicAuth("prop-vendor", "prop-password");
 
 beforeAll(async () => {
   database = openDatabase(":memory:");
   await createVendor(database.db, "prop-vendor", "prop-password");
-  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent"), metrics: createMetrics() }).app;
+  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent"), metrics: createMetrics(), commit: createGroupCommitter(database.sqlite) });
 });
 afterAll(() => database.close());
 
