@@ -28,6 +28,9 @@ export interface LoadResult {
   durationSec: number;
   phonesUsed: number;
   phonesUsedMeasured: number;
+  /** Epoch ms when the measured run started and ended (after the warm-up). */
+  measuredFrom: number;
+  measuredTo: number;
 }
 
 const LOAD_SCRIPT = new URL("./load.mjs", import.meta.url).pathname;

@@ -60,7 +60,9 @@ async function run(seconds, onResponse) {
 
 if (warmup > 0) await run(warmup);
 const usedBefore = sent;
+const measuredFrom = Date.now();
 const result = await run(duration, record);
+const measuredTo = Date.now();
 const sorted = latencies.subarray(0, Math.min(seen, CAPACITY)).sort();
 
 const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
@@ -78,6 +80,9 @@ console.log(
     durationSec: result.duration,
     phonesUsed: options.template ? sent : 0,
     phonesUsedMeasured: options.template ? sent - usedBefore : 0,
+    // Wall-clock bounds (epoch ms) of the measured run, to line it up with what the server did meanwhile.
+    measuredFrom,
+    measuredTo,
   }),
 );
 process.exit(0);

@@ -10,35 +10,26 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingBody, validLeadTemplate } from "./bodies.ts";
 import { killLoad, runLoad, type LoadOptions } from "./drive.ts";
-import { PHONE_SPACE } from "./phones.mjs";
 import { checkScenario, printRatios, printTable, writeJson, type Ratio, type ScenarioResult } from "./report.ts";
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
+import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
 const quick = env.BENCH_QUICK === "1";
-const duration = quick ? 2 : positive(env.BENCH_DURATION, 10);
+const duration = quick ? 2 : positiveInteger(env.BENCH_DURATION, 10, 3600);
 const warmup = quick ? 1 : 3;
-const connections = positive(env.BENCH_CONNECTIONS, 50);
+const connections = positiveInteger(env.BENCH_CONNECTIONS, 50, 3600);
 const seedCount = quick ? 20_000 : 1_000_000;
 const binaryIndex = process.argv.indexOf("--binary");
 const binaryArg = binaryIndex >= 0 ? process.argv[binaryIndex + 1] : undefined;
 if (binaryIndex >= 0 && !binaryArg) throw new Error("--binary needs a path");
 const binary = binaryArg ? resolve(binaryArg) : undefined;
 
-function positive(raw: string | undefined, fallback: number): number {
-  const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n <= 0 || n > 3600) throw new Error(`expected an integer from 1 to 3600, got ${raw}`);
-  return n;
-}
 
-// Phone numbers come from three disjoint blocks of phones.mjs, so the seeded leads never collide
-// with the ones scenarios send. A random base per run means two runs never send the same numbers.
-const BLOCK = 40_000_000;
-const phoneBase = Math.floor(Math.random() * PHONE_SPACE);
-const phoneBlocks = { accept: phoneBase, seed: phoneBase + BLOCK, acceptLarge: phoneBase + 2 * BLOCK };
+const phoneBlocks = makePhoneBlocks("accept", "seed", "acceptLarge");
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-"));
 const databasePath = join(tmp, "bench.db");
@@ -71,9 +62,9 @@ async function scenario(
     url: server.url, path, connections, duration, warmup,
     headers: { authorization: basicAuth("bench", "bench-password") },
     ...body,
-    ...(body.template ? { slot: PHONE_SLOT, phoneCount: BLOCK } : {}),
+    ...(body.template ? { slot: PHONE_SLOT, phoneCount: PHONE_BLOCK } : {}),
   });
-  if (result.phonesUsed >= BLOCK) throw new Error(`${title}: used ${result.phonesUsed} phones, more than a block holds`);
+  if (result.phonesUsed >= PHONE_BLOCK) throw new Error(`${title}: used ${result.phonesUsed} phones, more than a block holds`);
   console.log(`  ${title}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`);
   return { key, title, expectStatus, result };
 }

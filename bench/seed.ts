@@ -1,9 +1,11 @@
 // Fills the service's SQLite file with stored leads while the server is stopped, so the accept
 // path can be measured against a realistically large database. Every row looks like one the
 // service itself writes for an accepted lead: a `leads` row, its `phone_claims` row and its
-// `held` callback.
+// `held` callback. With `decided`, the rows look like the worker's output instead: the lead is
+// `accepted` and its callback `pending`, due now, with the payload the worker would have built.
 import { Database } from "bun:sqlite";
 import { closeSync, fsyncSync, openSync } from "node:fs";
+import { callbackPayload } from "../src/callbacks/payload.ts";
 import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
 
@@ -15,7 +17,13 @@ const LEAD_COLUMNS = [
   "email", "extra_data", "raw_request", "status", "created_at", "decide_after", "decided_at", "rejection_reason",
   "operator_decision", "operator_reason", "locked_until", "claim_token",
 ];
-const CALLBACK_COLUMNS = ["id", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "created_at", "updated_at"];
+const CALLBACK_COLUMNS = ["id", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "next_attempt_at", "created_at", "updated_at"];
+const HOLD_MS = 3_600_000; // the bench server's --hold-period
+
+export interface DecidedSeed {
+  /** Where every callback goes (the mock receiver). */
+  callbackUrl: string;
+}
 
 const insertSql = (table: string, columns: string[]) =>
   `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
@@ -24,7 +32,7 @@ const insertSql = (table: string, columns: string[]) =>
  * Inserts `count` leads whose phones are indexes phoneStart … phoneStart+count-1 of phones.mjs.
  * Returns the time it took in milliseconds.
  */
-export function seedLeads(databasePath: string, count: number, phoneStart: number): number {
+export function seedLeads(databasePath: string, count: number, phoneStart: number, decided?: DecidedSeed): number {
   const started = performance.now();
   const sqlite = new Database(databasePath);
   try {
@@ -39,23 +47,31 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
     const callback = sqlite.prepare(insertSql("callbacks", CALLBACK_COLUMNS));
     const [rawBefore, rawAfter] = validLeadTemplate.split(PHONE_SLOT) as [string, string];
     // Created over the last `count` milliseconds and decided an hour later (the bench's hold period),
-    // so every seeded lead is still pending and nothing starts deciding them mid-run.
-    const firstCreatedAt = Date.now() - count;
+    // so every seeded lead is still pending and nothing starts deciding them mid-run. Decided leads
+    // were created two hours earlier: their hold is over and their callbacks are due.
+    const firstCreatedAt = Date.now() - count - (decided ? 2 * HOLD_MS : 0);
 
     const insertBatch = sqlite.transaction((from: number, to: number) => {
       for (let i = from; i < to; i++) {
         const createdAt = firstCreatedAt + i;
         const id = Bun.randomUUIDv7("hex", createdAt);
         const phone = e164Phone(phoneStart + i);
+        const url = decided?.callbackUrl ?? "https://vendor.example.com/callback";
+        const decidedAt = decided ? createdAt + HOLD_MS : null;
         lead.run(
           id, vendor.id, phone, "Jane Doe", "NY", "New York", "10001", "1 Main St", "https://cert.example.com/abc", "Jane Doe",
-          "ConEd", "https://vendor.example.com/callback", "1 Main St", "New York", "10001", "NY", "bench",
-          "jane@example.com", null, rawBefore + formattedPhone(phoneStart + i) + rawAfter, "pending", createdAt,
-          createdAt + 3_600_000, null, null, null, null, null, null,
+          "ConEd", url, "1 Main St", "New York", "10001", "NY", "bench",
+          "jane@example.com", null, rawBefore + formattedPhone(phoneStart + i) + rawAfter, decided ? "accepted" : "pending", createdAt,
+          createdAt + HOLD_MS, decidedAt, null, null, null, null, null,
         );
-        claim.run(phone, id, createdAt);
+        // An accepted lead's claim is renewed at its decision, as the worker does.
+        claim.run(phone, id, decidedAt ?? createdAt);
         const callbackId = `msg_${Bun.randomUUIDv7("hex", createdAt).replaceAll("-", "")}`;
-        callback.run(callbackId, id, vendor.id, "https://vendor.example.com/callback", "held", null, 0, createdAt, createdAt);
+        if (decidedAt === null) callback.run(callbackId, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
+        else {
+          const payload = callbackPayload({ id, phone_e164: phone, vendor_campaign_name: "bench" }, { status: "accepted" }, decidedAt);
+          callback.run(callbackId, id, vendor.id, url, "pending", payload, 0, decidedAt, createdAt, decidedAt);
+        }
       }
     });
     for (let from = 0; from < count; from += BATCH) insertBatch(from, Math.min(count, from + BATCH));

@@ -8,10 +8,15 @@ export interface ServerOptions {
   databasePath: string;
   logPath: string;
   repoDir: string;
+  /** Flags after the bench's own (a later flag wins), e.g. ["--worker", "false"]. */
+  flags?: string[];
+  /** Bun options before the script, e.g. ["--cpu-prof-md"] (ignored with a binary). */
+  bunFlags?: string[];
 }
 
 export interface BenchServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -31,46 +36,46 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const flags = [
     "serve", "--port", String(port), "--host", "127.0.0.1", "--database", options.databasePath,
     "--bootstrap-vendor", "bench:bench-password", "--rate-limit", "0", "--bench-noop-route",
-    "--hold-period", "1h", "--log-level", "info",
+    "--hold-period", "1h", "--log-level", "info", ...(options.flags ?? []),
   ];
-  const command = options.binary ? [options.binary, ...flags] : [process.execPath, "src/main.ts", ...flags];
+  const command = options.binary ? [options.binary, ...flags] : [process.execPath, ...(options.bunFlags ?? []), "src/main.ts", ...flags];
   // One log file across restarts (appended), so a failed start can be diagnosed afterwards.
   const log = openSync(options.logPath, "a");
   const child = Bun.spawn(command, { cwd: options.repoDir, stdout: log, stderr: log, stdin: "ignore" });
   closeSync(log); // the child holds its own copy
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(url, child);
+    await waitUntilReady(`${url}/readyz`, child);
   } catch (error) {
     await stopChild(child);
     throw error;
   }
-  return { url, stop: () => stopChild(child) };
+  return { url, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** Polls GET /readyz until it answers 200; fails if the process exits or time runs out. */
-async function waitUntilReady(url: string, child: Subprocess): Promise<void> {
+/** Polls GET `readyUrl` until it answers 200; fails if the process exits or time runs out. */
+export async function waitUntilReady(readyUrl: string, child: Subprocess): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null) throw new Error(`${readyUrl}: process exited with code ${child.exitCode} before it was ready`);
     try {
-      const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) });
+      const response = await fetch(readyUrl, { signal: AbortSignal.timeout(1_000) });
       if (response.status === 200) return;
     } catch {
       // Not listening yet.
     }
     await Bun.sleep(100);
   }
-  throw new Error(`server not ready after ${READY_TIMEOUT_MS} ms`);
+  throw new Error(`${readyUrl}: not ready after ${READY_TIMEOUT_MS} ms`);
 }
 
 /** SIGTERM (the service's clean shutdown), then SIGKILL if it does not exit in time. */
-async function stopChild(child: Subprocess): Promise<void> {
+export async function stopChild(child: Subprocess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill("SIGTERM");
   const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(STOP_TIMEOUT_MS).then(() => false)]);
   if (!exited) {
-    console.error(`server did not stop within ${STOP_TIMEOUT_MS} ms of SIGTERM; killing it`);
+    console.error(`process ${child.pid} did not stop within ${STOP_TIMEOUT_MS} ms of SIGTERM; killing it`);
     child.kill("SIGKILL");
     await child.exited;
   }

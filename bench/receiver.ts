@@ -1,0 +1,66 @@
+// Runs the mock vendor receiver (`bun src/main.ts mock-receiver`) as its own process for the
+// callbacks benchmark, and reads back its log: one JSON line per callback received.
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { freePort, stopChild, waitUntilReady } from "./server.ts";
+
+export interface BenchReceiver {
+  url: string;
+  pid: number;
+  /** Forgets the callbacks it keeps in memory (its log keeps them all), so memory stays bounded. */
+  clear(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ReceiverLog {
+  received: number;
+  distinctIds: number;
+  /** Callbacks whose signature the receiver checked (all of them when it had the secret), and the valid ones. */
+  signaturesChecked: number;
+  signaturesValid: number;
+  /** Answers other than 200 (there should be none: the receiver answers 200 at once). */
+  non200: number;
+}
+
+/** Starts the receiver on a free loopback port; with `secret` it verifies every signature. */
+export async function startReceiver(options: { repoDir: string; logPath: string; secret?: string }): Promise<BenchReceiver> {
+  const port = freePort();
+  const secretFlags = options.secret ? ["--secret", options.secret] : [];
+  const log = openSync(options.logPath, "w");
+  const child = Bun.spawn([process.execPath, "src/main.ts", "mock-receiver", "--port", String(port), "--host", "127.0.0.1", ...secretFlags], {
+    cwd: options.repoDir, stdout: log, stderr: log, stdin: "ignore",
+  });
+  closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(`${url}/_mock/behaviour`, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return {
+    url,
+    pid: child.pid,
+    async clear() {
+      await fetch(`${url}/_mock/callbacks`, { method: "DELETE", signal: AbortSignal.timeout(5_000) });
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+/** Counts the callback_received lines of a stopped receiver's log. */
+export function readReceiverLog(logPath: string): ReceiverLog {
+  const ids = new Set<string>();
+  const out: ReceiverLog = { received: 0, distinctIds: 0, signaturesChecked: 0, signaturesValid: 0, non200: 0 };
+  for (const line of readFileSync(logPath, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const entry = JSON.parse(line) as { event?: string; webhook_id?: string | null; signature_valid?: boolean | null; answer?: unknown };
+    if (entry.event !== "callback_received") continue;
+    out.received++;
+    if (entry.webhook_id) ids.add(entry.webhook_id);
+    if (entry.signature_valid !== null && entry.signature_valid !== undefined) out.signaturesChecked++;
+    if (entry.signature_valid === true) out.signaturesValid++;
+    if (entry.answer !== 200) out.non200++;
+  }
+  out.distinctIds = ids.size;
+  return out;
+}

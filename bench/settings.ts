@@ -1,0 +1,20 @@
+// Settings shared by the benchmarks.
+import { PHONE_SPACE } from "./phones.mjs";
+
+/** An environment setting that must be a whole number from 1 to `max`. */
+export function positiveInteger(raw: string | undefined, fallback: number, max: number): number {
+  const n = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n <= 0 || n > max) throw new Error(`expected an integer from 1 to ${max}, got ${raw}`);
+  return n;
+}
+
+export const PHONE_BLOCK = 40_000_000;
+
+/**
+ * Disjoint blocks of phones.mjs numbers, one per name, so seeded leads never collide with the ones
+ * a scenario sends; a random base per run means two runs never send the same numbers.
+ */
+export function phoneBlocks<K extends string>(...names: K[]): Record<K, number> {
+  const base = Math.floor(Math.random() * PHONE_SPACE);
+  return Object.fromEntries(names.map((name, i) => [name, base + i * PHONE_BLOCK])) as Record<K, number>;
+}
