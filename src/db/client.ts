@@ -12,11 +12,6 @@ export interface DatabaseHandle {
   close(): void;
 }
 
-/**
- * Opens (creating if needed) the SQLite file and applies pending migrations.
- * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk; intake
- * batches requests into one transaction (group commit) so the fsync is shared, not per lead.
- */
 export interface OpenOptions {
   migrate?: boolean;
   /**
@@ -27,15 +22,23 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
+/**
+ * Opens (creating if needed) the SQLite file and applies pending migrations.
+ * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk; intake
+ * batches requests into one transaction (group commit) so the fsync is shared, not per lead.
+ */
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseHandle {
   const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.run(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  // Migrating waits the full 5 s for another process's lock (two starting together, or a CLI
+  // write); the caller's shorter timeout applies after.
+  sqlite.run("PRAGMA busy_timeout = 5000");
   sqlite.run("PRAGMA journal_mode = WAL");
   sqlite.run("PRAGMA synchronous = FULL");
   sqlite.run("PRAGMA foreign_keys = ON");
   sqlite.run("PRAGMA cache_size = -65536");
   sqlite.run("PRAGMA temp_store = MEMORY");
   if (options.migrate !== false) applyMigrations(sqlite);
+  if (options.busyTimeoutMs !== undefined) sqlite.run(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs)}`);
   const db = drizzle({ client: sqlite, schema });
   return {
     sqlite,

@@ -34,11 +34,11 @@ describe("one server", () => {
 });
 
 describe("two server processes on one database file", () => {
-  test("20 concurrent postLeads with one phone spread over both → exactly one 200", async () => {
+  test("both start together on a fresh file; 20 concurrent postLeads with one phone spread over both → exactly one 200", async () => {
     const temp = tempDatabasePath();
     const args = ["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`];
-    const first = await spawnServer(args);
-    const second = await spawnServer(args);
+    // Started together on a fresh file: both migrate and bootstrap at once, and both must start.
+    const [first, second] = await Promise.all([spawnServer(args), spawnServer(args)]);
     try {
       const auth = { authorization: `Basic ${Buffer.from(`${VENDOR.name}:${VENDOR.password}`).toString("base64")}` };
       const phone = uniquePhone();
