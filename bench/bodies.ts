@@ -27,4 +27,4 @@ export const prePingBody = JSON.stringify({ phone_number: "(207) 555-0142" });
 
 export const noopBody = JSON.stringify({ ping: "pong", n: 1 });
 
-export const basicAuth = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
+export { basicAuthorization as basicAuth } from "../src/auth/basic.ts";

@@ -25,7 +25,7 @@ import { writeJson, type ScenarioResult } from "./report.ts";
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger } from "./settings.ts";
+import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -330,13 +330,4 @@ async function main() {
   console.log(`results written to ${resultsPath}`);
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
-  console.error(`logs: ${tmp}`);
-  env.BENCH_KEEP_TMP = "1";
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBenchmark(main, cleanUp, tmp);

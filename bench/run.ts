@@ -14,7 +14,7 @@ import { checkScenario, printRatios, printTable, writeJson, type Ratio, type Sce
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger } from "./settings.ts";
+import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -120,13 +120,4 @@ async function main() {
   console.log(`results written to ${resultsPath}`);
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
-  console.error(`server log: ${logPath}`);
-  env.BENCH_KEEP_TMP = "1"; // keep the log for diagnosis
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBenchmark(main, cleanUp, logPath);

@@ -18,3 +18,20 @@ export function phoneBlocks<K extends string>(...names: K[]): Record<K, number> 
   const base = Math.floor(Math.random() * PHONE_SPACE);
   return Object.fromEntries(names.map((name, i) => [name, base + i * PHONE_BLOCK])) as Record<K, number>;
 }
+
+/**
+ * Runs a benchmark's `main`, then `cleanUp` whatever happens. On failure it says where the logs
+ * are, keeps them (BENCH_KEEP_TMP=1 for cleanUp) and sets a failing exit code.
+ */
+export async function runBenchmark(main: () => Promise<void>, cleanUp: () => Promise<void>, logs: string): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    console.error(`benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`logs: ${logs}`);
+    process.env.BENCH_KEEP_TMP = "1";
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}

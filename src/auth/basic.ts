@@ -1,3 +1,8 @@
+/** The `Authorization` header value for HTTP Basic credentials. */
+export function basicAuthorization(name: string, password: string): string {
+  return `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
+}
+
 /** Parses `Authorization: Basic <base64(name:password)>` (RFC 7617); null when malformed. */
 export function parseBasicAuthorization(header: string | null): { name: string; password: string } | null {
   if (header === null) return null;

@@ -1,5 +1,6 @@
 // Turns a fixture request (placeholders already filled) into an HTTP request, and reads the answer.
 import type { Auth, FixtureRequest } from "./fixture.ts";
+import { basicAuthorization } from "../auth/basic.ts";
 
 export interface Credentials {
   user: string;
@@ -22,17 +23,15 @@ export interface Answer {
   bodyText: string;
 }
 
-export const basicAuthorization = ({ user, password }: Credentials) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-
 function authorization(auth: Auth, target: Target): string | null {
   if (auth === "none") return null;
-  if (auth === "vendor") return basicAuthorization(target.vendor);
+  if (auth === "vendor") return basicAuthorization(target.vendor.user, target.vendor.password);
   if (auth === "other-vendor") {
     if (!target.otherVendor) throw new Error("auth other-vendor needs --other-user and --other-password");
-    return basicAuthorization(target.otherVendor);
+    return basicAuthorization(target.otherVendor.user, target.otherVendor.password);
   }
   if (typeof auth === "string") return auth.slice("raw:".length);
-  return basicAuthorization(auth);
+  return basicAuthorization(auth.user, auth.password);
 }
 
 /** A JSON object of exactly `bytes` bytes: valid JSON, so only its size can be refused. */

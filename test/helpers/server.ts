@@ -7,10 +7,11 @@ import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startServer } from "../../src/server.ts";
 import { spawnServer } from "./process.ts";
+import { basicAuthorization } from "../../src/auth/basic.ts";
 
 export const VENDOR = { name: "vendor-a", password: "password-a-123" };
 
-export const basicAuth = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
+export const basicAuth = basicAuthorization;
 
 export interface TestServer {
   url: string;
