@@ -23,6 +23,24 @@ export interface OpenOptions {
 }
 
 /**
+ * Switches the file to WAL (a setting the file keeps). Changing the journal mode does not wait on
+ * the busy timeout: when two processes open a fresh file together, one gets SQLITE_BUSY at once
+ * while the other converts it, so this retries briefly (start-up only).
+ */
+function useWal(sqlite: Database, deadline = Date.now() + 5_000): void {
+  for (;;) {
+    try {
+      const { journal_mode } = sqlite.query("PRAGMA journal_mode = WAL").get() as { journal_mode: string };
+      if (journal_mode === "wal") return;
+      throw new Error(`could not switch the database to WAL (it stays in ${journal_mode} mode)`);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      Bun.sleepSync(10);
+    }
+  }
+}
+
+/**
  * Opens (creating if needed) the SQLite file and applies pending migrations.
  * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk; intake
  * batches requests into one transaction (group commit) so the fsync is shared, not per lead.
@@ -32,7 +50,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
   // Migrating waits the full 5 s for another process's lock (two starting together, or a CLI
   // write); the caller's shorter timeout applies after.
   sqlite.run("PRAGMA busy_timeout = 5000");
-  sqlite.run("PRAGMA journal_mode = WAL");
+  useWal(sqlite);
   sqlite.run("PRAGMA synchronous = FULL");
   sqlite.run("PRAGMA foreign_keys = ON");
   sqlite.run("PRAGMA cache_size = -65536");
