@@ -19,3 +19,14 @@ test("one JSON object per line, with time, level and event; levels filter", () =
     { time: expect.any(String), level: "error", event: "boom" },
   ]);
 });
+
+test.each([
+  ["an uncaught exception", "throw", 1],
+  ["process.exit", "exit", 3],
+  ["a normal end", "end", 0],
+])("buffered lines are written, in order, when the process ends by %s", async (_name, how, code) => {
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/scripts/log-then-crash.ts`, how], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(child.stdout).text();
+  expect(await child.exited).toBe(code);
+  expect(out.trimEnd().split("\n").map((line) => JSON.parse(line).event)).toEqual(["first", "second"]);
+});
