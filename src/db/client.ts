@@ -3,7 +3,7 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema.ts";
 import { applyMigrations } from "./migrate.ts";
 
-export type Db = BunSQLiteDatabase<typeof schema>;
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 export interface DatabaseHandle {
   /** The raw connection, for pragmas, prepared hot-path statements and transactions. */

@@ -1,8 +1,8 @@
 // The SQL of intake, prepared once: these run on every prePing and postLead.
 import { and, eq, getTableColumns, gt, lte, sql, type Placeholder } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { changedRows } from "../db/changes.ts";
 import type { Db } from "../db/client.ts";
+import { prepareWrite } from "../db/prepared.ts";
 import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
 
 export type NewLead = typeof leads.$inferInsert;
@@ -24,46 +24,43 @@ export function createIntakeStore(db: Db) {
     .prepare();
   // The duplicate rule as one statement: insert the claim, or take over a claim older than the
   // window. When a live claim exists, nothing changes and `changes` is 0.
-  const claim = db
+  const claim = prepareWrite<{ phone: string; leadId: string; now: number; cutoff: number }>(db.$client, db
     .insert(phoneClaims)
     .values({ phoneE164: p("phone"), leadId: p("leadId"), claimedAt: p("now") })
     .onConflictDoUpdate({
       target: phoneClaims.phoneE164,
       set: { leadId: sql`excluded.lead_id`, claimedAt: sql`excluded.claimed_at` },
       setWhere: lte(phoneClaims.claimedAt, p("cutoff")),
-    })
-    .prepare();
+    }));
   const idempotencyLookup = db
     .select({ requestHash: idempotencyKeys.requestHash, leadId: idempotencyKeys.leadId })
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.vendorId, p("vendorId")), eq(idempotencyKeys.key, p("key")), gt(idempotencyKeys.createdAt, p("cutoff"))))
     .prepare();
   // An expired key may be reused: its old row is replaced.
-  const idempotencySave = db
+  const idempotencySave = prepareWrite<{ vendorId: string; key: string; requestHash: string; leadId: string; now: number }>(db.$client, db
     .insert(idempotencyKeys)
     .values({ vendorId: p("vendorId"), key: p("key"), requestHash: p("requestHash"), leadId: p("leadId"), createdAt: p("now") })
     .onConflictDoUpdate({
       target: [idempotencyKeys.vendorId, idempotencyKeys.key],
       set: { requestHash: sql`excluded.request_hash`, leadId: sql`excluded.lead_id`, createdAt: sql`excluded.created_at` },
-    })
-    .prepare();
+    }));
 
-  const purgeKeys = db
+  const purgeKeys = prepareWrite<{ cutoff: number; limit: number }>(db.$client, db
     .delete(idempotencyKeys)
-    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.createdAt} < ${p("cutoff")} LIMIT ${p("limit")})`)
-    .prepare();
-  const insertLead = db.insert(leads).values(everyColumn(leads) as never).prepare();
-  const insertCallback = db.insert(callbacks).values(everyColumn(callbacks) as never).prepare();
+    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.createdAt} < ${p("cutoff")} LIMIT ${p("limit")})`));
+  const insertLead = prepareWrite<Required<NewLead>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
+  const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
 
   return {
     isSuppressed: (phone: string) => suppressed.get({ phone }) !== undefined,
     hasClaimSince: (phone: string, cutoff: number) => recentClaim.get({ phone, cutoff }) !== undefined,
     /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
-    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => changedRows(claim.run({ phone, leadId, now, cutoff })) === 1,
+    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => claim.run({ phone, leadId, now, cutoff }).changes === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
     saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
     /** Forgets up to `limit` keys older than `cutoff`; returns how many went. */
-    purgeIdempotencyKeys: (cutoff: number, limit: number) => changedRows(purgeKeys.run({ cutoff, limit })),
+    purgeIdempotencyKeys: (cutoff: number, limit: number) => purgeKeys.run({ cutoff, limit }).changes,
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
     findLead: (leadId: string, vendorId: string) =>
