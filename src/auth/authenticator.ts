@@ -3,7 +3,7 @@
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
 // SHA-256(stored hash, password): the next request with the same credentials costs one hash and
-// one indexed vendor read. Because the stored hash is part of the key, a rotated password
+// one indexed vendor read (in the turn's shared read transaction). Because the stored hash is part of the key, a rotated password
 // invalidates the entry by itself; `enabled` is read from the database on every request, so a
 // disabled vendor is locked out at once, even when the CLI disabled it from another process.
 // Refusals are cached the same way, so replaying bad credentials cannot make us burn CPU.
@@ -13,6 +13,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { vendors } from "../db/schema.ts";
+import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { parseBasicAuthorization } from "./basic.ts";
 import { hashPassword, verifyPassword, type Vendor } from "./vendors.ts";
 
@@ -56,7 +57,15 @@ class BoundedSet {
 
 const digest = (...parts: string[]) => new Bun.CryptoHasher("sha256").update(parts.join("\0")).digest("base64");
 
-export function createAuthenticator(db: Db, cacheSize = 10_000, maxWaiting = MAX_WAITING_CHECKS): Authenticator {
+export interface AuthenticatorOptions {
+  /** Runs the vendor read; the server passes its group committer's shared per-turn read. */
+  read?: ReadInSnapshot;
+  cacheSize?: number;
+  maxWaiting?: number;
+}
+
+export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}): Authenticator {
+  const { read = readDirectly, cacheSize = 10_000, maxWaiting = MAX_WAITING_CHECKS } = options;
   const findVendor = db.select().from(vendors).where(eq(vendors.name, sql.placeholder("name"))).prepare();
   const verified = new BoundedSet(cacheSize);
   const refused = new BoundedSet(cacheSize);
@@ -83,7 +92,7 @@ export function createAuthenticator(db: Db, cacheSize = 10_000, maxWaiting = MAX
   async function authenticate(authorization: string | null): Promise<Vendor | null> {
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
-    const vendor = findVendor.get({ name: credentials.name });
+    const vendor = read(() => findVendor.get({ name: credentials.name }));
     if (!vendor) {
       decoyHash ??= hashPassword(crypto.randomUUID());
       await verifyOnce(digest("unknown", credentials.name, credentials.password), credentials.password, decoyHash);

@@ -63,8 +63,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
     sqlite,
     db,
     close() {
-      // Folds the WAL back into the main file so a stopped service leaves one tidy file.
+      // Folds the WAL back into the main file so a stopped service leaves one tidy file. A read
+      // snapshot still open (group-commit.ts) would block the checkpoint; closing drops it anyway.
       try {
+        if (sqlite.inTransaction) sqlite.run("ROLLBACK");
         sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
       } finally {
         sqlite.close();

@@ -30,9 +30,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, database, log } = deps;
   const clock = deps.clock ?? Date.now;
-  const store = createIntakeStore(database.db);
+  const store = createIntakeStore(database.db, deps.commit.read);
   const guard = createV1Guard({
-    authenticator: createAuthenticator(database.db),
+    authenticator: createAuthenticator(database.db, { read: deps.commit.read }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     bodyLimitBytes: config.bodyLimitBytes,
   });

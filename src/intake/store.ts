@@ -2,6 +2,7 @@
 import { and, eq, getTableColumns, gt, lte, sql, type Placeholder } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
+import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { prepareWrite } from "../db/prepared.ts";
 import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
 
@@ -15,7 +16,8 @@ function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, p(key)]));
 }
 
-export function createIntakeStore(db: Db) {
+/** `read`: the server passes its group committer's, so lookups share one snapshot per turn. */
+export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
   const suppressed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))).prepare();
   const recentClaim = db
     .select({ one: sql`1` })
@@ -53,8 +55,8 @@ export function createIntakeStore(db: Db) {
   const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
 
   return {
-    isSuppressed: (phone: string) => suppressed.get({ phone }) !== undefined,
-    hasClaimSince: (phone: string, cutoff: number) => recentClaim.get({ phone, cutoff }) !== undefined,
+    isSuppressed: (phone: string) => read(() => suppressed.get({ phone })) !== undefined,
+    hasClaimSince: (phone: string, cutoff: number) => read(() => recentClaim.get({ phone, cutoff })) !== undefined,
     /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
     claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => claim.run({ phone, leadId, now, cutoff }).changes === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
@@ -64,11 +66,13 @@ export function createIntakeStore(db: Db) {
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
     findLead: (leadId: string, vendorId: string) =>
-      db
-        .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
-        .from(leads)
-        .where(and(eq(leads.id, leadId), eq(leads.vendorId, vendorId)))
-        .get(),
+      read(() =>
+        db
+          .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
+          .from(leads)
+          .where(and(eq(leads.id, leadId), eq(leads.vendorId, vendorId)))
+          .get(),
+      ),
   };
 }
 

@@ -129,7 +129,7 @@ describe("bounded work for unknown credentials", () => {
   });
 
   test("past the waiting queue, new credentials get 'busy' (503), never a false 401", async () => {
-    const small = createAuthenticator(handle.db, 100, 2);
+    const small = createAuthenticator(handle.db, { cacheSize: 100, maxWaiting: 2 });
     const flood = Array.from({ length: 6 }, (_, i) => small.authenticate(basic("acme", `wrong-${i}`)));
     const results = await Promise.all(flood);
     expect(results.filter((r) => r === "busy").length).toBeGreaterThan(0);

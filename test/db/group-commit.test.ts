@@ -245,3 +245,56 @@ describe("background writes", () => {
     handle.close();
   });
 });
+
+describe("reads in the turn's shared snapshot", () => {
+  /** Two connections to one file: the service's, and another process's (a CLI). */
+  function twoConnections() {
+    const temp = tempDatabasePath();
+    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
+    const theirs = openDatabase(temp.path);
+    cleanups.push(() => (mine.close(), theirs.close(), temp.cleanup()));
+    return { mine: mine.sqlite, theirs: theirs.sqlite };
+  }
+  const countIn = (sqlite: Database) => () => (sqlite.query("SELECT count(*) AS n FROM suppressions").get() as { n: number }).n;
+  const suppress = (sqlite: Database, phone: string) => sqlite.run("INSERT INTO suppressions VALUES (?, null, 1)", [phone]);
+
+  test("reads of one turn share one transaction; the next turn sees what others committed meanwhile", async () => {
+    const { mine, theirs } = twoConnections();
+    const committer = createGroupCommitter(mine);
+    expect(committer.read(countIn(mine))).toBe(0);
+    expect(mine.inTransaction).toBe(true);
+    suppress(theirs, "+12125550100");
+    expect(committer.read(countIn(mine))).toBe(0); // same snapshot, same turn
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(mine.inTransaction).toBe(false);
+    expect(committer.read(countIn(mine))).toBe(1);
+  });
+
+  test("the snapshot ends before a write batch begins, so the batch can take the write lock", async () => {
+    const { mine, theirs } = twoConnections();
+    const committer = createGroupCommitter(mine);
+    expect(committer.read(countIn(mine))).toBe(0);
+    suppress(theirs, "+12125550100");
+    // Writing from a stale snapshot would fail with SQLITE_BUSY_SNAPSHOT; the batch starts fresh.
+    await committer.run(() => suppress(mine, "+12125550101"));
+    expect(countIn(theirs)()).toBe(2);
+  });
+
+  test("inside a write batch a read runs in the batch's own transaction and sees its writes", async () => {
+    const { mine } = twoConnections();
+    const committer = createGroupCommitter(mine);
+    const seen = await committer.run(() => {
+      suppress(mine, "+12125550100");
+      return committer.read(countIn(mine));
+    });
+    expect(seen).toBe(1);
+  });
+
+  test("drain ends an open snapshot", async () => {
+    const { mine } = twoConnections();
+    const committer = createGroupCommitter(mine);
+    committer.read(countIn(mine));
+    await committer.drain();
+    expect(mine.inTransaction).toBe(false);
+  });
+});
