@@ -60,7 +60,8 @@ export const leads = sqliteTable(
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),
     index("leads_vendor_created").on(t.vendorId, t.createdAt),
-    index("leads_phone").on(t.phoneE164),
+    // No index on phone_e164: phone_claims answers "who holds this number", and every index
+    // here is one more B-tree insert per accepted lead.
   ],
 );
 
