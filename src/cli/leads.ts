@@ -6,7 +6,7 @@ import { recordOperatorDecision } from "../final-results/operator.ts";
 import { findLeadDetail, listLeads, type CallbackAttempt, type LeadDetail, type StoredLead } from "../operations/leads.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, UsageError } from "./args.ts";
-import { count, isoTime, json, printable, renderFields, renderTable, tableTime, withIsoTimes } from "./output.ts";
+import { count, isoTime, json, printable, renderFields, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
 
@@ -26,17 +26,15 @@ export const leadsGroup: CommandGroup = {
           if (vendorName !== undefined && !findVendorByName(database.db, vendorName)) throw new OperatorError(`No such vendor: ${vendorName}`);
           return listLeads(database.sqlite, { status, vendorName, limit });
         });
-        if (asJson) {
-          context.print(json(leads.map(withIsoTimes)));
-          return 0;
-        }
-        if (leads.length === 0) {
-          context.print("No leads.");
-          return 0;
-        }
-        const rows = leads.map((l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name]);
-        for (const line of renderTable(["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN"], rows)) context.print(line);
-        if (leads.length === limit) context.print(`(the newest ${count(limit)}; --limit N shows more)`);
+        const lines = renderListing(leads, {
+          asJson,
+          asJsonValue: withIsoTimes,
+          empty: "No leads.",
+          headers: ["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN"],
+          row: (l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name],
+        });
+        for (const line of lines) context.print(line);
+        if (!asJson && leads.length === limit) context.print(`(the newest ${count(limit)}; --limit N shows more)`);
         return 0;
       },
     },

@@ -46,3 +46,18 @@ export function withIsoTimes(row: object): Record<string, unknown> {
 }
 
 export const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** How a list command prints its items: `--json`, a message when there are none, or a table. */
+export interface Listing<T> {
+  asJson: boolean;
+  asJsonValue: (item: T) => unknown;
+  empty: string;
+  headers: string[];
+  row: (item: T) => string[];
+}
+
+export function renderListing<T>(items: T[], listing: Listing<T>): string[] {
+  if (listing.asJson) return [json(items.map(listing.asJsonValue))];
+  if (items.length === 0) return [listing.empty];
+  return renderTable(listing.headers, items.map(listing.row));
+}

@@ -5,7 +5,7 @@ import { addSuppression, listSuppressions, normalisePhone, removeSuppression } f
 import { importSuppressionCsv, type ImportProgress, type ImportResult } from "../suppression/import.ts";
 import type { CommandContext, CommandGroup, Progress } from "./command.ts";
 import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
-import { count, isoTime, json, printable, renderTable, tableTime } from "./output.ts";
+import { count, isoTime, json, printable, renderListing, tableTime } from "./output.ts";
 
 /** Terminal progress is redrawn at most this often. */
 const PROGRESS_INTERVAL_MS = 100;
@@ -43,14 +43,14 @@ export const suppressGroup: CommandGroup = {
       async run(args, context) {
         const asJson = takeSwitch(args, "--json");
         const entries = await context.useDatabase(args, (database) => listSuppressions(database.db));
-        if (asJson) {
-          context.print(json(entries.map((e) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) }))));
-        } else if (entries.length === 0) {
-          context.print("The suppression list is empty.");
-        } else {
-          const rows = entries.map((e) => [e.phoneE164, tableTime(e.createdAt), e.reason ?? ""]);
-          for (const line of renderTable(["PHONE", "ADDED", "REASON"], rows)) context.print(line);
-        }
+        const lines = renderListing(entries, {
+          asJson,
+          asJsonValue: (e) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) }),
+          empty: "The suppression list is empty.",
+          headers: ["PHONE", "ADDED", "REASON"],
+          row: (e) => [e.phoneE164, tableTime(e.createdAt), e.reason ?? ""],
+        });
+        for (const line of lines) context.print(line);
         return 0;
       },
     },

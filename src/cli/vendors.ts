@@ -2,7 +2,7 @@
 import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled } from "../auth/vendors.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
-import { isoTime, json, renderFields, renderTable, tableTime } from "./output.ts";
+import { isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
 
 /** Secrets are printed once, as aligned lines, followed by why they must be kept now. */
 function printSecrets(context: CommandContext, fields: [string, string][], note: string): number {
@@ -48,14 +48,14 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const asJson = takeSwitch(args, "--json");
         const vendors = await context.useDatabase(args, (database) => listVendors(database.db));
-        if (asJson) {
-          context.print(json(vendors.map((v) => ({ name: v.name, enabled: v.enabled, created_at: isoTime(v.createdAt), updated_at: isoTime(v.updatedAt) }))));
-        } else if (vendors.length === 0) {
-          context.print("No vendors. Add one with: lead-ingress vendors add NAME");
-        } else {
-          const rows = vendors.map((v) => [v.name, v.enabled ? "enabled" : "disabled", tableTime(v.createdAt), tableTime(v.updatedAt)]);
-          for (const line of renderTable(["NAME", "STATUS", "CREATED", "UPDATED"], rows)) context.print(line);
-        }
+        const lines = renderListing(vendors, {
+          asJson,
+          asJsonValue: (v) => ({ name: v.name, enabled: v.enabled, created_at: isoTime(v.createdAt), updated_at: isoTime(v.updatedAt) }),
+          empty: "No vendors. Add one with: lead-ingress vendors add NAME",
+          headers: ["NAME", "STATUS", "CREATED", "UPDATED"],
+          row: (v) => [v.name, v.enabled ? "enabled" : "disabled", tableTime(v.createdAt), tableTime(v.updatedAt)],
+        });
+        for (const line of lines) context.print(line);
         return 0;
       },
     },
