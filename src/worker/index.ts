@@ -33,7 +33,10 @@ export interface Worker {
 }
 
 const DECISION_BATCH = 256;
-const BUSY_CONCURRENCY = 4;
+// While intake is busy the worker's writes go in waves (see group-commit.ts), so a claim and the
+// outcomes before it share one batch; a wave's cost hardly depends on how many rows it carries,
+// hence many deliveries in flight per wave rather than a few.
+const BUSY_CONCURRENCY = 32;
 // A lease outlives the work it covers by a margin, so only a dead worker's claims expire.
 const LEASE_MARGIN_MS = 5_000;
 
@@ -60,7 +63,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     attempt: (callback) => attemptDelivery(callback, { allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.callbackTimeoutMs, clock }),
     backoff: { scheduleMs: config.callbackRetrySchedule, scale: config.callbackRetryScale },
     // Intake comes first: while HTTP requests are in flight, deliveries share the event loop
-    // sparingly; when intake is idle they run at full concurrency.
+    // with it in waves; when intake is idle they run at full concurrency.
     concurrency: () => (deps.foregroundLoad() > 0 ? Math.min(BUSY_CONCURRENCY, config.callbackConcurrency) : config.callbackConcurrency),
     leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
     onSettled: () => loop.wake(),

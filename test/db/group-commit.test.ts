@@ -225,24 +225,49 @@ describe("background writes", () => {
     return () => commits;
   };
 
-  test("ride along with a foreground batch that arrives meanwhile: one commit for both", async () => {
+  /** A committer whose foreground is busy (HTTP requests in flight) or idle, as `busy` says now. */
+  function committerWith(busy: { now: boolean }, backgroundWaveMs?: number) {
     const handle = openDatabase(":memory:");
+    cleanups.push(() => handle.close());
     const commits = flushCount(handle);
-    const committer = createGroupCommitter(handle.sqlite);
-    const background = committer.run(() => "background", { background: true });
-    await Bun.sleep(1);
-    const foreground = committer.run(() => "foreground");
-    expect(await Promise.all([background, foreground])).toEqual(["background", "foreground"]);
+    return { committer: createGroupCommitter(handle.sqlite, { foregroundBusy: () => busy.now, backgroundWaveMs }), commits };
+  }
+  const settled = (promise: Promise<unknown>) => {
+    const state = { done: false };
+    void promise.finally(() => (state.done = true));
+    return state;
+  };
+  const LONG_WAVE_MS = 60_000;
+
+  test("while the foreground is busy they are held, and the held ones then commit in one batch", async () => {
+    const { committer, commits } = committerWith({ now: true }, LONG_WAVE_MS);
+    const first = committer.run(() => "first", { background: true });
+    const firstState = settled(first);
+    expect(await committer.run(() => "foreground")).toBe("foreground");
+    // The foreground batch committed without the held write.
     expect(commits()).toBe(1);
-    handle.close();
+    expect(firstState.done).toBe(false);
+    const second = committer.run(() => "second", { background: true });
+    await committer.drain(); // releases the wave early; otherwise it comes when its timer fires
+    expect(await Promise.all([first, second])).toEqual(["first", "second"]);
+    expect(commits()).toBe(2);
   });
 
-  test("still commit on their own, shortly, when nothing else comes", async () => {
-    const handle = openDatabase(":memory:");
-    const commits = flushCount(handle);
-    expect(await createGroupCommitter(handle.sqlite).run(() => 42, { background: true })).toBe(42);
+  test("the wave comes on its own when nothing else does", async () => {
+    const { committer, commits } = committerWith({ now: true }, 5);
+    expect(await Promise.all([committer.run(() => 1, { background: true }), committer.run(() => 2, { background: true })])).toEqual([1, 2]);
     expect(commits()).toBe(1);
-    handle.close();
+  });
+
+  test("with no foreground work they go at once, with any still held, joining the turn's foreground writes", async () => {
+    const busy = { now: true };
+    const { committer, commits } = committerWith(busy, LONG_WAVE_MS);
+    const held = committer.run(() => "held", { background: true });
+    busy.now = false;
+    const now = committer.run(() => "now", { background: true });
+    const foreground = committer.run(() => "foreground");
+    expect(await Promise.all([held, now, foreground])).toEqual(["held", "now", "foreground"]);
+    expect(commits()).toBe(1);
   });
 });
 
