@@ -16,7 +16,7 @@ export function goalsOf(drain: Drain, intake: Intake): Goal[] {
   return [
     goal(`callbacks/s (drain of ${drain.callbacks.toLocaleString("en-US")})`, drain.callbacksPerSec, GOAL_CALLBACKS_PER_SEC),
     goal("intake while draining / no-worker", intake.ratio, GOAL_INTAKE_RATIO),
-    goal("both at once: callbacks/s during the intake load", intake.callbacksPerSec, GOAL_CALLBACKS_PER_SEC,
+    goal("stricter reading: callbacks/s during the intake load", intake.callbacksPerSec, GOAL_CALLBACKS_PER_SEC,
       intake.callbacksPerSec >= GOAL_CALLBACKS_PER_SEC && intake.ratio >= GOAL_INTAKE_RATIO),
   ];
 }
@@ -66,6 +66,7 @@ export function printCallbackReport(drain: Drain, intake: Intake, goals: Goal[],
   const [callbacks, ratio, both] = goals as [Goal, Goal, Goal];
   printRatios([ratio]);
   console.log(`callbacks/s = ${callbacks.value.toFixed(0)} (goal ≥ ${callbacks.goal}) ${callbacks.met ? "met" : "NOT MET"}`);
-  console.log(`both at once: ${both.value.toFixed(0)} callbacks/s during the intake load with the ratio at ${ratio.value.toFixed(2)} ${both.met ? "met" : "NOT MET"}`);
+  // Not the issue's goal, which is the two lines above: the worker yields to intake by design.
+  console.log(`stricter reading, ≥ ${both.goal} callbacks/s during the intake load too: ${both.value.toFixed(0)} callbacks/s with the ratio at ${ratio.value.toFixed(2)} ${both.met ? "met" : "not met (intake comes first while busy)"}`);
   for (const w of warnings) console.log(`WARNING: ${w}`);
 }
