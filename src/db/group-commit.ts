@@ -9,9 +9,10 @@
 // Background writes (the worker's claims, outcomes and decisions), while the service has
 // foreground work in flight, are held and join a batch all together once every
 // BACKGROUND_WAVE_MS. Measured under intake load on 2 cores: riding along in every batch cost
-// intake a fifth to a quarter of its throughput whatever the delivery rate (150 or 700 callbacks/s),
-// probably because every batch then also wrote and committed pages of the callback queue; in waves, the
-// same delivery rate costs about a tenth. With no foreground work they go at once.
+// intake a fifth to a quarter of its throughput whatever the delivery rate (150 or 700
+// callbacks/s), probably because every batch then also wrote and committed pages of the callback
+// queue; in waves, the same delivery rate costs about a tenth. With no foreground work they go at
+// once.
 //
 // Reads that are not part of a write (authentication, prePing, lead lookups) share one read
 // transaction per turn of the event loop: in WAL mode every transaction takes and drops a lock
