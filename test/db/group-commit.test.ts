@@ -21,6 +21,15 @@ function memoryDatabase(): Database {
   return sqlite;
 }
 
+/** Two connections to one file: the service's, and another process's (a CLI). */
+function twoConnections() {
+  const temp = tempDatabasePath();
+  const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
+  const theirs = openDatabase(temp.path);
+  cleanups.push(() => (mine.close(), theirs.close(), temp.cleanup()));
+  return { mine: mine.sqlite, theirs: theirs.sqlite };
+}
+
 const names = (sqlite: Database) => sqlite.query("SELECT name FROM items ORDER BY rowid").all().map((row) => (row as { name: string }).name);
 const insert = (sqlite: Database, name: string) => () => {
   sqlite.run("INSERT INTO items (name) VALUES (?)", [name]);
@@ -166,41 +175,25 @@ describe("createGroupCommitter", () => {
 
 describe("another process holding the write lock", () => {
   test("the batch waits on a timer (the event loop keeps running) and commits once the lock is free", async () => {
-    const temp = tempDatabasePath();
-    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
-    const theirs = openDatabase(temp.path);
-    try {
-      theirs.sqlite.run("BEGIN IMMEDIATE");
-      let ticks = 0;
-      const ticker = setInterval(() => ticks++, 5);
-      const write = createGroupCommitter(mine.sqlite).run(() => mine.sqlite.run("INSERT INTO suppressions VALUES ('+12125550100', null, 1)"));
-      await Bun.sleep(150);
-      theirs.sqlite.run("COMMIT");
-      await write;
-      clearInterval(ticker);
-      expect(ticks).toBeGreaterThan(10);
-      expect(theirs.sqlite.query("SELECT count(*) AS n FROM suppressions").get()).toEqual({ n: 1 });
-    } finally {
-      mine.close();
-      theirs.close();
-      temp.cleanup();
-    }
+    const { mine, theirs } = twoConnections();
+    theirs.run("BEGIN IMMEDIATE");
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const write = createGroupCommitter(mine).run(() => mine.run("INSERT INTO suppressions VALUES ('+12125550100', null, 1)"));
+    await Bun.sleep(150);
+    theirs.run("COMMIT");
+    await write;
+    clearInterval(ticker);
+    expect(ticks).toBeGreaterThan(10);
+    expect(theirs.query("SELECT count(*) AS n FROM suppressions").get()).toEqual({ n: 1 });
   });
 
   test("past the busy budget the batch is rejected with SQLITE_BUSY", async () => {
-    const temp = tempDatabasePath();
-    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
-    const theirs = openDatabase(temp.path);
-    try {
-      theirs.sqlite.run("BEGIN IMMEDIATE");
-      const write = createGroupCommitter(mine.sqlite, { busyBudgetMs: 100 }).run(() => 1);
-      await expect(write).rejects.toMatchObject({ code: "SQLITE_BUSY" });
-      theirs.sqlite.run("ROLLBACK");
-    } finally {
-      mine.close();
-      theirs.close();
-      temp.cleanup();
-    }
+    const { mine, theirs } = twoConnections();
+    theirs.run("BEGIN IMMEDIATE");
+    const write = createGroupCommitter(mine, { busyBudgetMs: 100 }).run(() => 1);
+    await expect(write).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+    theirs.run("ROLLBACK");
   });
 });
 
@@ -272,14 +265,6 @@ describe("background writes", () => {
 });
 
 describe("reads in the turn's shared snapshot", () => {
-  /** Two connections to one file: the service's, and another process's (a CLI). */
-  function twoConnections() {
-    const temp = tempDatabasePath();
-    const mine = openDatabase(temp.path, { busyTimeoutMs: 0 });
-    const theirs = openDatabase(temp.path);
-    cleanups.push(() => (mine.close(), theirs.close(), temp.cleanup()));
-    return { mine: mine.sqlite, theirs: theirs.sqlite };
-  }
   const countIn = (sqlite: Database) => () => (sqlite.query("SELECT count(*) AS n FROM suppressions").get() as { n: number }).n;
   const suppress = (sqlite: Database, phone: string) => sqlite.run("INSERT INTO suppressions VALUES (?, null, 1)", [phone]);
 
