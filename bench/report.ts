@@ -13,8 +13,11 @@ export interface ScenarioResult {
 
 export interface Ratio {
   title: string;
+  /** The figure the goal is judged on (with `rounds`, their median). */
   value: number;
   goal: number;
+  /** The ratio of each round, when it was measured in several. */
+  rounds?: number[];
 }
 
 /** Share of answers (any HTTP status; connection errors are not answers) with the expected status. */
@@ -58,7 +61,8 @@ export function printTable(scenarios: ScenarioResult[]): void {
 export function printRatios(ratios: Ratio[]): void {
   for (const r of ratios) {
     const verdict = r.value >= r.goal ? "met" : "NOT MET";
-    console.log(`${r.title} = ${r.value.toFixed(2)} (goal ≥ ${r.goal.toFixed(2)}) ${verdict}`);
+    const spread = r.rounds && r.rounds.length > 1 ? `, median of ${r.rounds.map((v) => v.toFixed(2)).join(", ")}` : "";
+    console.log(`${r.title} = ${r.value.toFixed(2)}${spread} (goal ≥ ${r.goal.toFixed(2)}) ${verdict}`);
   }
 }
 
