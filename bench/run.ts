@@ -68,6 +68,23 @@ function roundDatabase(round: number, kind: "empty" | "large"): string {
   return path;
 }
 
+/** A round's database is not needed once its server stopped (a large copy is over a gigabyte). */
+function dropDatabase(path: string): void {
+  if (env.BENCH_KEEP_TMP === "1") return;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+}
+
+/** Runs one server on `databasePath` for `measure`, then stops it and drops the database. */
+async function withServer<T>(databasePath: string, measure: () => Promise<T>): Promise<T> {
+  await boot(databasePath);
+  const result = await measure();
+  await stopServer();
+  dropDatabase(databasePath);
+  return result;
+}
+
+const ratio = (title: string, goal: number, rounds: number[]): Ratio => ({ title, goal, rounds, value: median(rounds) });
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -116,23 +133,23 @@ async function main() {
   const results: Round[] = [];
   for (let round = 1; round <= rounds; round++) {
     console.log(`round ${round} of ${rounds}`);
-    await boot(roundDatabase(round, "empty"));
-    const noop = await scenario("noop", "no-op (POST /bench/noop)", 200, "/bench/noop", { body: noopBody });
-    if (round === 1) once.push(await scenario("prePing", "prePing", 200, "/v1/prePing", { body: prePingBody }));
-    const accept = await scenario("postLeadAccept", "postLead accept", 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.accept });
-    if (round === 1) once.push(await scenario("postLead400", "postLead 400", 400, "/v1/postLead", { body: invalidLead }));
-    await stopServer();
-    await boot(roundDatabase(round, "large"));
-    const acceptLarge = await scenario("postLeadAcceptLarge", largeTitle, 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.acceptLarge });
-    await stopServer();
+    const [noop, accept] = await withServer(roundDatabase(round, "empty"), async () => {
+      const noop = await scenario("noop", "no-op (POST /bench/noop)", 200, "/bench/noop", { body: noopBody });
+      if (round === 1) once.push(await scenario("prePing", "prePing", 200, "/v1/prePing", { body: prePingBody }));
+      const accept = await scenario("postLeadAccept", "postLead accept", 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.accept });
+      if (round === 1) once.push(await scenario("postLead400", "postLead 400", 400, "/v1/postLead", { body: invalidLead }));
+      return [noop, accept] as const;
+    });
+    const acceptLarge = await withServer(roundDatabase(round, "large"), () =>
+      scenario("postLeadAcceptLarge", largeTitle, 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.acceptLarge }),
+    );
     results.push({ noop, accept, acceptLarge });
   }
 
-  const perRound = (f: (r: Round) => number) => results.map(f);
-  const ratios: Ratio[] = [
-    { title: "postLead accept / no-op", rounds: perRound((r) => rps(r.accept) / rps(r.noop)), goal: 0.25, value: 0 },
-    { title: `postLead accept with ${quick ? seedCount.toLocaleString("en-US") : "1M"} leads / empty`, rounds: perRound((r) => rps(r.acceptLarge) / rps(r.accept)), goal: 0.9, value: 0 },
-  ].map((r) => ({ ...r, value: median(r.rounds) }));
+  const ratios = [
+    ratio("postLead accept / no-op", 0.25, results.map((r) => rps(r.accept) / rps(r.noop))),
+    ratio(`postLead accept with ${quick ? seedCount.toLocaleString("en-US") : "1M"} leads / empty`, 0.9, results.map((r) => rps(r.acceptLarge) / rps(r.accept))),
+  ];
   const all = [...results.flatMap((r) => [r.noop, r.accept, r.acceptLarge]), ...once];
   const warnings = all.flatMap(checkScenario);
 
@@ -157,7 +174,7 @@ async function main() {
 
 const rps = (s: ScenarioResult) => s.result.requestsPerSec;
 
-/** One table row per scenario and round ("… (round 2)"), the once-only scenarios after round 1's. */
+/** The table: no-op and accept of every round ("… (round 2)"), the once-only scenarios, then the large runs. */
 function tableRows(results: Round[], once: ScenarioResult[]): ScenarioResult[] {
   const label = (s: ScenarioResult, round: number) => (results.length === 1 ? s : { ...s, title: `${s.title} (round ${round})` });
   return [
