@@ -4,7 +4,7 @@ import { CALLBACK_STATUSES } from "../db/schema.ts";
 import { listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeSwitch, UsageError } from "./args.ts";
-import { count, isoTime, json, renderTable, tableTime, withIsoTimes } from "./output.ts";
+import { count, isoTime, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
 const afterReplay = (what: "it" | "them") => `the running service sends ${what} within its poll interval (or at its next start), with the same webhook-id`;
@@ -21,27 +21,15 @@ export const callbacksGroup: CommandGroup = {
         const limit = takeLimit(args, DEFAULT_LIMIT);
         const asJson = takeSwitch(args, "--json");
         const callbacks = await context.useDatabase(args, (database) => listCallbacks(database.sqlite, { status, limit }));
-        if (asJson) {
-          context.print(json(callbacks.map(withIsoTimes)));
-          return 0;
-        }
-        if (callbacks.length === 0) {
-          context.print("No callbacks.");
-          return 0;
-        }
-        const rows = callbacks.map((c) => [
-          tableTime(c.updated_at),
-          c.id,
-          c.lead_id,
-          c.vendor,
-          c.status,
-          String(c.attempt_count),
-          tableTime(c.next_attempt_at),
-          c.last_error ?? "",
-          c.url,
-        ]);
-        for (const line of renderTable(["UPDATED", "ID", "LEAD", "VENDOR", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR", "URL"], rows)) context.print(line);
-        if (callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
+        const lines = renderListing(callbacks, {
+          asJson,
+          asJsonValue: withIsoTimes,
+          empty: "No callbacks.",
+          headers: ["UPDATED", "ID", "LEAD", "VENDOR", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR", "URL"],
+          row: (c) => [tableTime(c.updated_at), c.id, c.lead_id, c.vendor, c.status, String(c.attempt_count), tableTime(c.next_attempt_at), c.last_error ?? "", c.url],
+        });
+        for (const line of lines) context.print(line);
+        if (!asJson && callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
         return 0;
       },
     },

@@ -2,7 +2,7 @@
 // with its own usage and --help, sharing how the service's database is found and opened.
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config/index.ts";
-import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { openDatabase, type DatabaseHandle, type OpenOptions } from "../db/client.ts";
 import { takeFlag, UsageError, OperatorError } from "./args.ts";
 
 export interface CliIo {
@@ -90,11 +90,15 @@ export async function runGroup(group: CommandGroup, args: string[], io: CliIo & 
 async function useDatabase<T>(env: CliIo["env"], rest: string[], use: (database: DatabaseHandle) => T | Promise<T>): Promise<T> {
   const flag = takeFlag(rest, "--database");
   if (rest.length > 0) throw new UsageError(`Unexpected argument(s): ${rest.join(" ")}`);
-  const path = loadConfig(env, flag === undefined ? [] : ["--database", flag]).databasePath;
+  return withExistingDatabase(loadConfig(env, flag === undefined ? [] : ["--database", flag]).databasePath, use);
+}
+
+/** Opens the database at `path` for an operator command, runs `use`, and closes it. */
+export async function withExistingDatabase<T>(path: string, use: (database: DatabaseHandle) => T | Promise<T>, options?: OpenOptions): Promise<T> {
   // Only serve and migrate create a database: an operator command run in the wrong folder must
   // not quietly make an empty one and report on that.
   if (!existsSync(path)) throw new OperatorError(`No database at ${path}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
-  const database = openDatabase(path);
+  const database = openDatabase(path, options);
   try {
     return await use(database);
   } finally {

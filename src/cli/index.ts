@@ -75,7 +75,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0;
       }
       case "backup":
-        return backupCommand(args, config, io.print);
+        return await backupCommand(args, config, io.print);
       case "mock-receiver":
         return await mockReceiverCommand(args, io.print);
       case "replay":

@@ -51,6 +51,11 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
   const purgeKeys = prepareWrite<{ cutoff: number; limit: number }>(db.$client, db
     .delete(idempotencyKeys)
     .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.createdAt} < ${p("cutoff")} LIMIT ${p("limit")})`));
+  const vendorLead = db
+    .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
+    .from(leads)
+    .where(and(eq(leads.id, p("leadId")), eq(leads.vendorId, p("vendorId"))))
+    .prepare();
   const insertLead = prepareWrite<Required<NewLead>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
   const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
 
@@ -65,14 +70,7 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
     purgeIdempotencyKeys: (cutoff: number, limit: number) => purgeKeys.run({ cutoff, limit }).changes,
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
-    findLead: (leadId: string, vendorId: string) =>
-      read(() =>
-        db
-          .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
-          .from(leads)
-          .where(and(eq(leads.id, leadId), eq(leads.vendorId, vendorId)))
-          .get(),
-      ),
+    findLead: (leadId: string, vendorId: string) => read(() => vendorLead.get({ leadId, vendorId })),
   };
 }
 
