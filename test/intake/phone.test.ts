@@ -1,6 +1,8 @@
 // CONTRACT §4 phone rules and §5's normalised form (E.164, +1NXXNXXXXXX).
 import { describe, expect, test } from "bun:test";
-import { checkPhoneNumber } from "../../src/intake/phone.ts";
+import fc from "fast-check";
+import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { checkPhoneNumber, type PhoneCheck } from "../../src/intake/phone.ts";
 
 describe("checkPhoneNumber", () => {
   test.each([
@@ -49,5 +51,35 @@ describe("checkPhoneNumber", () => {
     ["two numbers run together", "212 555 1234 212 555 9999"],
   ])("%s (%p) → number", (_what, raw) => {
     expect(checkPhoneNumber(raw)).toEqual({ ok: false, error: "number" });
+  });
+});
+
+describe("checkPhoneNumber's fast path", () => {
+  // The definition the fast path must keep: libphonenumber's full parse, as CONTRACT §4 reads.
+  function fullParse(value: string): PhoneCheck {
+    if (!/^[0-9 ().+-]+$/.test(value)) return { ok: false, error: "characters" };
+    const parsed = parsePhoneNumberFromString(value, "US");
+    return parsed && parsed.countryCallingCode === "1" && parsed.isValid() ? { ok: true, e164: parsed.number } : { ok: false, error: "number" };
+  }
+
+  const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`));
+  // Real area codes of the US, Canada, Puerto Rico, the Caribbean and toll-free, and any three digits.
+  const areaCode = fc.oneof(fc.constantFrom("212", "415", "800", "416", "604", "787", "939", "876", "242", "671", "340"), digits(3));
+  const separator = fc.constantFrom("", " ", "-", ".");
+  const commonForm = fc
+    .record({ prefix: fc.constantFrom("", "1", "+1", "1 ", "+1 ", "1-", "+1-", "1.", "+1."), area: areaCode, parens: fc.boolean(), sep1: separator, exchange: digits(3), sep2: separator, line: digits(4) })
+    .map(({ prefix, area, parens, sep1, exchange, sep2, line }) => `${prefix}${parens ? `(${area})` : area}${sep1}${exchange}${sep2}${line}`);
+
+  test("gives the full parse's answer for every number in the common form", () => {
+    fc.assert(fc.property(commonForm, (value) => expect(checkPhoneNumber(value)).toEqual(fullParse(value))), { numRuns: 20_000 });
+  });
+
+  test("gives the full parse's answer for any string of the allowed characters", () => {
+    fc.assert(fc.property(fc.stringMatching(/^[0-9 ().+-]{0,20}$/), (value) => expect(checkPhoneNumber(value)).toEqual(fullParse(value))), { numRuns: 5_000 });
+  });
+
+  test("numbers of other NANP countries, which the US plan refuses, still pass through the full parse", () => {
+    expect(checkPhoneNumber("(787) 234-5678")).toEqual({ ok: true, e164: "+17872345678" });
+    expect(checkPhoneNumber("416-555-0199")).toEqual(fullParse("416-555-0199"));
   });
 });
