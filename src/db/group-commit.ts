@@ -2,9 +2,12 @@
 // they share one fsync. synchronous=FULL costs ~0.2 ms per commit on our VM disk; per-request
 // commits would cap intake near 5,000 leads/s, while a shared commit scales with the batch.
 //
-// Each write runs under its own SAVEPOINT: one that throws is rolled back alone and rejects its
-// own promise; the others still commit. A failed COMMIT rejects every write of the batch, so no
-// caller is told "stored" for something that is not on disk.
+// A write that throws is rolled back alone and rejects its own promise; the others still commit.
+// Writes almost never throw, so a batch first runs them bare under one SAVEPOINT; only when one
+// throws is that undone and the batch run again with a SAVEPOINT per write (two statements per
+// write that the common case does not pay). So a write may run twice: it must touch nothing but
+// the database (report what it did after its promise resolves). A failed COMMIT rejects every
+// write of the batch, so no caller is told "stored" for something that is not on disk.
 //
 // Background writes (the worker's claims, outcomes and decisions), while the service has
 // foreground work in flight, are held and join a batch all together once every
@@ -32,6 +35,7 @@ export const readDirectly: ReadInSnapshot = (read) => read();
 export interface GroupCommitter {
   /**
    * Runs `write` inside the next batch transaction; resolves after that transaction commits.
+   * `write` may run more than once (see above), so it must have no effect outside the database.
    * `background` writes wait for the next wave (at most BACKGROUND_WAVE_MS) while foreground
    * work is in flight.
    */
@@ -47,6 +51,8 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const BACKGROUND_WAVE_MS = 25;
 
@@ -92,18 +98,38 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     }
   }
 
-  function runOne(pending: Pending): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  function runWrite(pending: Pending): unknown {
+    const value = pending.write();
+    // A promise here would mean async work inside the transaction, which SQLite cannot hold.
+    if (value instanceof Promise) throw new Error("group commit writes must be synchronous");
+    return value;
+  }
+
+  /** One write under its own savepoint: if it throws, only its changes are undone. */
+  function runAlone(pending: Pending): Outcome {
     savepoint.run();
     try {
-      const value = pending.write();
-      // A promise here would mean async work inside the transaction, which SQLite cannot hold.
-      if (value instanceof Promise) throw new Error("group commit writes must be synchronous");
+      const value = runWrite(pending);
       release.run();
       return { ok: true, value };
     } catch (error) {
       rollbackTo.run();
       release.run();
       return { ok: false, error };
+    }
+  }
+
+  /** Runs the batch bare; if any write throws, undoes them all and runs each alone. */
+  function runBatch(batch: Pending[]): Outcome[] {
+    savepoint.run();
+    try {
+      const outcomes = batch.map((pending): Outcome => ({ ok: true, value: runWrite(pending) }));
+      release.run();
+      return outcomes;
+    } catch {
+      rollbackTo.run();
+      release.run();
+      return batch.map(runAlone);
     }
   }
 
@@ -126,7 +152,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     }
     busySince = null;
     try {
-      outcomes = batch.map(runOne);
+      outcomes = runBatch(batch);
       commit.run();
     } catch (error) {
       try {

@@ -3,7 +3,7 @@
 import { callbackPayload } from "../callbacks/payload.ts";
 import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
 import { maskPhone, type Logger } from "../log/index.ts";
-import { certificateCheckMatters, decideFinalResult, type PostPostingChecks } from "./decide.ts";
+import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
 import type { DueLead, FinalResultStore } from "./store.ts";
 
 export type CertificateCheck = PostPostingChecks["certificate"];
@@ -34,13 +34,20 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     return deps.verifyCertificate(lead.certificate_url);
   }
 
-  /** Runs inside the transaction: suppression and operator decision are read as they are now. */
-  function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): void {
+  /**
+   * Runs inside the transaction: suppression and operator decision are read as they are now.
+   * Returns the decision it recorded (null if the lease was lost); the caller reports it once the
+   * transaction has committed, so nothing is logged for a write that did not land.
+   */
+  function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): FinalResult | null {
     const checks = store.checksNow(lead.id);
-    if (!checks) return;
+    if (!checks) return null;
     const result = decideFinalResult({ suppressedNow: checks.suppressed === 1, operatorDecision: operatorDecisionOf(checks), certificate });
     const now = deps.clock();
-    if (!store.recordDecision(lead, token, result, now, callbackPayload(lead, result, now))) return;
+    return store.recordDecision(lead, token, result, now, callbackPayload(lead, result, now)) ? result : null;
+  }
+
+  function reportDecided(lead: DueLead, result: FinalResult): void {
     deps.onDecided(result.status);
     log.info("final_result", {
       lead_id: lead.id,
@@ -57,7 +64,12 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       const due = await deps.commit.run(() => store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
-      await Promise.all(due.map((lead, i) => deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!), BACKGROUND)));
+      await Promise.all(
+        due.map(async (lead, i) => {
+          const result = await deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!), BACKGROUND);
+          if (result) reportDecided(lead, result);
+        }),
+      );
       return due.length;
     },
   };

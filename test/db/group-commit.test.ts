@@ -1,5 +1,5 @@
-// Group commit: writes handed in during one turn share a transaction; each write is isolated by a
-// savepoint; promises settle only after COMMIT.
+// Group commit: writes handed in during one turn share a transaction; a write that throws is
+// rolled back alone; promises settle only after COMMIT.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -81,6 +81,27 @@ describe("createGroupCommitter", () => {
     // The failed write's own changes are rolled back; the others are committed.
     expect(names(sqlite)).toEqual(["a", "c"]);
     expect(sqlite.inTransaction).toBe(false);
+  });
+
+  test("writes run once when none throws; when one throws, the others run again and land once", async () => {
+    const sqlite = memoryDatabase();
+    const committer = createGroupCommitter(sqlite);
+    const calls = { a: 0, b: 0 };
+    const counted = (name: "a" | "b") => () => (calls[name]++, insert(sqlite, name)());
+    await Promise.all([committer.run(counted("a")), committer.run(counted("b"))]);
+    expect(calls).toEqual({ a: 1, b: 1 });
+
+    const more = { c: 0 };
+    const results = await Promise.allSettled([
+      committer.run(() => (more.c++, insert(sqlite, "c")())),
+      committer.run(() => {
+        throw new Error("boom");
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    // The bare run was undone and the batch run again write by write (see group-commit.ts).
+    expect(more.c).toBe(2);
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
   });
 
   test("a write failing on a constraint rolls back only itself", async () => {
