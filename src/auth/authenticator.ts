@@ -3,7 +3,7 @@
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
 // SHA-256(stored hash, password): the next request with the same credentials costs one hash and
-// one indexed vendor read (in the turn's shared read transaction). Because the stored hash is part
+// one indexed vendor read (in the turn's shared read transaction), and is answered synchronously. Because the stored hash is part
 // of the key, a rotated password invalidates the entry by itself; `enabled` is read from the
 // database on every request, so a disabled vendor is locked out from the next turn of the event
 // loop, even when the CLI disabled it from another process.
@@ -13,17 +13,27 @@
 // machine. Past the queue the answer is "busy" (503), never a false 401.
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { prepareRead } from "../db/prepared.ts";
 import { vendors } from "../db/schema.ts";
 import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { parseBasicAuthorization } from "./basic.ts";
-import { hashPassword, verifyPassword, type Vendor } from "./vendors.ts";
+import { hashPassword, verifyPassword } from "./vendors.ts";
+
+/** Who a request comes from. */
+export interface AuthenticatedVendor {
+  id: string;
+  name: string;
+}
+
+/**
+ * The enabled vendor these credentials belong to; null when they are wrong (never saying which
+ * part); "busy" when too many unknown credentials are waiting to be checked.
+ */
+export type AuthOutcome = AuthenticatedVendor | null | "busy";
 
 export interface Authenticator {
-  /**
-   * The enabled vendor these credentials belong to; null when they are wrong (never saying which
-   * part); "busy" when too many unknown credentials are waiting to be checked.
-   */
-  authenticate(authorization: string | null): Promise<Vendor | null | "busy">;
+  /** Answers at once for credentials already checked; a promise when argon2 must run. */
+  authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome>;
 }
 
 export const MAX_WAITING_CHECKS = 64;
@@ -65,9 +75,19 @@ export interface AuthenticatorOptions {
   maxWaiting?: number;
 }
 
+interface VendorRow {
+  id: string;
+  name: string;
+  password_hash: string;
+  enabled: number;
+}
+
 export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}): Authenticator {
   const { read = readDirectly, cacheSize = 10_000, maxWaiting = MAX_WAITING_CHECKS } = options;
-  const findVendor = db.select().from(vendors).where(eq(vendors.name, sql.placeholder("name"))).prepare();
+  const findVendor = prepareRead<{ name: string }, VendorRow>(db.$client, db
+    .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
+    .from(vendors)
+    .where(eq(vendors.name, sql.placeholder("name"))));
   const verified = new BoundedSet(cacheSize);
   const refused = new BoundedSet(cacheSize);
   // Unknown names are checked against a throwaway hash so they take as long as a wrong password.
@@ -75,9 +95,8 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   const checking = new Map<string, Promise<boolean>>();
   const enqueue = serialQueue(maxWaiting);
 
-  function verifyOnce(key: string, password: string, hash: Promise<string> | string): Promise<boolean> {
-    if (verified.has(key)) return Promise.resolve(true);
-    if (refused.has(key)) return Promise.resolve(false);
+  /** Runs argon2 for credentials not seen before (one check per key at a time). */
+  function verifySlowly(key: string, password: string, hash: Promise<string> | string): Promise<boolean | "busy"> {
     let check = checking.get(key);
     if (!check) {
       check = enqueue(async () => {
@@ -87,23 +106,25 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
       }).finally(() => checking.delete(key));
       checking.set(key, check);
     }
-    return check;
+    return check.catch((error) => (error instanceof Busy ? "busy" : Promise.reject(error)));
   }
 
-  async function authenticate(authorization: string | null): Promise<Vendor | null> {
+  function authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome> {
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
     const vendor = read(() => findVendor.get({ name: credentials.name }));
     if (!vendor) {
+      const key = digest("unknown", credentials.name, credentials.password);
+      if (refused.has(key)) return null;
       decoyHash ??= hashPassword(crypto.randomUUID());
-      await verifyOnce(digest("unknown", credentials.name, credentials.password), credentials.password, decoyHash);
-      return null;
+      return verifySlowly(key, credentials.password, decoyHash).then((outcome) => (outcome === "busy" ? "busy" : null));
     }
-    const ok = await verifyOnce(digest(vendor.passwordHash, credentials.password), credentials.password, vendor.passwordHash);
-    return ok && vendor.enabled ? vendor : null;
+    const key = digest(vendor.password_hash, credentials.password);
+    const admitted = () => (vendor.enabled ? { id: vendor.id, name: vendor.name } : null);
+    if (verified.has(key)) return admitted();
+    if (refused.has(key)) return null;
+    return verifySlowly(key, credentials.password, vendor.password_hash).then((outcome) => (outcome === "busy" ? "busy" : outcome ? admitted() : null));
   }
 
-  return {
-    authenticate: (authorization) => authenticate(authorization).catch((error) => (error instanceof Busy ? "busy" : Promise.reject(error))),
-  };
+  return { authenticate };
 }

@@ -1,8 +1,7 @@
 // The steps every /v1 request takes before its route's own work (CONTRACT §2):
 // authentication and the vendor's rate limit (before the body is read), then the body rules.
-import type { Authenticator } from "../auth/authenticator.ts";
+import type { AuthenticatedVendor, Authenticator } from "../auth/authenticator.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
-import type { Vendor } from "../auth/vendors.ts";
 import { readJsonObject } from "./body.ts";
 import { failure, toResponse, type Flag, type Reply } from "./envelope.ts";
 
@@ -21,8 +20,9 @@ const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UT
 
 export function createV1Guard(deps: V1Deps) {
   /** The vendor, or the 401/429 reply that ends the request. */
-  async function admit(request: Request, flag: Flag): Promise<Vendor | Reply> {
-    const vendor = await deps.authenticator.authenticate(request.headers.get("authorization"));
+  async function admit(request: Request, flag: Flag): Promise<AuthenticatedVendor | Reply> {
+    const outcome = deps.authenticator.authenticate(request.headers.get("authorization"));
+    const vendor = outcome instanceof Promise ? await outcome : outcome;
     if (vendor === "busy") return failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" });
     if (!vendor) return failure(flag, 401, ["Unauthorized"], CHALLENGE);
     const rate = deps.rateLimiter.take(vendor.id);
@@ -30,16 +30,16 @@ export function createV1Guard(deps: V1Deps) {
     return vendor;
   }
 
-  const isReply = (value: Vendor | Reply): value is Reply => "status" in value && "body" in value;
+  const isReply = (value: AuthenticatedVendor | Reply): value is Reply => "status" in value && "body" in value;
 
   return {
     /** For routes without a body: authenticate, then `handle`. */
-    async withVendor(request: Request, flag: Flag, handle: (vendor: Vendor) => Reply | Promise<Reply>): Promise<Response> {
+    async withVendor(request: Request, flag: Flag, handle: (vendor: AuthenticatedVendor) => Reply | Promise<Reply>): Promise<Response> {
       const admitted = await admit(request, flag);
       return toResponse(isReply(admitted) ? admitted : await handle(admitted));
     },
     /** For routes with a JSON body: authenticate, read the body, then `handle`. */
-    async withBody(request: Request, flag: Flag, handle: (vendor: Vendor, body: JsonBody) => Reply | Promise<Reply>): Promise<Response> {
+    async withBody(request: Request, flag: Flag, handle: (vendor: AuthenticatedVendor, body: JsonBody) => Reply | Promise<Reply>): Promise<Response> {
       return this.withVendor(request, flag, async (vendor) => {
         const body = await readJsonObject(request, deps.bodyLimitBytes);
         return body.ok ? handle(vendor, body) : failure(flag, body.status, [body.error]);

@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, gt, lte, sql, type Placeholder } from "drizzl
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
-import { prepareWrite } from "../db/prepared.ts";
+import { prepareRead, prepareWrite } from "../db/prepared.ts";
 import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
 
 export type NewLead = typeof leads.$inferInsert;
@@ -18,12 +18,11 @@ function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
 
 /** `read`: the server passes its group committer's, so lookups share one snapshot per turn. */
 export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
-  const suppressed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))).prepare();
-  const recentClaim = db
+  const suppressed = prepareRead<{ phone: string }, unknown>(db.$client, db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))));
+  const recentClaim = prepareRead<{ phone: string; cutoff: number }, unknown>(db.$client, db
     .select({ one: sql`1` })
     .from(phoneClaims)
-    .where(and(eq(phoneClaims.phoneE164, p("phone")), gt(phoneClaims.claimedAt, p("cutoff"))))
-    .prepare();
+    .where(and(eq(phoneClaims.phoneE164, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))));
   // The duplicate rule as one statement: insert the claim, or take over a claim older than the
   // window. When a live claim exists, nothing changes and `changes` is 0.
   const claim = prepareWrite<{ phone: string; leadId: string; now: number; cutoff: number }>(db.$client, db
@@ -60,8 +59,8 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
   const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
 
   return {
-    isSuppressed: (phone: string) => read(() => suppressed.get({ phone })) !== undefined,
-    hasClaimSince: (phone: string, cutoff: number) => read(() => recentClaim.get({ phone, cutoff })) !== undefined,
+    isSuppressed: (phone: string) => read(() => suppressed.get({ phone })) !== null,
+    hasClaimSince: (phone: string, cutoff: number) => read(() => recentClaim.get({ phone, cutoff })) !== null,
     /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
     claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => claim.run({ phone, leadId, now, cutoff }).changes === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),

@@ -42,6 +42,15 @@ describe("authenticate", () => {
     expect(second?.id).toBe(first!.id);
   });
 
+  test("credentials checked before are answered at once, without a promise (the per-request path)", async () => {
+    await vendorOf(basic("acme", "acme-password-1"));
+    await vendorOf(basic("acme", "wrong-password"));
+    expect(auth.authenticate(basic("acme", "acme-password-1"))).toMatchObject({ name: "acme" });
+    expect(auth.authenticate(basic("acme", "wrong-password"))).toBeNull();
+    // Never seen: argon2 has to run, so the answer is a promise.
+    expect(auth.authenticate(basic("acme", "another-wrong-password"))).toBeInstanceOf(Promise);
+  });
+
   test.each([
     ["a wrong password", basic("acme", "acme-password-2")],
     ["another vendor's password", basic("acme", "globex-password-1")],
