@@ -43,8 +43,9 @@ function useWal(sqlite: Database, deadline = Date.now() + 5_000): void {
 
 /**
  * Opens (creating if needed) the SQLite file and applies pending migrations.
- * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk; intake
- * batches requests into one transaction (group commit) so the fsync is shared, not per lead.
+ * synchronous=FULL: a 200 promises the lead is stored, so every commit reaches the disk. The
+ * server's group committer takes this over for its own connection: it batches requests into one
+ * transaction and fsyncs the WAL off the event loop before answering (group-commit.ts, wal-sync.ts).
  */
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseHandle {
   const sqlite = new Database(path, { create: true, strict: true });

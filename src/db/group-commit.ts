@@ -1,6 +1,11 @@
 // Group commit: writes requested during one turn of the event loop run in one transaction, so
-// they share one fsync. synchronous=FULL costs ~0.2 ms per commit on our VM disk; per-request
-// commits would cap intake near 5,000 leads/s, while a shared commit scales with the batch.
+// they share one fsync. An fsync costs ~0.2 ms on our VM disk; per-request commits would cap
+// intake near 5,000 leads/s, while a shared commit scales with the batch.
+//
+// The fsync runs off the event loop (wal-sync.ts): a batch's promises settle once its WAL fsync
+// returns. While one is in flight, new writes wait and go together in the next batch as soon as it
+// returns, so batches stay as large as when the fsync blocked. Reads in between may see a batch
+// that is still being synced (for a fraction of a millisecond).
 //
 // A write that throws is rolled back alone and rejects its own promise; the others still commit.
 // Writes almost never throw, so a batch first runs them bare under one SAVEPOINT; only when one
@@ -27,6 +32,7 @@
 // and the batch is retried on a timer, so the event loop keeps serving; after `busyBudgetMs` the
 // batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
 import type { Database } from "bun:sqlite";
+import { walSyncFor, type WalSync } from "./wal-sync.ts";
 
 /** Runs a synchronous read: in the turn's shared snapshot (GroupCommitter.read) or directly. */
 export type ReadInSnapshot = <T>(read: () => T) => T;
@@ -42,7 +48,7 @@ export interface GroupCommitter {
   run<T>(write: () => T, options?: { background?: boolean }): Promise<T>;
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
-  /** Resolves when every write handed in so far has settled (for shutdown). */
+  /** Resolves when every write handed in so far has settled, then lets go of the WAL (shutdown). */
   drain(): Promise<void>;
 }
 
@@ -67,12 +73,15 @@ export interface GroupCommitOptions {
   foregroundBusy?: () => boolean;
   /** How long background writes are held while the foreground is busy (tests use other values). */
   backgroundWaveMs?: number;
+  /** Makes a committed batch durable; by default the WAL's fsync (none for in-memory databases). */
+  walSync?: WalSync | null;
 }
 
 export function createGroupCommitter(sqlite: Database, options: GroupCommitOptions = {}): GroupCommitter {
   const busyBudgetMs = options.busyBudgetMs ?? 5_000;
   const foregroundBusy = options.foregroundBusy ?? (() => true);
   const backgroundWaveMs = options.backgroundWaveMs ?? BACKGROUND_WAVE_MS;
+  const walSync = options.walSync === undefined ? walSyncFor(sqlite) : options.walSync;
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
@@ -87,6 +96,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let wave: Timer | null = null;
   let busySince: number | null = null;
   let readOpen = false;
+  /** The WAL fsync in flight; no batch is flushed until it returns. */
+  let syncing: Promise<void> | null = null;
 
   function endRead() {
     if (!readOpen) return;
@@ -163,12 +174,29 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       for (const pending of batch) pending.reject(error);
       return null;
     }
-    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+    const settle = () => outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+    if (walSync) syncThenSettle(walSync, batch, settle);
+    else settle();
     return null;
+  }
+
+  /** The batch is committed; it is answered once the WAL is on disk. Then the next batch may go. */
+  function syncThenSettle(wal: WalSync, batch: Pending[], settle: () => void) {
+    let synced!: () => void;
+    syncing = new Promise((resolve) => (synced = resolve));
+    wal.sync((error) => {
+      syncing = null;
+      if (error) for (const pending of batch) pending.reject(error);
+      else settle();
+      synced();
+      if (queue.length > 0) schedule(null);
+    });
   }
 
   /** Starts a flush at the end of this turn (or after `delayMs`), unless one is already due. */
   function schedule(delayMs: number | null) {
+    // The fsync's return schedules the next batch.
+    if (syncing) return;
     flushing ??= new Promise((done) => {
       const go = () => {
         flushing = null;
@@ -217,8 +245,9 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     },
     async drain() {
       releaseHeld();
-      while (flushing) await flushing;
+      while (flushing || syncing) await (flushing ?? syncing);
       endRead();
+      walSync?.release();
     },
   };
 }

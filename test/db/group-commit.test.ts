@@ -329,3 +329,94 @@ describe("reads in the turn's shared snapshot", () => {
     expect(mine.inTransaction).toBe(false);
   });
 });
+
+describe("durability: a batch is answered after its WAL sync", () => {
+  /** A WAL syncer the test completes by hand, counting the batches it was asked to sync. */
+  function manualWalSync() {
+    const waiting: ((error: Error | null) => void)[] = [];
+    let released = 0;
+    return {
+      walSync: { sync: (done: (error: Error | null) => void) => void waiting.push(done), release: () => void released++ },
+      waiting,
+      released: () => released,
+    };
+  }
+
+  /** Lets the event loop turn a few times (flushes run on setImmediate). */
+  const turns = async () => {
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test("writes settle only once the sync returns, and writes handed in meanwhile wait for it, then go as one batch", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync });
+    const settled: string[] = [];
+    const first = committer.run(insert(sqlite, "a")).then((name) => settled.push(name));
+    await turns();
+    // Committed (visible on this connection), but not yet reported as stored.
+    expect(names(sqlite)).toEqual(["a"]);
+    expect(settled).toEqual([]);
+    expect(waiting).toHaveLength(1);
+
+    const later = ["b", "c"].map((name) => committer.run(insert(sqlite, name)).then((n) => settled.push(n)));
+    await turns();
+    expect(names(sqlite)).toEqual(["a"]);
+
+    waiting.shift()!(null);
+    await first;
+    expect(settled).toEqual(["a"]);
+    await turns();
+    // b and c went in one batch, which is now waiting for its own sync.
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+    expect(waiting).toHaveLength(1);
+    waiting.shift()!(null);
+    await Promise.all(later);
+    expect(settled).toEqual(["a", "b", "c"]);
+  });
+
+  test("a failed sync rejects every write of its batch with an I/O error, and the next batch still goes", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync });
+    const failed = Promise.allSettled([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    await turns();
+    const error = Object.assign(new Error("disk gone"), { code: "SQLITE_IOERR_FSYNC" });
+    waiting.shift()!(error);
+    expect(await failed).toEqual([
+      { status: "rejected", reason: error },
+      { status: "rejected", reason: error },
+    ]);
+    const next = committer.run(insert(sqlite, "c"));
+    await turns();
+    waiting.shift()!(null);
+    expect(await next).toBe("c");
+  });
+
+  test("a sync that answers at once (a failure to even start it) still lets the next batch go", async () => {
+    const sqlite = memoryDatabase();
+    const error = Object.assign(new Error("no WAL"), { code: "SQLITE_IOERR_FSYNC" });
+    let fail = true;
+    const walSync = { sync: (done: (error: Error | null) => void) => done(fail ? error : null), release: () => {} };
+    const committer = createGroupCommitter(sqlite, { walSync });
+    await expect(committer.run(insert(sqlite, "a"))).rejects.toBe(error);
+    fail = false;
+    expect(await committer.run(insert(sqlite, "b"))).toBe("b");
+  });
+
+  test("drain waits for the sync in flight, then lets go of the WAL", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting, released } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync });
+    let settled = false;
+    void committer.run(insert(sqlite, "a")).then(() => (settled = true));
+    let drained = false;
+    const draining = committer.drain().then(() => (drained = true));
+    await turns();
+    expect(drained).toBe(false);
+    waiting.shift()!(null);
+    await draining;
+    expect(settled).toBe(true);
+    expect(released()).toBe(1);
+  });
+});
