@@ -5,21 +5,27 @@
 type Labels = Record<string, string>;
 
 export class Counter<L extends string> {
-  private readonly values = new Map<string, number>();
+  /** One entry per set of label values; the rendered labels are built once, on first use. */
+  private readonly series = new Map<string, { labels: string; value: number }>();
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly labelNames: readonly L[],
   ) {}
 
+  // Called on every request, so the common case is one short string and one map lookup. Label
+  // values are the service's own (routes folded by routeLabel, statuses, outcome names): no NULs.
   inc(labels: Record<L, string | number>, by = 1): void {
-    const key = this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(",");
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+    let id = "";
+    for (const name of this.labelNames) id += `${labels[name]}\u0000`;
+    const series = this.series.get(id);
+    if (series) series.value += by;
+    else this.series.set(id, { labels: this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(","), value: by });
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [key, value] of this.values) lines.push(`${this.name}{${key}} ${value}`);
+    for (const { labels, value } of this.series.values()) lines.push(`${this.name}{${labels}} ${value}`);
     return lines.join("\n");
   }
 }
