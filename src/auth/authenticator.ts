@@ -2,8 +2,9 @@
 //
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
-// SHA-256(stored hash, password): the next request with the same credentials costs one hash and
-// one indexed vendor read (in the turn's shared read transaction), and is answered synchronously. Because the stored hash is part
+// SHA-256(stored hash, password): the next request with the same credentials costs one hash (the
+// vendor is read once per turn of the event loop, in the turn's shared read transaction), and is
+// answered synchronously. Because the stored hash is part
 // of the key, a rotated password invalidates the entry by itself; `enabled` is read from the
 // database on every request, so a disabled vendor is locked out from the next turn of the event
 // loop, even when the CLI disabled it from another process.
@@ -88,6 +89,18 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
     .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
     .from(vendors)
     .where(eq(vendors.name, sql.placeholder("name"))));
+  // A turn's requests usually share a few vendors, and the turn's reads share one snapshot, so a
+  // name is looked up once per turn; the memo ends with the turn, as the snapshot does.
+  const vendorsThisTurn = new Map<string, VendorRow | null>();
+  function vendorNamed(name: string): VendorRow | null {
+    let vendor = vendorsThisTurn.get(name);
+    if (vendor === undefined) {
+      if (vendorsThisTurn.size === 0) setImmediate(() => vendorsThisTurn.clear());
+      vendor = read(() => findVendor.get({ name }));
+      vendorsThisTurn.set(name, vendor);
+    }
+    return vendor;
+  }
   const verified = new BoundedSet(cacheSize);
   const refused = new BoundedSet(cacheSize);
   // Unknown names are checked against a throwaway hash so they take as long as a wrong password.
@@ -112,7 +125,7 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   function authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome> {
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
-    const vendor = read(() => findVendor.get({ name: credentials.name }));
+    const vendor = vendorNamed(credentials.name);
     if (!vendor) {
       const key = digest("unknown", credentials.name, credentials.password);
       if (refused.has(key)) return null;

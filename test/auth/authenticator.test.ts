@@ -18,6 +18,9 @@ beforeAll(async () => {
 
 afterAll(() => handle.close());
 
+/** Vendors are read once per turn of the event loop (as the server's reads share a snapshot per turn). */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 /** The vendor (or null); these tests never fill the check queue. */
 async function vendorOf(authorization: string | null) {
   const result = await auth.authenticate(authorization);
@@ -72,16 +75,32 @@ describe("authenticate", () => {
   });
 });
 
+test("the requests of one turn read their vendor once; the next turn reads it again", async () => {
+  let reads = 0;
+  const counting = createAuthenticator(handle.db, { read: (read) => (reads++, read()) });
+  const header = basic("acme", "acme-password-1");
+  await counting.authenticate(header);
+  await nextTurn();
+  reads = 0;
+  for (let i = 0; i < 5; i++) expect(counting.authenticate(header)).toMatchObject({ name: "acme" });
+  expect(reads).toBe(1);
+  await nextTurn();
+  counting.authenticate(header);
+  expect(reads).toBe(2);
+});
+
 describe("vendor changes", () => {
-  test("a disabled vendor is refused even after a cached success, and accepted again once enabled", async () => {
+  test("a disabled vendor is refused from the next turn of the event loop, even after a cached success, and accepted again once enabled", async () => {
     await createVendor(handle.db, "umbrella", "umbrella-password");
     const header = basic("umbrella", "umbrella-password");
     expect((await vendorOf(header))?.name).toBe("umbrella");
 
     setVendorEnabled(handle.db, "umbrella", false);
+    await nextTurn();
     expect(await vendorOf(header)).toBeNull();
 
     setVendorEnabled(handle.db, "umbrella", true);
+    await nextTurn();
     expect((await vendorOf(header))?.name).toBe("umbrella");
   });
 
