@@ -17,6 +17,7 @@ import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingBody, validLeadTemplate } from "./bodies.ts";
 import { killLoad, runLoad, type LoadOptions } from "./drive.ts";
 import { checkScenario, printRatios, printTable, writeJson, type Ratio, type ScenarioResult } from "./report.ts";
+import { flushToDisk } from "./disk.ts";
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
@@ -64,7 +65,10 @@ const boot = async (databasePath: string) => (server = await startServer({ binar
 /** A database for one round: a new empty file, or a fresh copy of the seeded one. */
 function roundDatabase(round: number, kind: "empty" | "large"): string {
   const path = join(tmp, `round-${round}-${kind}.db`);
-  if (kind === "large") copyFileSync(seededPath, path);
+  if (kind === "large") {
+    copyFileSync(seededPath, path);
+    flushToDisk(path);
+  }
   return path;
 }
 

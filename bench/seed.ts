@@ -4,7 +4,7 @@
 // `held` callback. With `decided`, the rows look like the worker's output instead: the lead is
 // `accepted` and its callback `pending`, due now, with the payload the worker would have built.
 import { Database } from "bun:sqlite";
-import { closeSync, fsyncSync, openSync } from "node:fs";
+import { flushToDisk } from "./disk.ts";
 import { callbackPayload } from "../src/callbacks/payload.ts";
 import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
@@ -80,13 +80,7 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
   } finally {
     sqlite.close();
   }
-  // synchronous=OFF left the file in the page cache only; flush it now, so the kernel's writeback of
-  // a gigabyte does not compete with the server's fsyncs during the measured run.
-  const fd = openSync(databasePath, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  // synchronous=OFF left the file in the page cache only.
+  flushToDisk(databasePath);
   return performance.now() - started;
 }
