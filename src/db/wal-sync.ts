@@ -8,11 +8,7 @@
 // Checkpoints stay with this connection (wal_autocheckpoint): under NORMAL they still fsync the WAL
 // before copying it into the database and the database after. (A checkpointer on another
 // connection was measured: it cannot finish while this one keeps appending, so the WAL was never
-// restarted and grew, and every write got slower.) They come every 4,000 pages rather than
-// SQLite's 1,000: a page that many batches rewrite (an index's last leaf) is copied once per
-// checkpoint, so the event loop's share fell from about 4.3 to 3.0 µs per lead, for a WAL of up to
-// 16 MB and a pause of a few milliseconds every second or so under full load.
-const CHECKPOINT_PAGES = 4_000;
+// restarted and grew, and every write got slower.)
 import type { Database } from "bun:sqlite";
 import { closeSync, fsync, openSync } from "node:fs";
 
@@ -28,7 +24,6 @@ export function walSyncFor(sqlite: Database): WalSync | null {
   // An in-memory database has no file to make durable (tests, the OpenAPI lint).
   if (sqlite.filename === "" || sqlite.filename === ":memory:") return null;
   sqlite.run("PRAGMA synchronous = NORMAL");
-  sqlite.run(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
   let fd: number | null = null;
   return {
     sync(done) {
