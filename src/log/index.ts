@@ -27,9 +27,24 @@ export function bufferedStdout(): (line: string) => void {
   };
 }
 
+/** The current time in ISO 8601, formatted once per millisecond (a request line each is logged). */
+function isoTimeNow(): () => string {
+  let formattedAt = -1;
+  let formatted = "";
+  return () => {
+    const now = Date.now();
+    if (now !== formattedAt) {
+      formattedAt = now;
+      formatted = new Date(now).toISOString();
+    }
+    return formatted;
+  };
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = bufferedStdout()): Logger {
+  const time = isoTimeNow();
   const emit = (lvl: "info" | "error", event: string, fields: Record<string, unknown> = {}) =>
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...fields })}\n`);
+    write(`${JSON.stringify({ time: time(), level: lvl, event, ...fields })}\n`);
   return {
     info: level === "info" ? (event, fields) => emit("info", event, fields) : () => {},
     error: level === "silent" ? () => {} : (event, fields) => emit("error", event, fields),

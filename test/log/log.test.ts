@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { expect, setSystemTime, test } from "bun:test";
 import { createLogger, maskPhone } from "../../src/log/index.ts";
 
 test("maskPhone keeps the country code and the last four digits only", () => {
@@ -18,6 +18,21 @@ test("one JSON object per line, with time, level and event; levels filter", () =
     { time: expect.any(String), level: "info", event: "request", status: 200 },
     { time: expect.any(String), level: "error", event: "boom" },
   ]);
+});
+
+test("each line carries the time it was logged, in ISO 8601 UTC", () => {
+  const times: string[] = [];
+  const log = createLogger("info", (line) => times.push(JSON.parse(line).time));
+  try {
+    setSystemTime(new Date("2026-11-21T10:00:00.001Z"));
+    log.info("a");
+    log.info("b");
+    setSystemTime(new Date("2026-11-21T10:00:00.002Z"));
+    log.info("c");
+  } finally {
+    setSystemTime();
+  }
+  expect(times).toEqual(["2026-11-21T10:00:00.001Z", "2026-11-21T10:00:00.001Z", "2026-11-21T10:00:00.002Z"]);
 });
 
 test.each([
