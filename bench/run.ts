@@ -3,7 +3,7 @@
 // and postLead accept again on a database holding 1,000,000 stored leads.
 //
 // This VM's speed drifts by tens of percent from one minute to the next, so each ratio is measured
-// in BENCH_ROUNDS rounds (3 by default). A round runs its pair back to back, the no-op and the
+// in BENCH_ROUNDS rounds (5 by default). A round runs its pair back to back, the no-op and the
 // accept path on a fresh empty database, then the accept path on a fresh copy of the seeded one;
 // the verdict is on the median of the rounds' ratios.
 //
@@ -30,7 +30,7 @@ const duration = quick ? 2 : positiveInteger(env.BENCH_DURATION, 10, 3600);
 const warmup = quick ? 1 : 3;
 const connections = positiveInteger(env.BENCH_CONNECTIONS, 50, 3600);
 const seedCount = quick ? 20_000 : 1_000_000;
-const rounds = positiveInteger(env.BENCH_ROUNDS, 3, 100);
+const rounds = positiveInteger(env.BENCH_ROUNDS, 5, 100);
 const binaryIndex = process.argv.indexOf("--binary");
 const binaryArg = binaryIndex >= 0 ? process.argv[binaryIndex + 1] : undefined;
 if (binaryIndex >= 0 && !binaryArg) throw new Error("--binary needs a path");
