@@ -8,7 +8,7 @@
 // the verdict is on the median of the rounds' ratios.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS
-// (default 3), BENCH_QUICK=1 (2 s scenarios, 20,000 seeded leads), BENCH_KEEP_TMP=1 (keep the
+// (default 5), BENCH_QUICK=1 (2 s scenarios, 20,000 seeded leads), BENCH_KEEP_TMP=1 (keep the
 // databases and server log).
 // Flag: --binary PATH runs a compiled binary instead of `bun src/main.ts`.
 import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
