@@ -4,10 +4,10 @@
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
 // SHA-256(stored hash, password): the next request with the same credentials costs one hash (the
 // vendor is read once per turn of the event loop, in the turn's shared read transaction), and is
-// answered synchronously. Because the stored hash is part
-// of the key, a rotated password invalidates the entry by itself; `enabled` is read from the
-// database on every request, so a disabled vendor is locked out from the next turn of the event
-// loop, even when the CLI disabled it from another process.
+// answered synchronously. Because the stored hash is part of the key, a rotated password
+// invalidates the entry by itself; `enabled` comes with that per-turn read, so a disabled vendor
+// is locked out from the next turn of the event loop, even when the CLI disabled it from another
+// process.
 // Refusals are cached the same way, so replaying bad credentials cannot make us burn CPU.
 // Uncached checks run one at a time, and concurrent checks of the same credentials share one: a
 // flood of new wrong passwords occupies at most one core and a bounded queue, never the whole
