@@ -87,13 +87,13 @@ async function withServer<T>(databasePath: string, measure: () => Promise<T>): P
   return result;
 }
 
-const ratio = (title: string, goal: number, rounds: number[]): Ratio => ({ title, goal, rounds, value: median(rounds) });
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+const ratio = (title: string, goal: number, rounds: number[]): Ratio => ({ title, goal, rounds, value: median(rounds) });
 
 async function scenario(
   key: string, title: string, expectStatus: number, path: string, body: Pick<LoadOptions, "body" | "template" | "phoneStart">,

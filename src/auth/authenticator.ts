@@ -126,17 +126,14 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
     const vendor = vendorNamed(credentials.name);
-    if (!vendor) {
-      const key = digest("unknown", credentials.name, credentials.password);
-      if (refused.has(key)) return null;
-      decoyHash ??= hashPassword(crypto.randomUUID());
-      return verifySlowly(key, credentials.password, decoyHash).then((outcome) => (outcome === "busy" ? "busy" : null));
-    }
-    const key = digest(vendor.password_hash, credentials.password);
-    const admitted = () => (vendor.enabled ? { id: vendor.id, name: vendor.name } : null);
-    if (verified.has(key)) return admitted();
-    if (refused.has(key)) return null;
-    return verifySlowly(key, credentials.password, vendor.password_hash).then((outcome) => (outcome === "busy" ? "busy" : outcome ? admitted() : null));
+    const { name, password } = credentials;
+    const key = vendor ? digest(vendor.password_hash, password) : digest("unknown", name, password);
+    // An unknown name can never be verified, so it gets null whatever its check says.
+    const answer = (ok: boolean | "busy"): AuthOutcome => (ok === "busy" ? "busy" : ok && vendor?.enabled ? { id: vendor.id, name: vendor.name } : null);
+    if (verified.has(key)) return answer(true);
+    if (refused.has(key)) return answer(false);
+    const hash = vendor ? vendor.password_hash : (decoyHash ??= hashPassword(crypto.randomUUID()));
+    return verifySlowly(key, password, hash).then(answer);
   }
 
   return { authenticate };

@@ -65,6 +65,12 @@ const BACKGROUND_WAVE_MS = 25;
 /** The options of a background write: `commit.run(write, BACKGROUND)`. */
 export const BACKGROUND = { background: true } as const;
 
+const rejectAll = (batch: Pending[], error: unknown) => batch.forEach((pending) => pending.reject(error));
+
+/** Answers each write of a committed (and durable) batch with its own outcome. */
+const settle = (batch: Pending[], outcomes: Outcome[]) =>
+  outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+
 const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === "SQLITE_BUSY";
 
 export interface GroupCommitOptions {
@@ -148,7 +154,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   function flush(): number | null {
     const batch = queue;
     queue = [];
-    let outcomes;
+    let outcomes: Outcome[];
     endRead();
     try {
       begin.run();
@@ -158,7 +164,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         return Math.min(200, 10 * 2 ** Math.min(5, Math.floor((Date.now() - busySince) / 100)));
       }
       busySince = null;
-      for (const pending of batch) pending.reject(error);
+      rejectAll(batch, error);
       return null;
     }
     busySince = null;
@@ -171,23 +177,22 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       } catch {
         // The connection is gone (closed at shutdown): nothing left to roll back.
       }
-      for (const pending of batch) pending.reject(error);
+      rejectAll(batch, error);
       return null;
     }
-    const settle = () => outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
-    if (walSync) syncThenSettle(walSync, batch, settle);
-    else settle();
+    if (walSync) syncThenSettle(walSync, batch, outcomes);
+    else settle(batch, outcomes);
     return null;
   }
 
   /** The batch is committed; it is answered once the WAL is on disk. Then the next batch may go. */
-  function syncThenSettle(wal: WalSync, batch: Pending[], settle: () => void) {
+  function syncThenSettle(wal: WalSync, batch: Pending[], outcomes: Outcome[]) {
     let synced!: () => void;
     syncing = new Promise((resolve) => (synced = resolve));
     wal.sync((error) => {
       syncing = null;
-      if (error) for (const pending of batch) pending.reject(error);
-      else settle();
+      if (error) rejectAll(batch, error);
+      else settle(batch, outcomes);
       synced();
       if (queue.length > 0) schedule(null);
     });

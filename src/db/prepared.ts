@@ -7,6 +7,7 @@ import type { Changes, Database, SQLQueryBindings } from "bun:sqlite";
 import { is, Param, Placeholder } from "drizzle-orm";
 
 type Values = Record<string, unknown>;
+type DrizzleQuery = { toSQL(): { sql: string; params: unknown[] } };
 type Binder = (values: Values) => SQLQueryBindings;
 
 function binderFor(param: unknown): Binder {
@@ -32,8 +33,6 @@ function prepareQuery(sqlite: Database, query: DrizzleQuery) {
   const { sql, params } = query.toSQL();
   return { statement: sqlite.prepare<unknown, SQLQueryBindings[]>(sql), binders: params.map(binderFor) };
 }
-
-type DrizzleQuery = { toSQL(): { sql: string; params: unknown[] } };
 
 export interface PreparedWrite<V extends Values> {
   /** Runs the statement with `values` bound by placeholder name. */
