@@ -24,7 +24,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const metrics = createMetrics();
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
-  const commit = createGroupCommitter(database.sqlite, { foregroundBusy: () => foregroundLoad() > 0 });
+  const commit = createGroupCommitter(database.sqlite, {
+    foregroundBusy: () => foregroundLoad() > 0,
+    checkpointInThread: {
+      // Resolved from src/: in the compiled binary every module has the entry's URL, and the
+      // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
+      threadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
+      onError: (error) => log.error("checkpoint_thread_failed", { error: error.message }),
+    },
+  });
   const app = createApp({ config, database, log, metrics, commit });
   const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;

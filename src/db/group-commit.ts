@@ -28,10 +28,14 @@
 // ended before the next write batch begins and at the end of the turn, so no read is ever more
 // than one turn stale.
 //
+// With `checkpointInThread`, checkpoints run on another thread (checkpointer.ts); while its second
+// pass runs, new batches wait as they do for a WAL fsync.
+//
 // When another process holds the write lock, BEGIN fails fast (the server's busy timeout is short)
 // and the batch is retried on a timer, so the event loop keeps serving; after `busyBudgetMs` the
 // batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
 import type { Database } from "bun:sqlite";
+import { createCheckpointer, type CheckpointerOptions } from "./checkpointer.ts";
 import { walSyncFor, type WalSync } from "./wal-sync.ts";
 
 /** Runs a synchronous read: in the turn's shared snapshot (GroupCommitter.read) or directly. */
@@ -48,7 +52,10 @@ export interface GroupCommitter {
   run<T>(write: () => T, options?: { background?: boolean }): Promise<T>;
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
-  /** Resolves when every write handed in so far has settled, then lets go of the WAL (shutdown). */
+  /**
+   * Resolves when every write handed in so far has settled, then lets go of the WAL and stops the
+   * checkpoint thread (shutdown).
+   */
   drain(): Promise<void>;
 }
 
@@ -81,6 +88,8 @@ export interface GroupCommitOptions {
   backgroundWaveMs?: number;
   /** Makes a committed batch durable; by default the WAL's fsync (none for in-memory databases). */
   walSync?: WalSync | null;
+  /** Checkpoints on another thread instead of inside COMMIT (file databases only; the server's). */
+  checkpointInThread?: CheckpointerOptions | null;
 }
 
 export function createGroupCommitter(sqlite: Database, options: GroupCommitOptions = {}): GroupCommitter {
@@ -104,6 +113,17 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let readOpen = false;
   /** The WAL fsync in flight; no batch is flushed until it returns. */
   let syncing: Promise<void> | null = null;
+  /** The checkpointer's second pass; no batch is flushed until it returns. */
+  let holding: Promise<void> | null = null;
+  const checkpointer =
+    options.checkpointInThread && walSync
+      ? createCheckpointer(sqlite, (pass) => (holding = pass.then(endHold, endHold)), options.checkpointInThread)
+      : null;
+
+  function endHold() {
+    holding = null;
+    if (queue.length > 0) schedule(null);
+  }
 
   function endRead() {
     if (!readOpen) return;
@@ -180,6 +200,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       rejectAll(batch, error);
       return null;
     }
+    checkpointer?.committed(batch.length);
     if (walSync) syncThenSettle(walSync, batch, outcomes);
     else settle(batch, outcomes);
     return null;
@@ -200,11 +221,12 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
 
   /** Starts a flush at the end of this turn (or after `delayMs`), unless one is already due. */
   function schedule(delayMs: number | null) {
-    // The fsync's return schedules the next batch.
-    if (syncing) return;
+    // The fsync's return, or the end of the hold, schedules the next batch.
+    if (syncing || holding) return;
     flushing ??= new Promise((done) => {
       const go = () => {
         flushing = null;
+        if (holding) return done();
         const retryIn = flush();
         done();
         if (retryIn !== null) schedule(retryIn);
@@ -250,7 +272,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     },
     async drain() {
       releaseHeld();
-      while (flushing || syncing) await (flushing ?? syncing);
+      await checkpointer?.stop();
+      while (flushing || syncing || holding) await (flushing ?? syncing ?? holding);
       endRead();
       walSync?.release();
     },

@@ -5,10 +5,9 @@
 // power failure) and then has the WAL fsynced on a thread-pool thread, answering a batch's writers
 // only once that fsync returns. What a writer is told "stored" is on disk, as with FULL.
 //
-// Checkpoints stay with this connection (wal_autocheckpoint): under NORMAL they still fsync the WAL
-// before copying it into the database and the database after. (A checkpointer on another
-// connection was measured: it cannot finish while this one keeps appending, so the WAL was never
-// restarted and grew, and every write got slower.)
+// Checkpoints are not affected: under NORMAL they still fsync the WAL before copying it into the
+// database and the database after, whether this connection runs them or the server's checkpoint
+// thread does (checkpointer.ts).
 import type { Database } from "bun:sqlite";
 import { closeSync, fsync, openSync } from "node:fs";
 

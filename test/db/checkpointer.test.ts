@@ -1,0 +1,178 @@
+// Checkpoints off the event loop: the group committer's connection stops checkpointing itself; a
+// thread does it in two passes, the second with new batches held back, so the WAL restarts.
+import { afterEach, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { createGroupCommitter, type GroupCommitOptions } from "../../src/db/group-commit.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import type { PassResult } from "../../src/db/checkpointer.ts";
+import { tempDatabasePath } from "../helpers/server.ts";
+
+const THREAD_URL = new URL("../../src/db/checkpoint-thread.ts", import.meta.url);
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()!();
+});
+
+const autocheckpoint = (sqlite: Database) => (sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+const count = (sqlite: Database) => (sqlite.query("SELECT count(*) AS n FROM items").get() as { n: number }).n;
+const insert = (sqlite: Database, name: string) => () => void sqlite.run("INSERT INTO items (name) VALUES (?)", [name]);
+
+describe("with the real thread, on a file", () => {
+  function fileDatabase() {
+    const temp = tempDatabasePath();
+    const handle = openDatabase(temp.path, { migrate: false });
+    handle.sqlite.run("CREATE TABLE items (name TEXT)");
+    cleanups.push(() => (handle.close(), temp.cleanup()));
+    return { sqlite: handle.sqlite, walPath: `${temp.path}-wal` };
+  }
+
+  /** 300 batches of one 3 KB row each: about one WAL page per batch, so ~1.2 MB without a restart. */
+  async function writeBatches(sqlite: Database, options: GroupCommitOptions) {
+    const committer = createGroupCommitter(sqlite, options);
+    for (let i = 0; i < 300; i++) await committer.run(insert(sqlite, `${i}`.padEnd(3000, "x")));
+    return committer;
+  }
+
+  test("the connection stops checkpointing itself; the thread's checkpoints keep restarting the WAL", async () => {
+    const { sqlite, walPath } = fileDatabase();
+    const errors: Error[] = [];
+    const committer = await writeBatches(sqlite, { checkpointInThread: { threadUrl: THREAD_URL, everyWrites: 20, onError: (error) => errors.push(error) } });
+    expect(autocheckpoint(sqlite)).toBe(0);
+    expect(errors).toEqual([]);
+    expect(statSync(walPath).size).toBeLessThan(400_000);
+    expect(count(sqlite)).toBe(300);
+    await committer.drain();
+    expect(autocheckpoint(sqlite)).toBe(1000);
+  });
+
+  test("(the same writes with no checkpoints at all leave a WAL three times that size)", async () => {
+    const { sqlite, walPath } = fileDatabase();
+    sqlite.run("PRAGMA wal_autocheckpoint = 0");
+    await writeBatches(sqlite, {});
+    expect(statSync(walPath).size).toBeGreaterThan(1_200_000);
+  });
+
+  test("a thread that cannot start is reported once, and SQLite's own checkpoints take over", async () => {
+    const { sqlite, walPath } = fileDatabase();
+    const errors: Error[] = [];
+    const threadUrl = new URL("./no-such-thread.ts", import.meta.url);
+    await writeBatches(sqlite, { checkpointInThread: { threadUrl, everyWrites: 20, onError: (error) => errors.push(error) } });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toContain("checkpoint");
+    expect(autocheckpoint(sqlite)).toBe(1000);
+    expect(count(sqlite)).toBe(300);
+  });
+});
+
+describe("the two passes (a hand-driven pass runner)", () => {
+  /** A pass runner whose passes the test answers one by one. */
+  function manualPasses() {
+    const requested: { answer: (result: PassResult) => void; fail: (error: Error) => void }[] = [];
+    const runPass = () => new Promise<PassResult>((answer, fail) => void requested.push({ answer, fail }));
+    return { runPass, requested };
+  }
+  const done: PassResult = { busy: 0, log: 10, checkpointed: 10 };
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  function setUp(extra: { maxHoldMs?: number } = {}) {
+    const sqlite = new Database(":memory:", { strict: true });
+    sqlite.run("CREATE TABLE items (name TEXT)");
+    cleanups.push(() => sqlite.close());
+    const passes = manualPasses();
+    const errors: Error[] = [];
+    const committer = createGroupCommitter(sqlite, {
+      // An in-memory database has no WAL; a sync that answers at once stands in for one.
+      walSync: { sync: (finished) => finished(null), release: () => {} },
+      checkpointInThread: { runPass: passes.runPass, everyWrites: 2, onError: (error) => errors.push(error), ...extra },
+    });
+    return { sqlite, committer, requested: passes.requested, errors };
+  }
+
+  test("no pass before `everyWrites` writes; then one, while batches keep committing", async () => {
+    const { sqlite, committer, requested } = setUp();
+    await committer.run(insert(sqlite, "a"));
+    expect(requested).toHaveLength(0);
+    await committer.run(insert(sqlite, "b"));
+    expect(requested).toHaveLength(1);
+    await committer.run(insert(sqlite, "c"));
+    expect(count(sqlite)).toBe(3);
+    expect(requested).toHaveLength(1);
+  });
+
+  test("writes committed during the first pass bring a second, and batches wait for it", async () => {
+    const { sqlite, committer, requested } = setUp();
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    await committer.run(insert(sqlite, "c")); // committed while the first pass runs
+    requested[0]!.answer(done);
+    await turn();
+    expect(requested).toHaveLength(2);
+    let stored = false;
+    const held = committer.run(insert(sqlite, "d")).then(() => (stored = true));
+    await turn();
+    await turn();
+    expect(stored).toBe(false);
+    expect(count(sqlite)).toBe(3);
+    requested[1]!.answer(done);
+    await held;
+    expect(count(sqlite)).toBe(4);
+  });
+
+  test("with nothing committed during the first pass there is no second, and no hold", async () => {
+    const { sqlite, committer, requested } = setUp();
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    requested[0]!.answer(done);
+    await turn();
+    await committer.run(insert(sqlite, "c"));
+    expect(requested).toHaveLength(1);
+  });
+
+  test("a first pass blocked by another process's checkpoint ends there", async () => {
+    const { sqlite, committer, requested } = setUp();
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    await committer.run(insert(sqlite, "c"));
+    requested[0]!.answer({ busy: 1, log: -1, checkpointed: -1 });
+    await turn();
+    await committer.run(insert(sqlite, "d"));
+    expect(requested).toHaveLength(2); // "c" and "d" made the next checkpoint due, not a second pass
+  });
+
+  test("a second pass that outlasts maxHoldMs stops holding batches", async () => {
+    const { sqlite, committer, requested } = setUp({ maxHoldMs: 30 });
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    await committer.run(insert(sqlite, "c"));
+    requested[0]!.answer(done);
+    await turn();
+    const started = performance.now();
+    await committer.run(insert(sqlite, "d"));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25);
+    expect(count(sqlite)).toBe(4);
+    requested[1]!.answer(done);
+  });
+
+  test("a failed pass is reported once, checkpoints go back to SQLite, and writes carry on", async () => {
+    const { sqlite, committer, requested, errors } = setUp();
+    expect(autocheckpoint(sqlite)).toBe(0);
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    requested[0]!.fail(new Error("disk on fire"));
+    await turn();
+    expect(errors.map((error) => error.message)).toEqual(["disk on fire"]);
+    expect(autocheckpoint(sqlite)).toBe(1000);
+    for (const name of ["c", "d", "e"]) await committer.run(insert(sqlite, name));
+    expect(count(sqlite)).toBe(5);
+    expect(requested).toHaveLength(1);
+  });
+
+  test("drain waits for the checkpoint in flight, then hands checkpoints back to SQLite", async () => {
+    const { sqlite, committer, requested } = setUp();
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    let drained = false;
+    const draining = committer.drain().then(() => (drained = true));
+    await turn();
+    expect(drained).toBe(false);
+    requested[0]!.answer(done);
+    await draining;
+    expect(autocheckpoint(sqlite)).toBe(1000);
+  });
+});
