@@ -32,7 +32,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const attemptNo = callback.attempt_count + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
-    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback.id, token, result, step, now), BACKGROUND);
+    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback, token, result, step, now), BACKGROUND);
     deps.onAttempt(kept ? step.kind : "lease_lost");
     deps.log.info("callback_attempt", {
       callback_id: callback.id,

@@ -39,11 +39,11 @@ export function createCallbackQueue(sqlite: Database) {
   const finish = sqlite.prepare<unknown, [string, number | null, number | null, string | null, number, string, string]>(`
     UPDATE callbacks SET status = ?1, next_attempt_at = ?2, delivered_at = ?3, last_error = ?4, updated_at = ?5,
       attempt_count = attempt_count + 1, locked_until = NULL, claim_token = NULL
-    WHERE id = ?6 AND claim_token = ?7`);
+    WHERE lead_id = ?6 AND claim_token = ?7`);
   const replay = sqlite.prepare<unknown, [number, string]>(`
     UPDATE callbacks SET status = 'pending', attempt_count = 0, next_attempt_at = ?1, updated_at = ?1,
       locked_until = NULL, claim_token = NULL
-    WHERE id = ?2 AND status IN ('dead', 'delivered')`);
+    WHERE lead_id = ?2 AND status IN ('dead', 'delivered')`);
   const release = sqlite.prepare<unknown, [string]>(`UPDATE callbacks SET locked_until = NULL, claim_token = NULL WHERE claim_token = ?1`);
   // Age counts from the final decision (when the callback was released), so a callback failing
   // through its retry schedule shows as old even while it waits for its next attempt.
@@ -64,15 +64,15 @@ export function createCallbackQueue(sqlite: Database) {
      * the state changes only if `token` still holds the lease (returns whether it did).
      * Run inside a transaction.
      */
-    recordAttempt(callbackId: string, token: string, attempt: AttemptRecord, next: NextStep, now: number): boolean {
-      insertAttempt.run(callbackId, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseExcerpt);
+    recordAttempt(callback: Pick<DueCallback, "id" | "lead_id">, token: string, attempt: AttemptRecord, next: NextStep, now: number): boolean {
+      insertAttempt.run(callback.id, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.error, attempt.responseExcerpt);
       const status = next.kind === "retry" ? "pending" : next.kind;
       const nextAt = next.kind === "retry" ? next.at : null;
       const deliveredAt = next.kind === "delivered" ? now : null;
-      return finish.run(status, nextAt, deliveredAt, attempt.error, now, callbackId, token).changes === 1;
+      return finish.run(status, nextAt, deliveredAt, attempt.error, now, callback.lead_id, token).changes === 1;
     },
-    /** Queues a dead or delivered callback again with a fresh schedule; false if it is neither. */
-    replay: (callbackId: string, now: number) => replay.run(now, callbackId).changes === 1,
+    /** Queues a lead's dead or delivered callback again with a fresh schedule; false if it is neither. */
+    replay: (leadId: string, now: number) => replay.run(now, leadId).changes === 1,
     releaseLeases: (token: string) => release.run(token),
     /** Pending and due callbacks, and when the oldest pending one was decided, for metrics. */
     depth: (now: number) => depth.get(now)!,

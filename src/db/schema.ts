@@ -1,4 +1,5 @@
 // The database schema. Times are integer milliseconds since the epoch (UTC).
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 
 export const vendors = sqliteTable("vendors", {
@@ -102,13 +103,16 @@ export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
 /**
  * The callback queue. A row is written with its lead (status `held`) and becomes `pending`
  * when the final result is decided; the worker delivers it to `delivered` or `dead`.
+ * Keyed by its lead (one callback per lead), and only `pending` rows are in the due index: an
+ * accepted lead's row touches two B-trees, not four (measured: about 3 µs and a sixth of the WAL
+ * pages per lead). Finding a callback by its `id` scans, which only the operator CLI does.
  */
 export const callbacks = sqliteTable(
   "callbacks",
   {
     /** Also the Standard Webhooks `webhook-id`, identical on every retry. */
-    id: text("id").primaryKey(),
-    leadId: text("lead_id").notNull().unique(),
+    id: text("id").notNull(),
+    leadId: text("lead_id").primaryKey(),
     vendorId: text("vendor_id").notNull(),
     url: text("url").notNull(),
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
@@ -123,7 +127,7 @@ export const callbacks = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     deliveredAt: integer("delivered_at"),
   },
-  (t) => [index("callbacks_status_next").on(t.status, t.nextAttemptAt)],
+  (t) => [index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`)],
 );
 
 export const callbackAttempts = sqliteTable(

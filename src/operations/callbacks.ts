@@ -40,9 +40,12 @@ export type ReplayOutcome =
 export function replayCallback(sqlite: Database, id: string, now: number): ReplayOutcome {
   const queue = createCallbackQueue(sqlite);
   const replay = sqlite.transaction((): ReplayOutcome => {
-    const callback = sqlite.query<{ id: string; status: CallbackStatus }, [string]>("SELECT id, status FROM callbacks WHERE id = ?1 OR lead_id = ?1").get(id);
+    // By lead id through the key; by webhook-id (not indexed) with a scan, fine for one operator command.
+    const callback = sqlite
+      .query<{ id: string; lead_id: string; status: CallbackStatus }, [string]>("SELECT id, lead_id, status FROM callbacks WHERE lead_id = ?1 OR id = ?1")
+      .get(id);
     if (!callback) return { kind: "missing" };
-    if (!queue.replay(callback.id, now)) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
+    if (!queue.replay(callback.lead_id, now)) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
     return { kind: "replayed", callbackId: callback.id };
   });
   return replay.immediate();
@@ -56,9 +59,9 @@ export function replayDeadCallbacks(sqlite: Database, diedSince: number | null, 
   const queue = createCallbackQueue(sqlite);
   const replay = sqlite.transaction(() => {
     const dead = sqlite
-      .query<{ id: string }, [number]>("SELECT id FROM callbacks WHERE status = 'dead' AND updated_at >= ?")
+      .query<{ lead_id: string }, [number]>("SELECT lead_id FROM callbacks WHERE status = 'dead' AND updated_at >= ?")
       .all(diedSince ?? Number.MIN_SAFE_INTEGER);
-    return dead.filter((callback) => queue.replay(callback.id, now)).length;
+    return dead.filter((callback) => queue.replay(callback.lead_id, now)).length;
   });
   return replay.immediate();
 }

@@ -43,7 +43,7 @@ describe("recordAttempt", () => {
   test("retry: the attempt is recorded and the callback waits for its next attempt", async () => {
     const leadId = await decidedLead();
     const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
-    expect(queue.recordAttempt(due!.id, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt)).toBe(true);
+    expect(queue.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt)).toBe(true);
     expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 5000, last_error: "HTTP 500", claim_token: null });
     expect(attempts(due!.id)).toEqual([expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 })]);
     expect(queue.claimDueCallbacks(decidedAt + 4999, 10, 1000, "t2")).toEqual([]);
@@ -53,11 +53,11 @@ describe("recordAttempt", () => {
   test("delivered and dead are final", async () => {
     const first = await decidedLead();
     const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
-    queue.recordAttempt(due!.id, "t", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt);
+    queue.recordAttempt(due!, "t", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt);
     expect(callback(first)).toMatchObject({ status: "delivered", delivered_at: decidedAt, attempt_count: 1 });
     const second = await decidedLead();
     const [other] = queue.claimDueCallbacks(decidedAt, 10, 1000, "u");
-    queue.recordAttempt(other!.id, "u", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt);
+    queue.recordAttempt(other!, "u", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt);
     expect(callback(second)).toMatchObject({ status: "dead", last_error: "HTTP 410" });
     expect(queue.claimDueCallbacks(decidedAt + 86_400_000, 10, 1000, "v")).toEqual([]);
   });
@@ -67,7 +67,7 @@ describe("recordAttempt", () => {
     const [stale] = queue.claimDueCallbacks(decidedAt, 10, 1000, "old");
     const [fresh] = queue.claimDueCallbacks(decidedAt + 1001, 10, 1000, "new");
     expect(fresh!.id).toBe(stale!.id);
-    expect(queue.recordAttempt(stale!.id, "old", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt)).toBe(false);
+    expect(queue.recordAttempt(stale!, "old", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt)).toBe(false);
     expect(callback(leadId)).toMatchObject({ status: "pending", claim_token: "new", attempt_count: 0 });
     expect(attempts(stale!.id)).toHaveLength(1);
   });
@@ -76,9 +76,9 @@ describe("recordAttempt", () => {
 test("replay queues a dead or delivered callback again with a fresh schedule, and nothing else", async () => {
   const leadId = await decidedLead();
   const [due] = queue.claimDueCallbacks(decidedAt, 10, 1000, "t");
-  expect(queue.replay(due!.id, decidedAt)).toBe(false);
-  queue.recordAttempt(due!.id, "t", attempt(), { kind: "dead" }, decidedAt);
-  expect(queue.replay(due!.id, decidedAt + 10)).toBe(true);
+  expect(queue.replay(due!.lead_id, decidedAt)).toBe(false);
+  queue.recordAttempt(due!, "t", attempt(), { kind: "dead" }, decidedAt);
+  expect(queue.replay(due!.lead_id, decidedAt + 10)).toBe(true);
   expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
   expect(queue.claimDueCallbacks(decidedAt + 10, 10, 1000, "t2")).toHaveLength(1);
 });

@@ -135,7 +135,7 @@ describe("delivery and retries", () => {
     expect(callback).toMatchObject({ last_error: "HTTP 500", attempt_count: SCHEDULE.length + 1 });
 
     receiver.resetBehaviour(path);
-    expect(createCallbackQueue(server.db.sqlite).replay(callback.id, Date.now())).toBe(true);
+    expect(createCallbackQueue(server.db.sqlite).replay(leadId, Date.now())).toBe(true);
     await waitUntil(callbackStatus(leadId, "delivered"));
     expect(receiver.received(path).at(-1)!.headers["webhook-id"]).toBe(callback.id);
   });
