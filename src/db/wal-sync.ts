@@ -3,13 +3,14 @@
 // kernel's share of the fsync's CPU. Instead, the group committer's connection commits with
 // synchronous=NORMAL (in WAL mode: consistent after a crash, but the last commits may be lost on
 // power failure) and then has the WAL fsynced on a thread-pool thread, answering a batch's writers
-// only once that fsync returns. What a writer is told "stored" is on disk, as with FULL.
+// only once that fsync returns. What a writer is told "stored" is on disk, as with FULL. The sync is
+// fdatasync, as SQLite's own on Linux: the WAL's contents and size, not its timestamps.
 //
 // Checkpoints are not affected: under NORMAL they still fsync the WAL before copying it into the
 // database and the database after, whether this connection runs them or the server's checkpoint
 // thread does (checkpointer.ts).
 import type { Database } from "bun:sqlite";
-import { closeSync, fsync, openSync } from "node:fs";
+import { closeSync, fdatasync, openSync } from "node:fs";
 
 export interface WalSync {
   /** Makes every commit so far durable; calls `done` once it is (with the error if not). Never throws. */
@@ -33,7 +34,7 @@ export function walSyncFor(sqlite: Database): WalSync | null {
       } catch (error) {
         return done(walSyncFailed(error as Error));
       }
-      fsync(fd, (error) => done(error ? walSyncFailed(error) : null));
+      fdatasync(fd, (error) => done(error ? walSyncFailed(error) : null));
     },
     release() {
       if (fd !== null) closeSync(fd);

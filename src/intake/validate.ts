@@ -41,11 +41,13 @@ export function echo(value: string): string {
   return chars.length <= ECHO_LIMIT ? value : `${chars.slice(0, ECHO_LIMIT).join("")}…`;
 }
 
-function length(value: string): number {
-  // Code points, not UTF-16 units: "255 characters" as a person counts them.
+/** Code points, not UTF-16 units: "255 characters" as a person counts them. */
+function fitsIn(value: string, max: number): boolean {
+  // A string has at most as many code points as UTF-16 units: most values need no counting.
+  if (value.length <= max) return true;
   let n = 0;
-  for (const _ of value) n++;
-  return n;
+  for (const _ of value) if (++n > max) return false;
+  return true;
 }
 
 /** Reads one string field: absent (missing, null or blank), of the wrong type, or its text. */
@@ -91,7 +93,7 @@ class FieldErrors {
   }
 }
 
-const tooLong = (field: string) => (value: string) => (length(value) > MAX_TEXT ? `Field Too Long (max ${MAX_TEXT} characters): ${field}` : null);
+const tooLong = (field: string) => (value: string) => (!fitsIn(value, MAX_TEXT) ? `Field Too Long (max ${MAX_TEXT} characters): ${field}` : null);
 
 const ZIP = /^\d{5}(?:-\d{4})?$/;
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
@@ -122,13 +124,13 @@ const stateCheck = (codes: ReadonlySet<string>, text: string) => (value: string,
 const zipCheck = (text: string) => (value: string, raw: string) => (ZIP.test(value) ? null : `${text}: ${echo(raw)}`);
 
 function certificateUrlCheck(value: string, raw: string): string | null {
-  return length(value) <= MAX_CERTIFICATE_URL && isHttpUrl(value)
+  return fitsIn(value, MAX_CERTIFICATE_URL) && isHttpUrl(value)
     ? null
     : `Certificate URL exceeds ${MAX_CERTIFICATE_URL} characters, or not a valid URL ${echo(raw)}`;
 }
 
 function callbackUrlCheck(value: string, raw: string): string | null {
-  return length(value) <= MAX_CALLBACK_URL && isHttpUrl(value) ? null : `Invalid Callback URL: ${echo(raw)}`;
+  return fitsIn(value, MAX_CALLBACK_URL) && isHttpUrl(value) ? null : `Invalid Callback URL: ${echo(raw)}`;
 }
 
 function emailCheck(value: string, raw: string): string | null {
