@@ -72,10 +72,17 @@ export const leads = sqliteTable(
  * number are resolved by SQLite itself (exactly one wins), whichever process they come from.
  */
 export const phoneClaims = sqliteTable("phone_claims", {
-  phoneE164: text("phone_e164").primaryKey(),
+  /**
+   * The E.164 number's digits as an integer (+12125550123 → 12125550123): the rowid itself, so a
+   * claim is one B-tree of small keys rather than a table plus an index of text keys.
+   */
+  phoneNumber: integer("phone_number").primaryKey(),
   leadId: text("lead_id").notNull(),
   claimedAt: integer("claimed_at").notNull(),
 });
+
+/** The key of `phone_claims` for an E.164 number. */
+export const phoneClaimKey = (phoneE164: string): number => Number(phoneE164.slice(1));
 
 /** The operator-managed do-not-contact list. */
 export const suppressions = sqliteTable("suppressions", {

@@ -3,6 +3,7 @@
 // current token, so a worker whose lease expired cannot overwrite a newer decision.
 import type { Database } from "bun:sqlite";
 import type { FinalResult } from "./decide.ts";
+import { phoneClaimKey } from "../db/schema.ts";
 
 export interface DueLead {
   id: string;
@@ -39,8 +40,8 @@ export function createFinalResultStore(sqlite: Database) {
     UPDATE callbacks SET status = 'pending', payload = ?1, next_attempt_at = ?2, updated_at = ?2
     WHERE lead_id = ?3 AND status = 'held'`);
   // An accepted lead blocks its number from its final acceptance on; a rejected one not at all.
-  const renewClaim = sqlite.prepare<unknown, [number, string, string]>(`UPDATE phone_claims SET claimed_at = ?1 WHERE phone_e164 = ?2 AND lead_id = ?3`);
-  const dropClaim = sqlite.prepare<unknown, [string, string]>(`DELETE FROM phone_claims WHERE phone_e164 = ?1 AND lead_id = ?2`);
+  const renewClaim = sqlite.prepare<unknown, [number, number, string]>(`UPDATE phone_claims SET claimed_at = ?1 WHERE phone_number = ?2 AND lead_id = ?3`);
+  const dropClaim = sqlite.prepare<unknown, [number, string]>(`DELETE FROM phone_claims WHERE phone_number = ?1 AND lead_id = ?2`);
 
   return {
     claimDueLeads: (now: number, limit: number, leaseMs: number, token: string) => claim.all(now + leaseMs, token, now, limit),
@@ -55,8 +56,8 @@ export function createFinalResultStore(sqlite: Database) {
       const reason = result.status === "rejected" ? result.reason : null;
       if (finish.run(result.status, now, reason, lead.id, token).changes !== 1) return false;
       releaseCallback.run(callbackPayload, now, lead.id);
-      if (result.status === "accepted") renewClaim.run(now, lead.phone_e164, lead.id);
-      else dropClaim.run(lead.phone_e164, lead.id);
+      if (result.status === "accepted") renewClaim.run(now, phoneClaimKey(lead.phone_e164), lead.id);
+      else dropClaim.run(phoneClaimKey(lead.phone_e164), lead.id);
       return true;
     },
   };

@@ -4,7 +4,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { prepareRead, prepareWrite } from "../db/prepared.ts";
-import { callbacks, idempotencyKeys, leads, phoneClaims, suppressions } from "../db/schema.ts";
+import { callbacks, idempotencyKeys, leads, phoneClaimKey, phoneClaims, suppressions } from "../db/schema.ts";
 
 export type NewLead = typeof leads.$inferInsert;
 export type NewCallback = typeof callbacks.$inferInsert;
@@ -19,17 +19,17 @@ function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
 /** `read`: the server passes its group committer's, so lookups share one snapshot per turn. */
 export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
   const suppressed = prepareRead<{ phone: string }, unknown>(db.$client, db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, p("phone"))));
-  const recentClaim = prepareRead<{ phone: string; cutoff: number }, unknown>(db.$client, db
+  const recentClaim = prepareRead<{ phone: number; cutoff: number }, unknown>(db.$client, db
     .select({ one: sql`1` })
     .from(phoneClaims)
-    .where(and(eq(phoneClaims.phoneE164, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))));
+    .where(and(eq(phoneClaims.phoneNumber, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))));
   // The duplicate rule as one statement: insert the claim, or take over a claim older than the
   // window. When a live claim exists, nothing changes and `changes` is 0.
-  const claim = prepareWrite<{ phone: string; leadId: string; now: number; cutoff: number }>(db.$client, db
+  const claim = prepareWrite<{ phone: number; leadId: string; now: number; cutoff: number }>(db.$client, db
     .insert(phoneClaims)
-    .values({ phoneE164: p("phone"), leadId: p("leadId"), claimedAt: p("now") })
+    .values({ phoneNumber: p("phone"), leadId: p("leadId"), claimedAt: p("now") })
     .onConflictDoUpdate({
-      target: phoneClaims.phoneE164,
+      target: phoneClaims.phoneNumber,
       set: { leadId: sql`excluded.lead_id`, claimedAt: sql`excluded.claimed_at` },
       setWhere: lte(phoneClaims.claimedAt, p("cutoff")),
     }));
@@ -60,9 +60,10 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
 
   return {
     isSuppressed: (phone: string) => read(() => suppressed.get({ phone })) !== null,
-    hasClaimSince: (phone: string, cutoff: number) => read(() => recentClaim.get({ phone, cutoff })) !== null,
+    hasClaimSince: (phone: string, cutoff: number) => read(() => recentClaim.get({ phone: phoneClaimKey(phone), cutoff })) !== null,
     /** Takes the phone number for this lead unless a claim newer than `cutoff` holds it. */
-    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) => claim.run({ phone, leadId, now, cutoff }).changes === 1,
+    claimPhone: (phone: string, leadId: string, now: number, cutoff: number) =>
+      claim.run({ phone: phoneClaimKey(phone), leadId, now, cutoff }).changes === 1,
     findIdempotencyKey: (vendorId: string, key: string, cutoff: number) => idempotencyLookup.get({ vendorId, key, cutoff }),
     saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
     /** Forgets up to `limit` keys older than `cutoff`; returns how many went. */

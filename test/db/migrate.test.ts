@@ -41,3 +41,15 @@ test("0002 re-keys callbacks by lead: every row comes through unchanged, one cal
   expect(dueIndex.sql).toContain(`WHERE "callbacks"."status" = 'pending'`);
   sqlite.close();
 });
+
+test("0003 keys phone claims by the number's digits: every claim comes through, and the claim rule still holds on it", () => {
+  const sqlite = databaseBefore("0003_phone_claims_integer_key");
+  sqlite.run("INSERT INTO phone_claims (phone_e164, lead_id, claimed_at) VALUES ('+12125550123', 'lead-a', 10), ('+18005550199', 'lead-b', 20)");
+  applyMigrations(sqlite);
+  expect(sqlite.query("SELECT phone_number, lead_id, claimed_at FROM phone_claims ORDER BY phone_number").all()).toEqual([
+    { phone_number: 12125550123, lead_id: "lead-a", claimed_at: 10 },
+    { phone_number: 18005550199, lead_id: "lead-b", claimed_at: 20 },
+  ]);
+  expect(() => sqlite.run("INSERT INTO phone_claims (phone_number, lead_id, claimed_at) VALUES (12125550123, 'lead-c', 30)")).toThrow(/UNIQUE/);
+  sqlite.close();
+});

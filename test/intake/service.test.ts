@@ -140,7 +140,7 @@ describe("submitLead: acceptance", () => {
       decide_after: START + HOLD,
       decided_at: null,
     });
-    expect(rows("SELECT * FROM phone_claims")).toEqual([{ phone_e164: PHONE, lead_id: leadId, claimed_at: START }]);
+    expect(rows("SELECT * FROM phone_claims")).toEqual([{ phone_number: 12125551234, lead_id: leadId, claimed_at: START }]);
     const callbacks = rows("SELECT * FROM callbacks");
     expect(callbacks).toHaveLength(1);
     expect(callbacks[0]).toMatchObject({
