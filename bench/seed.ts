@@ -6,6 +6,7 @@
 import { Database } from "bun:sqlite";
 import { flushToDisk } from "./disk.ts";
 import { callbackPayload } from "../src/callbacks/payload.ts";
+import { phoneClaimKey } from "../src/db/schema.ts";
 import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
 
@@ -43,7 +44,7 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
     if (!vendor) throw new Error("vendor 'bench' not found: start the server once before seeding");
 
     const lead = sqlite.prepare(insertSql("leads", LEAD_COLUMNS));
-    const claim = sqlite.prepare(insertSql("phone_claims", ["phone_e164", "lead_id", "claimed_at"]));
+    const claim = sqlite.prepare(insertSql("phone_claims", ["phone_number", "lead_id", "claimed_at"]));
     const callback = sqlite.prepare(insertSql("callbacks", CALLBACK_COLUMNS));
     const [rawBefore, rawAfter] = validLeadTemplate.split(PHONE_SLOT) as [string, string];
     // Created over the last `count` milliseconds and decided an hour later (the bench's hold period),
@@ -65,7 +66,7 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
           createdAt + HOLD_MS, decidedAt, null, null, null, null, null,
         );
         // An accepted lead's claim is renewed at its decision, as the worker does.
-        claim.run(phone, id, decidedAt ?? createdAt);
+        claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);
         const callbackId = `msg_${Bun.randomUUIDv7("hex", createdAt).replaceAll("-", "")}`;
         if (decidedAt === null) callback.run(callbackId, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
         else {
