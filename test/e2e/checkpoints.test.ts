@@ -6,9 +6,9 @@ import { spawnServer } from "../helpers/process.ts";
 import { basicAuth, post, tempDatabasePath, VENDOR } from "../helpers/server.ts";
 import { walRestarts } from "../helpers/wal.ts";
 
-const LEADS = 1_500;
+const LEADS = 3_000;
 
-test("after 1,500 leads the WAL has been checkpointed off the event loop and restarted, with no failure logged", async () => {
+test("after 3,000 leads the WAL has been checkpointed off the event loop and restarted, with no failure logged", async () => {
   const temp = tempDatabasePath();
   const server = await spawnServer(["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--rate-limit", "0"]);
   try {
@@ -17,7 +17,7 @@ test("after 1,500 leads the WAL has been checkpointed off the event loop and res
       const answers = await Promise.all(Array.from({ length: 50 }, () => post(`${server.url}/v1/postLead`, validLead(), auth)));
       expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200));
     }
-    // The thread checkpoints every 500 writes; automatic checkpoints are off unless it failed.
+    // The thread checkpoints every 1,000 writes; automatic checkpoints are off unless it failed.
     expect(walRestarts(`${temp.path}-wal`)).toBeGreaterThanOrEqual(2);
     expect(server.logs.filter((entry) => entry.level === "error")).toEqual([]);
   } finally {
