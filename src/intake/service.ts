@@ -65,9 +65,7 @@ function persistLead(deps: IntakeDeps, submission: LeadSubmission, lead: ValidLe
     if (earlier) return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
   }
   const leadId = Bun.randomUUIDv7();
-  if (store.isSuppressed(lead.phoneE164) || !store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) {
-    return { kind: "blocked" };
-  }
+  if (!store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) return { kind: "blocked" };
   store.insertLead(newLeadRow(leadId, vendorId, lead, submission.rawBody, now, now + deps.holdPeriodMs));
   if (lead.callBackUrl !== null) store.insertCallback(heldCallbackRow(leadId, vendorId, lead.callBackUrl, now));
   if (key !== null) store.saveIdempotencyKey({ vendorId, key, requestHash, leadId, now });

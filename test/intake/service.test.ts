@@ -200,6 +200,16 @@ describe("submitLead: eligibility", () => {
     expect([count("leads"), count("phone_claims"), count("callbacks")]).toEqual([0, 0, 0]);
   });
 
+  test("a number suppressed after its claim expired stays blocked, and the old claim is left as it was", async () => {
+    const d = deps();
+    const first = await accept(d, submission(validLead()));
+    advance(WINDOW + 1);
+    suppress(PHONE);
+    expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
+    expect(rows("SELECT lead_id, claimed_at FROM phone_claims")).toEqual([{ lead_id: first, claimed_at: START }]);
+    expect(count("leads")).toBe(1);
+  });
+
   test("a lead accepted within the window blocks the same number, in any formatting, from any vendor", async () => {
     const d = deps();
     const first = await accept(d, submission(validLead()));
