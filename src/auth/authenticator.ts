@@ -67,7 +67,7 @@ class BoundedSet {
   }
 }
 
-const digest = (...parts: string[]) => new Bun.CryptoHasher("sha256").update(parts.join("\0")).digest("base64");
+const digest = (...parts: string[]) => Bun.SHA256.hash(parts.join("\0"), "base64");
 
 export interface AuthenticatorOptions {
   /** Runs the vendor read; the server passes its group committer's shared per-turn read. */

@@ -51,7 +51,7 @@ export async function submitLead(deps: IntakeDeps, submission: LeadSubmission): 
   const key = submission.idempotencyKey;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push("Invalid Idempotency-Key: must be 1-255 visible ASCII characters");
   if (!validation.ok || errors.length > 0) return { kind: "invalid", errors };
-  const requestHash = key === null ? "" : new Bun.CryptoHasher("sha256").update(submission.rawBody).digest("hex");
+  const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
   return deps.commit.run(() => persistLead(deps, submission, validation.value, requestHash));
 }
