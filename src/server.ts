@@ -30,6 +30,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       // Resolved from src/: in the compiled binary every module has the entry's URL, and the
       // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
       threadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
+      onThreadStart: () => log.info("checkpoint_thread_started"),
       onError: (error) => log.error("checkpoint_thread_failed", { error: error.message }),
     },
   });

@@ -1,8 +1,9 @@
-// The checkpointer's thread (see checkpointer.ts): each message asks for one PASSIVE checkpoint of
-// the database file it names, on this thread's own connection. Under synchronous=NORMAL SQLite
-// fsyncs the WAL before copying it and the database file after, all here, off the event loop.
+// The checkpointer's thread (see checkpointer.ts): each "checkpoint" request runs one PASSIVE
+// checkpoint of the database file it names, on this thread's own connection. Under
+// synchronous=NORMAL SQLite fsyncs the WAL before copying it and the database file after, all
+// here, off the event loop. "close" closes the connection, before the thread is terminated.
 import { Database } from "bun:sqlite";
-import type { PassReply } from "./checkpointer.ts";
+import type { ThreadReply, ThreadRequest } from "./checkpointer.ts";
 
 declare const self: Worker;
 
@@ -17,14 +18,23 @@ function open(path: string): Database {
   return sqlite;
 }
 
-self.onmessage = ({ data: path }: MessageEvent<string>) => {
-  let reply: PassReply;
+function answer(request: ThreadRequest): ThreadReply {
+  if (request.kind === "close") {
+    connection?.close();
+    connection = null;
+    return { id: request.id, ok: true, result: null };
+  }
+  connection ??= open(request.path);
+  const result = connection.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { busy: number; log: number; checkpointed: number };
+  return { id: request.id, ok: true, result };
+}
+
+self.onmessage = ({ data }: MessageEvent<ThreadRequest>) => {
+  let reply: ThreadReply;
   try {
-    connection ??= open(path);
-    const result = connection.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { busy: number; log: number; checkpointed: number };
-    reply = { ok: true, result };
+    reply = answer(data);
   } catch (error) {
-    reply = { ok: false, error: error instanceof Error ? error.message : String(error) };
+    reply = { id: data.id, ok: false, error: error instanceof Error ? error.message : String(error) };
   }
   self.postMessage(reply);
 };

@@ -3,8 +3,9 @@
 // that file's fsync, a few milliseconds every few dozen batches (5-9 µs per accepted lead, more on
 // a large file). Here the server's connection turns automatic checkpoints off, and a thread with
 // its own connection (checkpoint-thread.ts) checkpoints instead, in two passes:
-//  1. after every `everyWrites` writes, a PASSIVE checkpoint while batches keep committing; it
-//     copies what was in the WAL when it began;
+//  1. after every `everyWrites` writes (or `everyMs` after the last checkpoint, if anything was
+//     written), a PASSIVE checkpoint while batches keep committing; it copies what was in the WAL
+//     when it began;
 //  2. then, with new batches held back (as during a WAL fsync), a second pass copies the rest.
 // Only a WAL copied to its end is restarted (overwritten from the start) by the next write. A
 // checkpointer beside a writer that never pauses never gets there, and the WAL grows without bound
@@ -13,9 +14,11 @@
 // Crash safety is SQLite's own: a checkpoint fsyncs the database file before it records frames as
 // copied, and only then may any writer restart the WAL over them.
 //
-// Should the thread fail, the connection goes back to automatic checkpoints and the error is
-// reported once. A second pass that takes too long stops holding writes (the WAL is then simply
-// not restarted this time).
+// Should the thread fail (an error, an exit, or a pass unanswered for a minute), the connection
+// goes back to automatic checkpoints and the error is reported once. A second pass that takes too
+// long stops holding writes (the WAL is then simply not restarted this time). The thread's
+// connection is closed before the thread is terminated: left to the thread's teardown, its close
+// was seen to checkpoint and truncate the WAL under the live main connection.
 import type { Database } from "bun:sqlite";
 
 /** `PRAGMA wal_checkpoint` as answered: was it blocked, frames in the WAL, frames copied. */
@@ -25,8 +28,10 @@ export interface PassResult {
   checkpointed: number;
 }
 
-/** What the thread answers to one request. */
-export type PassReply = { ok: true; result: PassResult } | { ok: false; error: string };
+/** The thread's requests and answers (checkpoint-thread.ts); `id` pairs them. */
+type ThreadMessage = { kind: "checkpoint"; path: string } | { kind: "close" };
+export type ThreadRequest = ThreadMessage & { id: number };
+export type ThreadReply = { id: number; ok: true; result: PassResult | null } | { id: number; ok: false; error: string };
 
 /** Runs one PASSIVE checkpoint somewhere other than the event loop. */
 export type RunPass = () => Promise<PassResult>;
@@ -36,22 +41,36 @@ type PassRunner = { threadUrl: URL } | { runPass: RunPass };
 
 export type CheckpointerOptions = PassRunner & {
   /**
-   * Committed writes between checkpoints. The default, 1,000, is about 1,200 WAL pages of intake,
-   * near SQLite's own 1,000: each checkpoint costs two fsyncs per pass, and at 500 writes the
-   * second pass's hold came round twice as often.
+   * Committed writes between checkpoints. The default, 1,000, is about 1,000 WAL pages of intake,
+   * SQLite's own cadence: each checkpoint costs two fsyncs per pass, and at 500 writes the second
+   * pass's hold came round twice as often.
    */
   everyWrites?: number;
+  /**
+   * A checkpoint is also due this long after the last one if anything was written since: a
+   * write is not a page count, and a few large background writes (a purge of old keys) must not
+   * let the WAL grow unchecked. Default 1 s.
+   */
+  everyMs?: number;
   /** How long the second pass may hold new batches back (default 250 ms). */
   maxHoldMs?: number;
+  /** A pass not answered within this is a failure (default 60 s: a WAL left by a crash can be large). */
+  passTimeoutMs?: number;
   /** Called once if checkpointing off the loop fails; automatic checkpoints take over. */
   onError: (error: Error) => void;
+  /** Called when the thread is started (at the first checkpoint). */
+  onThreadStart?: () => void;
+  clock?: () => number;
 };
 
 export interface Checkpointer {
-  /** Counts a committed batch's writes; starts a checkpoint once enough have gone by. */
+  /** Counts a committed batch's writes; starts a checkpoint once one is due. */
   committed(writes: number): void;
-  /** Waits for a checkpoint in flight, stops the thread, and restores automatic checkpoints. */
-  stop(): Promise<void>;
+  /**
+   * Waits (at most `waitMs`) for a checkpoint in flight, closes the thread's connection, stops the
+   * thread, and restores automatic checkpoints.
+   */
+  stop(waitMs?: number): Promise<void>;
 }
 
 const AUTOMATIC_CHECKPOINT_PAGES = 1000;
@@ -61,10 +80,11 @@ const AUTOMATIC_CHECKPOINT_PAGES = 1000;
  * until `pass` settles (the group committer's).
  */
 export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<unknown>) => void, options: CheckpointerOptions): Checkpointer {
-  const { everyWrites = 1_000, maxHoldMs = 250, onError } = options;
+  const { everyWrites = 1_000, everyMs = 1_000, maxHoldMs = 250, passTimeoutMs = 60_000, onError, clock = Date.now } = options;
   let thread: CheckpointThread | null = null;
-  const runPass = "runPass" in options ? options.runPass : () => (thread ??= startThread(options.threadUrl, sqlite.filename)).run();
+  const runPass = "runPass" in options ? options.runPass : () => (thread ??= startThread(options.threadUrl, sqlite.filename, passTimeoutMs, options.onThreadStart)).run();
   let writes = 0;
+  let lastStarted = clock();
   let inFlight: Promise<void> | null = null;
   let stopped = false;
   sqlite.run("PRAGMA wal_autocheckpoint = 0");
@@ -80,65 +100,84 @@ export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<
     await second;
   }
 
-  function giveBack() {
+  async function giveBack() {
     stopped = true;
-    thread?.stop();
     try {
       sqlite.run(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
     } catch {
       // The connection is already closed: nothing left to checkpoint.
     }
+    await thread?.stop();
   }
 
   return {
     committed(count) {
       writes += count;
-      if (stopped || inFlight || writes < everyWrites) return;
+      if (stopped || inFlight || writes === 0) return;
+      const now = clock();
+      if (writes < everyWrites && now - lastStarted < everyMs) return;
       writes = 0;
+      lastStarted = now;
       inFlight = checkpoint()
-        .catch((error) => {
-          giveBack();
+        .catch(async (error) => {
           onError(error instanceof Error ? error : new Error(String(error)));
+          await giveBack();
         })
         .finally(() => (inFlight = null));
     },
-    async stop() {
+    async stop(waitMs = 10_000) {
       stopped = true;
-      await inFlight;
-      giveBack();
+      // A pass still running after that is abandoned: SQLite keeps a checkpoint cut short safe.
+      await Promise.race([inFlight, Bun.sleep(waitMs)]);
+      await giveBack();
     },
   };
 }
 
 interface CheckpointThread {
   run: RunPass;
-  stop(): void;
+  /** Closes the thread's connection (a terminated thread would leave that to teardown), then ends it. */
+  stop(): Promise<void>;
 }
 
+const CLOSE_TIMEOUT_MS = 5_000;
+
 /** The worker thread and its one request at a time. */
-function startThread(url: URL, path: string): CheckpointThread {
+function startThread(url: URL, path: string, passTimeoutMs: number, onStart?: () => void): CheckpointThread {
   const worker = new Worker(url.href);
   worker.unref();
+  onStart?.();
   let broken: Error | null = null;
-  let waiting: { resolve: (result: PassResult) => void; reject: (error: Error) => void } | null = null;
-  const answer = (reply: PassReply) => {
+  let nextId = 0;
+  let waiting: { id: number; resolve: (result: PassResult | null) => void; reject: (error: Error) => void; timer: Timer } | null = null;
+  const answer = (reply: ThreadReply) => {
     const request = waiting;
+    if (!request || request.id !== reply.id) return; // a late answer to a request that timed out
     waiting = null;
-    if (reply.ok) request?.resolve(reply.result);
-    else request?.reject(new Error(`checkpoint failed: ${reply.error}`));
+    clearTimeout(request.timer);
+    if (reply.ok) request.resolve(reply.result);
+    else request.reject(new Error(`checkpoint failed: ${reply.error}`));
   };
-  worker.onmessage = ({ data }: MessageEvent<PassReply>) => answer(data);
-  worker.onerror = (event) => {
-    broken = new Error(`checkpoint thread failed: ${event.message}`);
-    answer({ ok: false, error: event.message });
+  const fail = (message: string) => {
+    broken ??= new Error(`checkpoint thread failed: ${message}`);
+    if (waiting) answer({ id: waiting.id, ok: false, error: message });
   };
+  worker.onmessage = ({ data }: MessageEvent<ThreadReply>) => answer(data);
+  worker.onerror = (event) => fail(event.message);
+  worker.addEventListener("close", () => fail("the thread exited"));
+  const request = (message: ThreadMessage, timeoutMs: number) =>
+    new Promise<PassResult | null>((resolve, reject) => {
+      if (broken) return reject(broken);
+      const id = ++nextId;
+      const timer = setTimeout(() => answer({ id, ok: false, error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+      waiting = { id, resolve, reject, timer };
+      worker.postMessage({ ...message, id });
+    });
   return {
-    run: () =>
-      new Promise((resolve, reject) => {
-        if (broken) return reject(broken);
-        waiting = { resolve, reject };
-        worker.postMessage(path);
-      }),
-    stop: () => worker.terminate(),
+    run: async () => (await request({ kind: "checkpoint", path }, passTimeoutMs))!,
+    async stop() {
+      await request({ kind: "close" }, Math.min(CLOSE_TIMEOUT_MS, passTimeoutMs)).catch(() => {});
+      worker.terminate();
+    },
   };
 }

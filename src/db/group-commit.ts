@@ -53,8 +53,8 @@ export interface GroupCommitter {
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
   /**
-   * Resolves when every write handed in so far has settled, then lets go of the WAL and stops the
-   * checkpoint thread (shutdown).
+   * Stops the checkpoint thread (after its pass in flight), resolves once every write handed in so
+   * far has settled, then lets go of the WAL (shutdown).
    */
   drain(): Promise<void>;
 }

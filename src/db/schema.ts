@@ -112,7 +112,8 @@ export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
  * when the final result is decided; the worker delivers it to `delivered` or `dead`.
  * Keyed by its lead (one callback per lead), and only `pending` rows are in the due index: an
  * accepted lead's row touches two B-trees, not four (measured: about 3 µs and a sixth of the WAL
- * pages per lead). Finding a callback by its `id` scans, which only the operator CLI does.
+ * pages per lead). Finding a callback by its `id` scans, which only the operator CLI does, outside
+ * any write transaction.
  */
 export const callbacks = sqliteTable(
   "callbacks",
@@ -134,7 +135,11 @@ export const callbacks = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     deliveredAt: integer("delivered_at"),
   },
-  (t) => [index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`)],
+  (t) => [
+    index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // For the operator's replay of dead callbacks; only dead rows enter it, never intake's.
+    index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+  ],
 );
 
 export const callbackAttempts = sqliteTable(

@@ -38,17 +38,14 @@ export type ReplayOutcome =
 
 /** Queues one dead or delivered callback again, found by its id (the webhook-id) or its lead's id. */
 export function replayCallback(sqlite: Database, id: string, now: number): ReplayOutcome {
-  const queue = createCallbackQueue(sqlite);
-  const replay = sqlite.transaction((): ReplayOutcome => {
-    // By lead id through the key; by webhook-id (not indexed) with a scan, fine for one operator command.
-    const callback = sqlite
-      .query<{ id: string; lead_id: string; status: CallbackStatus }, [string]>("SELECT id, lead_id, status FROM callbacks WHERE lead_id = ?1 OR id = ?1")
-      .get(id);
-    if (!callback) return { kind: "missing" };
-    if (!queue.replay(callback.lead_id, now)) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
-    return { kind: "replayed", callbackId: callback.id };
-  });
-  return replay.immediate();
+  // Found before any write lock is taken: by lead through the key, else by webhook-id with a scan
+  // (not indexed; one operator command can afford it). The replay itself re-checks the status.
+  const find = (column: "lead_id" | "id") =>
+    sqlite.query<{ id: string; lead_id: string; status: CallbackStatus }, [string]>(`SELECT id, lead_id, status FROM callbacks WHERE ${column} = ?`).get(id);
+  const callback = find("lead_id") ?? find("id");
+  if (!callback) return { kind: "missing" };
+  if (!createCallbackQueue(sqlite).replay(callback.lead_id, now)) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
+  return { kind: "replayed", callbackId: callback.id };
 }
 
 /**

@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import type { PassResult } from "../../src/db/checkpointer.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
 import { walRestarts } from "../helpers/wal.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const THREAD_URL = new URL("../../src/db/checkpoint-thread.ts", import.meta.url);
 
@@ -51,13 +52,6 @@ describe("with the real thread, on a file", () => {
     expect(autocheckpoint(sqlite)).toBe(1000);
   });
 
-  test("(the same writes with no checkpoints at all leave a WAL three times that size)", async () => {
-    const { sqlite, walPath } = fileDatabase();
-    sqlite.run("PRAGMA wal_autocheckpoint = 0");
-    await writeBatches(sqlite, {});
-    expect(statSync(walPath).size).toBeGreaterThan(1_200_000);
-  });
-
   test("a thread that cannot start is reported once, and SQLite's own checkpoints take over", async () => {
     const { sqlite, walPath } = fileDatabase();
     const errors: Error[] = [];
@@ -66,6 +60,20 @@ describe("with the real thread, on a file", () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toContain("checkpoint");
     expect(autocheckpoint(sqlite)).toBe(1000);
+    expect(count(sqlite)).toBe(300);
+  });
+
+  test.each([
+    ["never answers", "silent.ts", "no answer within 50 ms"],
+    ["exits", "exits.ts", "the thread exited"],
+  ])("a thread that %s is reported once, and SQLite's own checkpoints take over", async (_what, file, message) => {
+    const { sqlite } = fileDatabase();
+    const errors: Error[] = [];
+    const threadUrl = new URL(`./threads/${file}`, import.meta.url);
+    await writeBatches(sqlite, { checkpointInThread: { threadUrl, everyWrites: 20, passTimeoutMs: 50, onError: (error) => errors.push(error) } });
+    await waitUntil(() => errors.length > 0);
+    expect(errors.map((error) => error.message)).toEqual([`checkpoint failed: ${message}`]);
+    await waitUntil(() => autocheckpoint(sqlite) === 1000);
     expect(count(sqlite)).toBe(300);
   });
 });
@@ -80,7 +88,7 @@ describe("the two passes (a hand-driven pass runner)", () => {
   const done: PassResult = { busy: 0, log: 10, checkpointed: 10 };
   const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-  function setUp(extra: { maxHoldMs?: number } = {}) {
+  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number } = {}) {
     const sqlite = new Database(":memory:", { strict: true });
     sqlite.run("CREATE TABLE items (name TEXT)");
     cleanups.push(() => sqlite.close());
@@ -89,7 +97,7 @@ describe("the two passes (a hand-driven pass runner)", () => {
     const committer = createGroupCommitter(sqlite, {
       // An in-memory database has no WAL; a sync that answers at once stands in for one.
       walSync: { sync: (finished) => finished(null), release: () => {} },
-      checkpointInThread: { runPass: passes.runPass, everyWrites: 2, onError: (error) => errors.push(error), ...extra },
+      checkpointInThread: { runPass: passes.runPass, everyWrites: 2, everyMs: 60_000, onError: (error) => errors.push(error), ...extra },
     });
     return { sqlite, committer, requested: passes.requested, errors };
   }
@@ -132,14 +140,27 @@ describe("the two passes (a hand-driven pass runner)", () => {
     expect(requested).toHaveLength(1);
   });
 
-  test("a first pass blocked by another process's checkpoint ends there", async () => {
+  test("a first pass blocked by another process's checkpoint ends there: no second pass, no hold", async () => {
     const { sqlite, committer, requested } = setUp();
     await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
     await committer.run(insert(sqlite, "c"));
     requested[0]!.answer({ busy: 1, log: -1, checkpointed: -1 });
     await turn();
+    expect(requested).toHaveLength(1);
+    const started = performance.now();
     await committer.run(insert(sqlite, "d"));
-    expect(requested).toHaveLength(2); // "c" and "d" made the next checkpoint due, not a second pass
+    expect(performance.now() - started).toBeLessThan(100); // not held until maxHoldMs (250 ms)
+    expect(requested).toHaveLength(2); // "c" and "d" made the next checkpoint due
+  });
+
+  test("a checkpoint is also due `everyMs` after the last one when anything was written", async () => {
+    let now = 0;
+    const { sqlite, committer, requested } = setUp({ everyMs: 1_000, clock: () => now });
+    await committer.run(insert(sqlite, "a"));
+    expect(requested).toHaveLength(0);
+    now = 1_000;
+    await committer.run(insert(sqlite, "b"));
+    expect(requested).toHaveLength(1);
   });
 
   test("a second pass that outlasts maxHoldMs stops holding batches", async () => {

@@ -16,7 +16,7 @@ function databaseBefore(tag: string): Database {
   return sqlite;
 }
 
-test("0002 re-keys callbacks by lead: every row comes through unchanged, one callback per lead is enforced, and only pending rows are in the due index", () => {
+test("0002 re-keys callbacks by lead: every row comes through unchanged, one callback per lead is enforced, and the due index is partial (pending rows only)", () => {
   const sqlite = databaseBefore("0002_callbacks_keyed_by_lead");
   sqlite.run("INSERT INTO vendors (id, name, password_hash, signing_secret, enabled, created_at, updated_at) VALUES ('v1', 'a', 'h', 's', 1, 0, 0)");
   const statuses = ["held", "pending", "delivered", "dead"];
@@ -42,7 +42,7 @@ test("0002 re-keys callbacks by lead: every row comes through unchanged, one cal
   sqlite.close();
 });
 
-test("0003 keys phone claims by the number's digits: every claim comes through, and the claim rule still holds on it", () => {
+test("0003 keys phone claims by the number's digits: every claim comes through, and the key stays unique", () => {
   const sqlite = databaseBefore("0003_phone_claims_integer_key");
   sqlite.run("INSERT INTO phone_claims (phone_e164, lead_id, claimed_at) VALUES ('+12125550123', 'lead-a', 10), ('+18005550199', 'lead-b', 20)");
   applyMigrations(sqlite);

@@ -1,0 +1,1 @@
+CREATE INDEX `callbacks_dead` ON `callbacks` (`updated_at`) WHERE "callbacks"."status" = 'dead';
