@@ -26,6 +26,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const foregroundLoad = () => server?.pendingRequests ?? 0;
   const commit = createGroupCommitter(database.sqlite, {
     foregroundBusy: () => foregroundLoad() > 0,
+    onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),
     checkpointInThread: {
       // Resolved from src/: in the compiled binary every module has the entry's URL, and the
       // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.

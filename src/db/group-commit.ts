@@ -7,6 +7,12 @@
 // returns, so batches stay as large as when the fsync blocked. Reads in between may see a batch
 // that is still being synced (for a fraction of a millisecond).
 //
+// A failed WAL sync stops all writing until the process restarts (fail-stop, as PostgreSQL does on
+// a failed fsync): Linux may have dropped the unsynced pages, so the WAL on disk can lack that
+// batch's frames, and WAL recovery stops at the first bad frame, taking every later commit with
+// it. Answering a later batch "stored" would be a lie. Every write from then on is refused with
+// the sync's error (503 for HTTP callers), and `storageFailure()` reports it (readiness fails).
+//
 // A write that throws is rolled back alone and rejects its own promise; the others still commit.
 // Writes almost never throw, so a batch first runs them bare under one SAVEPOINT; only when one
 // throws is that undone and the batch run again with a SAVEPOINT per write (two statements per
@@ -52,6 +58,8 @@ export interface GroupCommitter {
   run<T>(write: () => T, options?: { background?: boolean }): Promise<T>;
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
+  /** The failed WAL sync that stopped all writes, or null while writes can be made durable. */
+  storageFailure(): Error | null;
   /**
    * Stops the checkpoint thread (after its pass in flight), resolves once every write handed in so
    * far has settled, then lets go of the WAL (shutdown).
@@ -88,6 +96,8 @@ export interface GroupCommitOptions {
   backgroundWaveMs?: number;
   /** Makes a committed batch durable; by default the WAL's fsync (none for in-memory databases). */
   walSync?: WalSync | null;
+  /** Called once when a WAL sync fails and writes stop. */
+  onStorageFailure?: (error: Error) => void;
   /** Checkpoints on another thread instead of inside COMMIT (file databases only; the server's). */
   checkpointInThread?: CheckpointerOptions | null;
 }
@@ -113,6 +123,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let readOpen = false;
   /** The WAL fsync in flight; no batch is flushed until it returns. */
   let syncing: Promise<void> | null = null;
+  /** Set by a failed WAL sync: no write is taken from then on. */
+  let storageFailure: Error | null = null;
   /** The checkpointer's second pass; no batch is flushed until it returns. */
   let holding: Promise<void> | null = null;
   const checkpointer =
@@ -174,6 +186,10 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   function flush(): number | null {
     const batch = queue;
     queue = [];
+    if (storageFailure) {
+      rejectAll(batch, storageFailure);
+      return null;
+    }
     let outcomes: Outcome[];
     endRead();
     try {
@@ -212,8 +228,11 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     syncing = new Promise((resolve) => (synced = resolve));
     wal.sync((error) => {
       syncing = null;
-      if (error) rejectAll(batch, error);
-      else settle(batch, outcomes);
+      if (error) {
+        rejectAll(batch, error);
+        if (!storageFailure) options.onStorageFailure?.(error);
+        storageFailure ??= error;
+      } else settle(batch, outcomes);
       synced();
       if (queue.length > 0) schedule(null);
     });
@@ -251,6 +270,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   return {
     run<T>(write: () => T, options: { background?: boolean } = {}) {
       return new Promise<T>((resolve, reject) => {
+        if (storageFailure) return reject(storageFailure);
         const pending = { write, resolve: resolve as (value: unknown) => void, reject };
         if (!options.background) {
           queue.push(pending);
@@ -262,6 +282,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         else releaseHeld();
       });
     },
+    storageFailure: () => storageFailure,
     read<T>(read: () => T): T {
       if (!sqlite.inTransaction) {
         beginRead.run();

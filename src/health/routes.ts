@@ -11,16 +11,17 @@ function databaseReady(sqlite: Database): boolean {
   }
 }
 
-export function healthRoutes(sqlite: Database) {
+/** `storageFailure`: the group committer's; after a failed WAL sync the service takes no writes. */
+export function healthRoutes(sqlite: Database, storageFailure: () => Error | null) {
   return new Elysia({ name: "health" })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "The process is alive", tags: ["Operations"] } })
     .get(
       "/readyz",
       ({ set }) => {
-        const ready = databaseReady(sqlite);
+        const ready = databaseReady(sqlite) && storageFailure() === null;
         set.status = ready ? 200 : 503;
         return { status: ready ? "ready" : "not ready" };
       },
-      { detail: { summary: "The database is open and migrated", tags: ["Operations"] } },
+      { detail: { summary: "The database is open and migrated, and writes reach the disk", tags: ["Operations"] } },
     );
 }

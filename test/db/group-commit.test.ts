@@ -375,33 +375,38 @@ describe("durability: a batch is answered after its WAL sync", () => {
     expect(settled).toEqual(["a", "b", "c"]);
   });
 
-  test("a failed sync rejects every write of its batch with an I/O error, and the next batch still goes", async () => {
+  test("a failed sync rejects its batch, the writes waiting behind it and every later one: writes stop", async () => {
     const sqlite = memoryDatabase();
     const { walSync, waiting } = manualWalSync();
-    const committer = createGroupCommitter(sqlite, { walSync });
+    const failures: Error[] = [];
+    const committer = createGroupCommitter(sqlite, { walSync, onStorageFailure: (error) => failures.push(error) });
     const failed = Promise.allSettled([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
     await turns();
+    const waitingBehind = Promise.allSettled([committer.run(insert(sqlite, "c"))]);
     const error = Object.assign(new Error("disk gone"), { code: "SQLITE_IOERR_FSYNC" });
+    expect(committer.storageFailure()).toBeNull();
     waiting.shift()!(error);
     expect(await failed).toEqual([
       { status: "rejected", reason: error },
       { status: "rejected", reason: error },
     ]);
-    const next = committer.run(insert(sqlite, "c"));
+    expect(await waitingBehind).toEqual([{ status: "rejected", reason: error }]);
+    await expect(committer.run(insert(sqlite, "d"))).rejects.toBe(error);
     await turns();
-    waiting.shift()!(null);
-    expect(await next).toBe("c");
+    expect(waiting).toHaveLength(0); // nothing more was committed or synced
+    expect(names(sqlite)).toEqual(["a", "b"]); // "c" and "d" never ran
+    expect(committer.storageFailure()).toBe(error);
+    expect(failures).toEqual([error]);
   });
 
-  test("a sync that answers at once (a failure to even start it) still lets the next batch go", async () => {
+  test("a sync that answers at once (a failure to even start it) stops writes the same way", async () => {
     const sqlite = memoryDatabase();
     const error = Object.assign(new Error("no WAL"), { code: "SQLITE_IOERR_FSYNC" });
-    let fail = true;
-    const walSync = { sync: (done: (error: Error | null) => void) => done(fail ? error : null), release: () => {} };
+    const walSync = { sync: (done: (error: Error | null) => void) => done(error), release: () => {} };
     const committer = createGroupCommitter(sqlite, { walSync });
     await expect(committer.run(insert(sqlite, "a"))).rejects.toBe(error);
-    fail = false;
-    expect(await committer.run(insert(sqlite, "b"))).toBe("b");
+    await expect(committer.run(insert(sqlite, "b"))).rejects.toBe(error);
+    expect(names(sqlite)).toEqual(["a"]);
   });
 
   test("drain waits for the sync in flight, then lets go of the WAL", async () => {
