@@ -113,7 +113,7 @@ export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<
   return {
     committed(count) {
       writes += count;
-      if (stopped || inFlight || writes === 0) return;
+      if (stopped || inFlight) return;
       const now = clock();
       if (writes < everyWrites && now - lastStarted < everyMs) return;
       writes = 0;

@@ -230,8 +230,10 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       syncing = null;
       if (error) {
         rejectAll(batch, error);
-        if (!storageFailure) options.onStorageFailure?.(error);
-        storageFailure ??= error;
+        if (!storageFailure) {
+          storageFailure = error;
+          options.onStorageFailure?.(error);
+        }
       } else settle(batch, outcomes);
       synced();
       if (queue.length > 0) schedule(null);
