@@ -366,13 +366,30 @@ describe("durability: a batch is answered after its WAL sync", () => {
     waiting.shift()!(null);
     await first;
     expect(settled).toEqual(["a"]);
-    await turns();
     // b and c went in one batch, which is now waiting for its own sync.
     expect(names(sqlite)).toEqual(["a", "b", "c"]);
     expect(waiting).toHaveLength(1);
+    await turns();
+    expect(settled).toEqual(["a"]);
     waiting.shift()!(null);
     await Promise.all(later);
     expect(settled).toEqual(["a", "b", "c"]);
+  });
+
+  test("when a sync returns, the writes that waited for it are committed and their sync asked for before its batch is answered", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync });
+    const seenWhenAnswered: { names: string[]; syncsAsked: number }[] = [];
+    const first = committer.run(insert(sqlite, "a")).then(() => seenWhenAnswered.push({ names: names(sqlite), syncsAsked: waiting.length }));
+    await turns();
+    const later = committer.run(insert(sqlite, "b"));
+    await turns();
+    waiting.shift()!(null);
+    await first;
+    expect(seenWhenAnswered).toEqual([{ names: ["a", "b"], syncsAsked: 1 }]);
+    waiting.shift()!(null);
+    expect(await later).toBe("b");
   });
 
   test("a failed sync rejects its batch, the writes waiting behind it and every later one: writes stop", async () => {
