@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import { createGroupCommitter, type GroupCommitOptions } from "../../src/db/group-commit.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import type { PassResult } from "../../src/db/checkpointer.ts";
+import type { WalSync } from "../../src/db/wal-sync.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
 import { walRestarts } from "../helpers/wal.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -88,15 +89,17 @@ describe("the two passes (a hand-driven pass runner)", () => {
   const done: PassResult = { busy: 0, log: 10, checkpointed: 10 };
   const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number } = {}) {
+  // An in-memory database has no WAL; a sync that answers at once stands in for one.
+  const syncAtOnce: WalSync = { sync: (finished) => finished(null), release: () => {} };
+
+  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number } = {}, walSync = syncAtOnce) {
     const sqlite = new Database(":memory:", { strict: true });
     sqlite.run("CREATE TABLE items (name TEXT)");
     cleanups.push(() => sqlite.close());
     const passes = manualPasses();
     const errors: Error[] = [];
     const committer = createGroupCommitter(sqlite, {
-      // An in-memory database has no WAL; a sync that answers at once stands in for one.
-      walSync: { sync: (finished) => finished(null), release: () => {} },
+      walSync,
       checkpointInThread: { runPass: passes.runPass, everyWrites: 2, everyMs: 60_000, onError: (error) => errors.push(error), ...extra },
     });
     return { sqlite, committer, requested: passes.requested, errors };
@@ -161,6 +164,31 @@ describe("the two passes (a hand-driven pass runner)", () => {
     now = 1_000;
     await committer.run(insert(sqlite, "b"));
     expect(requested).toHaveLength(1);
+  });
+
+  test("a WAL sync returning during the second pass leaves the writes behind it held until the pass ends", async () => {
+    const syncs: ((error: Error | null) => void)[] = [];
+    const { sqlite, committer, requested } = setUp({}, { sync: (finished) => void syncs.push(finished), release: () => {} });
+    const first = Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    await turn();
+    syncs.shift()!(null);
+    await first;
+    const third = committer.run(insert(sqlite, "c")); // committed while the first pass runs
+    await turn();
+    requested[0]!.answer(done);
+    await turn();
+    expect(requested).toHaveLength(2); // the second pass: batches are held
+    const fourth = committer.run(insert(sqlite, "d"));
+    syncs.shift()!(null); // c's sync returns during the hold
+    await third;
+    await turn();
+    expect(count(sqlite)).toBe(3);
+    expect(syncs).toHaveLength(0);
+    requested[1]!.answer(done);
+    await waitUntil(() => syncs.length === 1);
+    expect(count(sqlite)).toBe(4);
+    syncs.shift()!(null);
+    await fourth;
   });
 
   test("a second pass that outlasts maxHoldMs stops holding batches", async () => {
