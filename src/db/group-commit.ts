@@ -6,8 +6,9 @@
 // returns. While one is in flight, new writes wait and go together in the next batch as soon as it
 // returns, so batches stay as large as when the fsync blocked. That next batch is committed and its
 // fsync started before the synced batch is answered, so the disk works while the event loop
-// answers (measured under intake load: 20-30% more accepted leads/s than answering first). Reads
-// in between may see a batch that is still being synced (for a fraction of a millisecond).
+// answers (measured side by side under intake load: 2-12% more accepted leads/s than answering
+// first). Reads in between may see a batch that is still being synced (for a fraction of a
+// millisecond).
 //
 // A failed WAL sync stops all writing until the process restarts (fail-stop, as PostgreSQL does on
 // a failed fsync): Linux may have dropped the unsynced pages, so the WAL on disk can lack that
