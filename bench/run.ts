@@ -6,8 +6,8 @@
 // in BENCH_ROUNDS rounds (5 by default). A round runs its pair back to back, the no-op and the
 // accept path on a fresh empty database, then the accept path on a fresh copy of the seeded one;
 // the verdict is on the median of the rounds' ratios. The disk-heavy chores of a round (deleting the
-// last round's databases, copying the seeded one) come before its no-op run, which does not touch
-// the disk, so neither accept run shares the disk with them: the accept path waits on WAL fsyncs.
+// last round's databases, copying the seeded one) come before its no-op run, which writes nothing
+// to the database, so neither accept run follows them directly: the accept path waits on WAL fsyncs.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS
 // (default 5), BENCH_QUICK=1 (2 s scenarios, 20,000 seeded leads), BENCH_KEEP_TMP=1 (keep the

@@ -168,7 +168,8 @@ describe("the two passes (a hand-driven pass runner)", () => {
 
   test("a WAL sync returning during the second pass leaves the writes behind it held until the pass ends", async () => {
     const syncs: ((error: Error | null) => void)[] = [];
-    const { sqlite, committer, requested } = setUp({}, { sync: (finished) => void syncs.push(finished), release: () => {} });
+    // A long maxHoldMs: the hold must not run out on a slow machine before the test looks.
+    const { sqlite, committer, requested } = setUp({ maxHoldMs: 60_000 }, { sync: (finished) => void syncs.push(finished), release: () => {} });
     const first = Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
     await turn();
     syncs.shift()!(null);

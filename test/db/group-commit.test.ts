@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -207,6 +208,26 @@ describe("another process holding the write lock", () => {
     clearInterval(ticker);
     expect(ticks).toBeGreaterThan(10);
     expect(theirs.query("SELECT count(*) AS n FROM suppressions").get()).toEqual({ n: 1 });
+  });
+
+  test("a batch flushed as a WAL sync returns, finding the lock taken, still answers the synced batch and commits later", async () => {
+    const { mine, theirs } = twoConnections();
+    const syncs: ((error: Error | null) => void)[] = [];
+    const committer = createGroupCommitter(mine, { walSync: { sync: (done) => void syncs.push(done), release: () => {} } });
+    const suppress = (phone: string) => () => mine.run("INSERT INTO suppressions VALUES (?, null, 1)", [phone]);
+    const first = committer.run(suppress("+12125550100"));
+    await waitUntil(() => syncs.length === 1);
+    theirs.run("BEGIN IMMEDIATE");
+    const second = committer.run(suppress("+12125550101"));
+    syncs.shift()!(null); // the flush of `second` meets the other process's lock
+    await first;
+    await Bun.sleep(30);
+    expect(syncs).toHaveLength(0);
+    theirs.run("COMMIT");
+    await waitUntil(() => syncs.length === 1);
+    syncs.shift()!(null);
+    await second;
+    expect(theirs.query("SELECT count(*) AS n FROM suppressions").get()).toEqual({ n: 2 });
   });
 
   test("past the busy budget the batch is rejected with SQLITE_BUSY", async () => {
