@@ -8,7 +8,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import type { PassResult } from "../../src/db/checkpointer.ts";
 import type { WalSync } from "../../src/db/wal-sync.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
-import { walRestarts } from "../helpers/wal.ts";
+import { manualWalSync, walRestarts } from "../helpers/wal.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const THREAD_URL = new URL("../../src/db/checkpoint-thread.ts", import.meta.url);
@@ -167,9 +167,9 @@ describe("the two passes (a hand-driven pass runner)", () => {
   });
 
   test("a WAL sync returning during the second pass leaves the writes behind it held until the pass ends", async () => {
-    const syncs: ((error: Error | null) => void)[] = [];
+    const { walSync, waiting: syncs } = manualWalSync();
     // A long maxHoldMs: the hold must not run out on a slow machine before the test looks.
-    const { sqlite, committer, requested } = setUp({ maxHoldMs: 60_000 }, { sync: (finished) => void syncs.push(finished), release: () => {} });
+    const { sqlite, committer, requested } = setUp({ maxHoldMs: 60_000 }, walSync);
     const first = Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
     await turn();
     syncs.shift()!(null);

@@ -9,6 +9,7 @@ import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { manualWalSync } from "../helpers/wal.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -212,8 +213,8 @@ describe("another process holding the write lock", () => {
 
   test("a batch flushed as a WAL sync returns, finding the lock taken, still answers the synced batch and commits later", async () => {
     const { mine, theirs } = twoConnections();
-    const syncs: ((error: Error | null) => void)[] = [];
-    const committer = createGroupCommitter(mine, { walSync: { sync: (done) => void syncs.push(done), release: () => {} } });
+    const { walSync, waiting: syncs } = manualWalSync();
+    const committer = createGroupCommitter(mine, { walSync });
     const suppress = (phone: string) => () => mine.run("INSERT INTO suppressions VALUES (?, null, 1)", [phone]);
     const first = committer.run(suppress("+12125550100"));
     await waitUntil(() => syncs.length === 1);
@@ -352,17 +353,6 @@ describe("reads in the turn's shared snapshot", () => {
 });
 
 describe("durability: a batch is answered after its WAL sync", () => {
-  /** A WAL syncer the test completes by hand, counting the batches it was asked to sync. */
-  function manualWalSync() {
-    const waiting: ((error: Error | null) => void)[] = [];
-    let released = 0;
-    return {
-      walSync: { sync: (done: (error: Error | null) => void) => void waiting.push(done), release: () => void released++ },
-      waiting,
-      released: () => released,
-    };
-  }
-
   /** Lets the event loop turn a few times (flushes run on setImmediate). */
   const turns = async () => {
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));

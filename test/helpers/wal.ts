@@ -10,3 +10,14 @@ export function walRestarts(walPath: string): number {
     closeSync(fd);
   }
 }
+
+/** A WAL syncer the test completes by hand (`waiting.shift()!(null)`), counting its releases. */
+export function manualWalSync() {
+  const waiting: ((error: Error | null) => void)[] = [];
+  let released = 0;
+  return {
+    walSync: { sync: (done: (error: Error | null) => void) => void waiting.push(done), release: () => void released++ },
+    waiting,
+    released: () => released,
+  };
+}
