@@ -78,6 +78,17 @@ describe("checkPhoneNumber's fast path", () => {
     fc.assert(fc.property(fc.stringMatching(/^[0-9 ().+-]{0,20}$/), (value) => expect(checkPhoneNumber(value)).toEqual(fullParse(value))), { numRuns: 5_000 });
   });
 
+  test("agrees with the full parse for every area code and exchange digit pattern", () => {
+    // Every three-digit area code with exchanges across the range: the fast path's expression is
+    // built from the metadata, and this walks each branch of its US patterns.
+    for (let area = 0; area < 1000; area++) {
+      for (const exchange of ["011", "199", "200", "311", "555", "911", "958", "976", "999"]) {
+        const value = `${String(area).padStart(3, "0")}${exchange}0123`;
+        expect([value, checkPhoneNumber(value)]).toEqual([value, fullParse(value)]);
+      }
+    }
+  });
+
   test("numbers of other NANP countries, which the US plan refuses, still pass through the full parse", () => {
     expect(checkPhoneNumber("(787) 234-5678")).toEqual({ ok: true, e164: "+17872345678" });
     expect(checkPhoneNumber("416-555-0199")).toEqual(fullParse("416-555-0199"));
