@@ -74,26 +74,29 @@ class FieldErrors {
   }
 
   /** A required string field; `check` returns an error text for a bad value, or null. */
-  required(body: Body, field: string, check: (trimmed: string, raw: string) => string | null = tooLong(field)): string | undefined {
+  required(body: Body, field: string, check: Check = tooLong): string | undefined {
     const r = read(body, field);
     if (r.kind === "absent") return this.fail(`Missing Field: ${field}`);
     return this.present(r, field, check);
   }
 
   /** An optional string field: null when absent. */
-  optional(body: Body, field: string, check: (trimmed: string, raw: string) => string | null): string | null | undefined {
+  optional(body: Body, field: string, check: Check): string | null | undefined {
     const r = read(body, field);
     return r.kind === "absent" ? null : this.present(r, field, check);
   }
 
-  private present(r: Exclude<Read, { kind: "absent" }>, field: string, check: (trimmed: string, raw: string) => string | null) {
+  private present(r: Exclude<Read, { kind: "absent" }>, field: string, check: Check) {
     if (r.kind === "wrongType") return this.fail(`Invalid Type (expected string): ${field}`);
-    const error = check(r.trimmed, r.raw);
+    const error = check(r.trimmed, r.raw, field);
     return error === null ? r.trimmed : this.fail(error);
   }
 }
 
-const tooLong = (field: string) => (value: string) => (!fitsIn(value, MAX_TEXT) ? `Field Too Long (max ${MAX_TEXT} characters): ${field}` : null);
+/** A field's own rule: an error text for a bad value, or null. */
+type Check = (trimmed: string, raw: string, field: string) => string | null;
+
+const tooLong: Check = (value, _raw, field) => (!fitsIn(value, MAX_TEXT) ? `Field Too Long (max ${MAX_TEXT} characters): ${field}` : null);
 
 const ZIP = /^\d{5}(?:-\d{4})?$/;
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
@@ -122,6 +125,11 @@ const stateCheck = (codes: ReadonlySet<string>, text: string) => (value: string,
   /^[A-Za-z]{2}$/.test(value) && codes.has(value.toUpperCase()) ? null : `${text}: ${echo(raw)}`;
 
 const zipCheck = (text: string) => (value: string, raw: string) => (ZIP.test(value) ? null : `${text}: ${echo(raw)}`);
+
+const checkState = stateCheck(STATE_CODES, "Invalid State Code (2 characters)");
+const checkMailingState = stateCheck(MAILING_STATE_CODES, "Invalid Mailing State Code");
+const checkZip = zipCheck("Invalid ZIP Code");
+const checkMailingZip = zipCheck("Invalid Mailing ZIP Code");
 
 function certificateUrlCheck(value: string, raw: string): string | null {
   return fitsIn(value, MAX_CERTIFICATE_URL) && isHttpUrl(value)
@@ -158,19 +166,19 @@ export function validateLead(body: Body): Validation<ValidLead> {
   const errors = new FieldErrors();
   const phoneE164 = takePhone(errors, body);
   const customerName = errors.required(body, "customer_name");
-  const state = errors.required(body, "state", stateCheck(STATE_CODES, "Invalid State Code (2 characters)"));
+  const state = errors.required(body, "state", checkState);
   const city = errors.required(body, "city");
-  const zip = errors.required(body, "zip", zipCheck("Invalid ZIP Code"));
+  const zip = errors.required(body, "zip", checkZip);
   const streetName = streetField(body);
-  const street = errors.required(body, streetName, tooLong(streetName));
+  const street = errors.required(body, streetName);
   const certificateUrl = errors.optional(body, "certificate_url", certificateUrlCheck);
   const dmName = errors.required(body, "dm_name");
   const utility = errors.required(body, "utility");
   const callBackUrl = errors.optional(body, "call_back_url", callbackUrlCheck);
   const mailingStreet = errors.required(body, "mailing_street");
   const mailingCity = errors.required(body, "mailing_city");
-  const mailingZip = errors.required(body, "mailing_zip", zipCheck("Invalid Mailing ZIP Code"));
-  const mailingState = errors.required(body, "mailing_state", stateCheck(MAILING_STATE_CODES, "Invalid Mailing State Code"));
+  const mailingZip = errors.required(body, "mailing_zip", checkMailingZip);
+  const mailingState = errors.required(body, "mailing_state", checkMailingState);
   const vendorCampaignName = errors.required(body, "vendor_campaign_name");
   const email = errors.required(body, "email", emailCheck);
   const certificateSent = read(body, "certificate_url").kind !== "absent";
