@@ -92,10 +92,23 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   // A turn's requests usually share a few vendors, and the turn's reads share one snapshot, so a
   // name is looked up once per turn; the memo ends with the turn, as the snapshot does.
   const vendorsThisTurn = new Map<string, VendorRow | null>();
+  // And the turn's answers by Authorization header: within a turn, the vendor row and the caches
+  // give an exact header the same answer, so a repeat skips the parse and the hash.
+  const answersThisTurn = new Map<string, AuthOutcome>();
+  let turnEndScheduled = false;
+  function rememberThisTurn() {
+    if (turnEndScheduled) return;
+    turnEndScheduled = true;
+    setImmediate(() => {
+      turnEndScheduled = false;
+      vendorsThisTurn.clear();
+      answersThisTurn.clear();
+    });
+  }
   function vendorNamed(name: string): VendorRow | null {
     let vendor = vendorsThisTurn.get(name);
     if (vendor === undefined) {
-      if (vendorsThisTurn.size === 0) setImmediate(() => vendorsThisTurn.clear());
+      rememberThisTurn();
       vendor = read(() => findVendor.get({ name }));
       vendorsThisTurn.set(name, vendor);
     }
@@ -123,6 +136,19 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   }
 
   function authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome> {
+    if (authorization === null) return null;
+    const known = answersThisTurn.get(authorization);
+    if (known !== undefined) return known;
+    const outcome = check(authorization);
+    // Only settled answers: a check still waiting for argon2 is shared by `checking` instead.
+    if (!(outcome instanceof Promise)) {
+      rememberThisTurn();
+      answersThisTurn.set(authorization, outcome);
+    }
+    return outcome;
+  }
+
+  function check(authorization: string): AuthOutcome | Promise<AuthOutcome> {
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
     const vendor = vendorNamed(credentials.name);

@@ -89,6 +89,24 @@ test("the requests of one turn read their vendor once; the next turn reads it ag
   expect(reads).toBe(2);
 });
 
+test("a header answered once in a turn is answered again without parsing or hashing; the next turn checks it again", async () => {
+  const memo = createAuthenticator(handle.db);
+  const header = basic("acme", "acme-password-1");
+  await memo.authenticate(header);
+  await nextTurn();
+  const hash = spyOn(Bun.SHA256, "hash");
+  try {
+    for (let i = 0; i < 5; i++) expect(memo.authenticate(header)).toMatchObject({ name: "acme" });
+    expect(memo.authenticate(basic("acme", "wrong-password"))).toBeInstanceOf(Promise);
+    expect(hash).toHaveBeenCalledTimes(2);
+    await nextTurn();
+    expect(memo.authenticate(header)).toMatchObject({ name: "acme" });
+    expect(hash).toHaveBeenCalledTimes(3);
+  } finally {
+    hash.mockRestore();
+  }
+});
+
 describe("vendor changes", () => {
   test("a disabled vendor is refused from the next turn of the event loop, even after a cached success, and accepted again once enabled", async () => {
     await createVendor(handle.db, "umbrella", "umbrella-password");
