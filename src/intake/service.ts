@@ -90,10 +90,13 @@ function newLeadRow(id: string, vendorId: string, lead: ValidLead, rawRequest: s
   };
 }
 
-/** The callback row waits (`held`) until the final result is decided. */
+/**
+ * The callback row waits (`held`) until the final result is decided. A lead has one callback, so
+ * its message id is the lead's id (no second UUID per lead), in the msg_<32 hex> form.
+ */
 function heldCallbackRow(leadId: string, vendorId: string, url: string, now: number) {
   return {
-    id: `msg_${Bun.randomUUIDv7("hex").replaceAll("-", "")}`,
+    id: `msg_${leadId.replaceAll("-", "")}`,
     leadId,
     vendorId,
     url,

@@ -144,6 +144,8 @@ describe("submitLead: acceptance", () => {
     const callbacks = rows("SELECT * FROM callbacks");
     expect(callbacks).toHaveLength(1);
     expect(callbacks[0]).toMatchObject({
+      // The Standard Webhooks message id: one callback per lead, so the lead's id in hex.
+      id: `msg_${leadId.replaceAll("-", "")}`,
       lead_id: leadId,
       vendor_id: "vendor-a",
       url: "https://vendor.example.com/callback",
