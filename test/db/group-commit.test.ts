@@ -403,6 +403,56 @@ describe("durability: a batch is answered after its WAL sync", () => {
     expect(await later).toBe("b");
   });
 
+  test("once commitDuringSyncAt writes wait during a sync, they are committed before it returns, and answered only after the next sync", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync, commitDuringSyncAt: 2 });
+    const settled: string[] = [];
+    const write = (name: string) => committer.run(insert(sqlite, name)).then((n) => settled.push(n));
+    const first = write("a");
+    await turns();
+    const one = write("b");
+    await turns();
+    expect(names(sqlite)).toEqual(["a"]); // one write waiting: it waits for the sync's return
+    const two = write("c");
+    await turns();
+    // Two waiting: committed while the first sync is still in flight, and not answered.
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+    expect(waiting).toHaveLength(1);
+    const three = write("d");
+    await turns();
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+
+    waiting.shift()!(null);
+    await first;
+    // The returning sync answers only its own batch; one new sync covers b, c (committed during
+    // it) and d (committed on its return).
+    expect(names(sqlite)).toEqual(["a", "b", "c", "d"]);
+    expect(waiting).toHaveLength(1);
+    await turns();
+    expect(settled).toEqual(["a"]);
+    waiting.shift()!(null);
+    await Promise.all([one, two, three]);
+    expect(settled).toEqual(["a", "b", "c", "d"]);
+  });
+
+  test("a failed sync also rejects the batches committed while it ran", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync, commitDuringSyncAt: 1 });
+    const first = Promise.allSettled([committer.run(insert(sqlite, "a"))]);
+    await turns();
+    const during = Promise.allSettled([committer.run(insert(sqlite, "b"))]);
+    await turns();
+    expect(names(sqlite)).toEqual(["a", "b"]);
+    const error = Object.assign(new Error("disk gone"), { code: "SQLITE_IOERR_FSYNC" });
+    waiting.shift()!(error);
+    expect(await first).toEqual([{ status: "rejected", reason: error }]);
+    expect(await during).toEqual([{ status: "rejected", reason: error }]);
+    await turns();
+    expect(waiting).toHaveLength(0);
+  });
+
   test("a failed sync rejects its batch, the writes waiting behind it and every later one: writes stop", async () => {
     const sqlite = memoryDatabase();
     const { walSync, waiting } = manualWalSync();
