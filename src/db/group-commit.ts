@@ -12,7 +12,8 @@
 // less at 1, 5, 12 or 16). Whatever waits when the fsync returns is committed then, and the next
 // fsync started, before the synced batches are answered (not while the checkpointer holds
 // batches). A batch is answered only by an fsync that started after its COMMIT.
-// Reads in between may see a batch that is still being synced (for a fraction of a millisecond).
+// Reads in between may see a batch that is still being synced (for up to two fsyncs, about a
+// millisecond).
 //
 // A failed WAL sync stops all writing until the process restarts (fail-stop, as PostgreSQL does on
 // a failed fsync): Linux may have dropped the unsynced pages, so the WAL on disk can lack that
