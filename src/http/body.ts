@@ -27,14 +27,19 @@ export async function readJsonObject(request: Request, limitBytes: number): Prom
   return { ok: true, text, value: value as Record<string, unknown> };
 }
 
-/** The body as UTF-8 text, or null when it is larger than the limit (read no further than that). */
-async function readText(request: Request, limitBytes: number): Promise<string | null> {
+/**
+ * The body as UTF-8 text, or null when it is larger than the limit (read no further than that).
+ * Not async: a declared length (the usual case) hands back `request.text()` itself, without the
+ * extra promise an async function would wrap around it.
+ */
+function readText(request: Request, limitBytes: number): Promise<string | null> {
   const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    // A declared length is enforced by the server, so the body cannot outgrow it.
-    if (Number(declared) > limitBytes) return null;
-    return request.text();
-  }
+  if (declared === null) return readChunked(request, limitBytes);
+  // A declared length is enforced by the server, so the body cannot outgrow it.
+  return Number(declared) > limitBytes ? Promise.resolve(null) : request.text();
+}
+
+async function readChunked(request: Request, limitBytes: number): Promise<string | null> {
   if (!request.body) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;

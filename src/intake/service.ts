@@ -45,12 +45,13 @@ export interface LeadSubmission {
   idempotencyKey: string | null;
 }
 
-export async function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promise<SubmitOutcome> {
+/** Not async: an accepted lead's answer is the group commit's own promise, not one wrapped around it. */
+export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promise<SubmitOutcome> {
   const validation = validateLead(submission.body);
   const errors = validation.ok ? [] : [...validation.errors];
   const key = submission.idempotencyKey;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push("Invalid Idempotency-Key: must be 1-255 visible ASCII characters");
-  if (!validation.ok || errors.length > 0) return { kind: "invalid", errors };
+  if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
   return deps.commit.run(() => persistLead(deps, submission, validation.value, requestHash));
