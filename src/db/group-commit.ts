@@ -139,7 +139,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let wave: Timer | null = null;
   let busySince: number | null = null;
   let readOpen = false;
-  /** The WAL fsync in flight; until it returns, batches are flushed only `commitDuringSyncAt` at a time. */
+  /** The WAL fsync in flight; until it returns, a batch is flushed only once `commitDuringSyncAt` writes wait. */
   let syncing: Promise<void> | null = null;
   /** Batches committed while an fsync was in flight: the next fsync makes them durable. */
   let unsynced: Committed[] = [];
@@ -206,6 +206,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   function flush(): number | null {
     const batch = queue;
     queue = [];
+    // A flush scheduled during an fsync may find its writes already taken by the fsync's return.
+    if (batch.length === 0) return null;
     if (storageFailure) {
       rejectAll(batch, storageFailure);
       return null;

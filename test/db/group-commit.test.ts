@@ -436,6 +436,25 @@ describe("durability: a batch is answered after its WAL sync", () => {
     expect(settled).toEqual(["a", "b", "c", "d"]);
   });
 
+  test("a flush due at the end of a turn whose writes the returning sync already took commits nothing and asks for no sync", async () => {
+    const sqlite = memoryDatabase();
+    const { walSync, waiting } = manualWalSync();
+    const committer = createGroupCommitter(sqlite, { walSync, commitDuringSyncAt: 2 });
+    const first = committer.run(insert(sqlite, "a"));
+    await turns();
+    // In one turn: enough writes wait to schedule a flush, then the sync returns before it runs.
+    const later = [committer.run(insert(sqlite, "b")), committer.run(insert(sqlite, "c"))];
+    waiting.shift()!(null);
+    expect(await first).toBe("a");
+    await turns();
+    expect(names(sqlite)).toEqual(["a", "b", "c"]);
+    expect(waiting).toHaveLength(1); // b and c's sync, and no other
+    waiting.shift()!(null);
+    expect(await Promise.all(later)).toEqual(["b", "c"]);
+    await turns();
+    expect(waiting).toHaveLength(0);
+  });
+
   test("a failed sync also rejects the batches committed while it ran", async () => {
     const sqlite = memoryDatabase();
     const { walSync, waiting } = manualWalSync();
