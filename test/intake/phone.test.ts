@@ -1,6 +1,7 @@
 // CONTRACT §4 phone rules and §5's normalised form (E.164, +1NXXNXXXXXX).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import fc from "fast-check";
+import * as libphonenumber from "libphonenumber-js/min";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { checkPhoneNumber, type PhoneCheck } from "../../src/intake/phone.ts";
 
@@ -79,13 +80,27 @@ describe("checkPhoneNumber's fast path", () => {
   });
 
   test("agrees with the full parse for every area code and exchange digit pattern", () => {
-    // Every three-digit area code with exchanges across the range: the fast path's expression is
-    // built from the metadata, and this walks each branch of its US patterns.
+    // Every three-digit area code with exchanges across the range, against the full parse: the
+    // fast path's expression is built from the metadata's US patterns.
     for (let area = 0; area < 1000; area++) {
       for (const exchange of ["011", "199", "200", "311", "555", "911", "958", "976", "999"]) {
         const value = `${String(area).padStart(3, "0")}${exchange}0123`;
         expect([value, checkPhoneNumber(value)]).toEqual([value, fullParse(value)]);
       }
+    }
+  });
+
+  test("a valid US number in the common form is decided without the full parse", () => {
+    // The fast path fails safe (anything it refuses goes to the full parse), so only this shows
+    // that it still accepts what it should.
+    const fullParses = spyOn(libphonenumber, "parsePhoneNumberFromString");
+    try {
+      for (const value of ["(212) 555-0147", "+1 800 555 0199", "415.555.0123"]) expect(checkPhoneNumber(value).ok).toBe(true);
+      expect(fullParses).not.toHaveBeenCalled();
+      expect(checkPhoneNumber("(787) 234-5678").ok).toBe(true);
+      expect(fullParses).toHaveBeenCalledTimes(1);
+    } finally {
+      fullParses.mockRestore();
     }
   });
 
