@@ -5,7 +5,7 @@
 // `accepted` and its callback `pending`, due now, with the payload the worker would have built.
 import { Database } from "bun:sqlite";
 import { flushToDisk } from "./disk.ts";
-import { callbackPayload } from "../src/callbacks/payload.ts";
+import { callbackMessageId, callbackPayload } from "../src/callbacks/payload.ts";
 import { phoneClaimKey } from "../src/db/schema.ts";
 import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
@@ -67,7 +67,7 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
         );
         // An accepted lead's claim is renewed at its decision, as the worker does.
         claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);
-        const callbackId = `msg_${Bun.randomUUIDv7("hex", createdAt).replaceAll("-", "")}`;
+        const callbackId = callbackMessageId(id);
         if (decidedAt === null) callback.run(callbackId, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
         else {
           const payload = callbackPayload({ id, phone_e164: phone, vendor_campaign_name: "bench" }, { status: "accepted" }, decidedAt);

@@ -3,6 +3,12 @@ import type { FinalResult } from "../final-results/decide.ts";
 
 export const ACCEPTED_MESSAGE = "Lead accepted.";
 
+/**
+ * A lead's callback message id (the Standard Webhooks `webhook-id`, the same on every retry): a
+ * lead has one callback, so it is the lead's id as 32 hex digits after `msg_`.
+ */
+export const callbackMessageId = (leadId: string): string => `msg_${leadId.replaceAll("-", "")}`;
+
 export interface CallbackLead {
   id: string;
   phone_e164: string;

@@ -1,4 +1,5 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
+import { callbackMessageId } from "../callbacks/payload.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
 import type { IntakeStore } from "./store.ts";
 import { validateLead, validatePrePing, type ValidLead } from "./validate.ts";
@@ -91,13 +92,10 @@ function newLeadRow(id: string, vendorId: string, lead: ValidLead, rawRequest: s
   };
 }
 
-/**
- * The callback row waits (`held`) until the final result is decided. A lead has one callback, so
- * its message id is the lead's id (no second UUID per lead), in the msg_<32 hex> form.
- */
+/** The callback row waits (`held`) until the final result is decided. */
 function heldCallbackRow(leadId: string, vendorId: string, url: string, now: number) {
   return {
-    id: `msg_${leadId.replaceAll("-", "")}`,
+    id: callbackMessageId(leadId),
     leadId,
     vendorId,
     url,
