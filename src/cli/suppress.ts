@@ -72,7 +72,9 @@ export const suppressGroup: CommandGroup = {
 };
 
 function throttled(progress: Progress, name: string): (p: ImportProgress) => void {
-  let shownAt = 0;
+  // -Infinity, not 0: performance.now() counts from the start of the process, and the compiled
+  // binary can reach its first report within the interval, which then went unshown.
+  let shownAt = -Infinity;
   return ({ bytesRead, totalBytes, rows }) => {
     if (performance.now() - shownAt < PROGRESS_INTERVAL_MS) return;
     shownAt = performance.now();
