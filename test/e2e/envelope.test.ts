@@ -80,6 +80,16 @@ describe("body rules", () => {
     expectFailure(answer, 413, "can_post_phone_bit", "Request body exceeds 2048 bytes");
   });
 
+  test("a body of exactly the limit is read; one byte more → 413", async () => {
+    const padded = (bytes: number) => {
+      const start = '{"phone_number":"(212) 555-0142","pad":"';
+      return `${start}${"x".repeat(bytes - start.length - 2)}"}`;
+    };
+    expect(padded(2048)).toHaveLength(2048);
+    expect((await post(`${server.url}/v1/prePing`, padded(2048), auth)).status).toBe(200);
+    expectFailure(await post(`${server.url}/v1/prePing`, padded(2049), auth), 413, "can_post_phone_bit", "Request body exceeds 2048 bytes");
+  });
+
   test.each([["{not json"], [""], ["{\"a\":1"], ["'single'"]])("malformed JSON %j → 400", async (body) => {
     expectFailure(await post(`${server.url}/v1/postLead`, body, auth), 400, "success_bit", "Malformed JSON body");
   });
@@ -99,6 +109,9 @@ describe("routes", () => {
     expectFailure(answer, 405, "can_post_phone_bit", "Method Not Allowed");
     expect(answer.headers.get("allow")).toBe("POST");
     expect((await send("/v1/leads/abc", { method: "DELETE", headers: auth })).status).toBe(405);
+    const onPostLead = await send("/v1/postLead", { method: "GET", headers: auth });
+    expectFailure(onPostLead, 405, "success_bit", "Method Not Allowed");
+    expect(onPostLead.headers.get("allow")).toBe("POST");
   });
 
   test("/healthz and /readyz answer without credentials", async () => {
@@ -124,15 +137,29 @@ describe("429 rate limit", () => {
       await limited.stop();
     }
   });
+
+  test("the rate limit comes before the body: over it, an oversized or malformed body → 429", async () => {
+    const limited = await startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1, bodyLimitBytes: 2048 });
+    try {
+      const headers = { authorization: limited.auth };
+      expect((await post(`${limited.url}/v1/postLead`, "{not json", headers)).status).toBe(400);
+      expectFailure(await post(`${limited.url}/v1/postLead`, "x".repeat(5000), headers), 429, "success_bit", "Rate limit exceeded");
+      expectFailure(await post(`${limited.url}/v1/prePing`, "{not json", headers), 429, "can_post_phone_bit", "Rate limit exceeded");
+    } finally {
+      await limited.stop();
+    }
+  });
 });
 
 describe("server-side failures", () => {
-  test("an unexpected error → 500 in the envelope, no stack trace", async () => {
+  test("an unexpected error → 500 in the envelope, no stack trace, with the route's own flag", async () => {
     const broken = await startTestServer();
     try {
       broken.db.sqlite.run("DROP TABLE phone_claims");
       const answer = await post(`${broken.url}/v1/postLead`, validLead(), { authorization: broken.auth });
       expectFailure(answer, 500, "success_bit", "Internal server error");
+      const prePing = await post(`${broken.url}/v1/prePing`, { phone_number: "(212) 555-0142" }, { authorization: broken.auth });
+      expectFailure(prePing, 500, "can_post_phone_bit", "Internal server error");
     } finally {
       await broken.stop();
     }

@@ -18,3 +18,13 @@ test("/readyz is 200 on a migrated database, and 503 once a WAL sync has failed 
   expect(await readiness()).toEqual([503, { status: "not ready" }]);
   sqlite.close();
 });
+
+test("/readyz is 503 on a database that is not migrated, and on one that is closed", async () => {
+  const readiness = async (sqlite: Database) => (await healthRoutes(sqlite, () => null).handle(new Request("http://health.local/readyz"))).status;
+  const bare = new Database(":memory:");
+  expect(await readiness(bare)).toBe(503);
+  applyMigrations(bare);
+  expect(await readiness(bare)).toBe(200);
+  bare.close();
+  expect(await readiness(bare)).toBe(503);
+});
