@@ -50,13 +50,22 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     async fetch(request) {
       const started = performance.now();
       const path = new URL(request.url).pathname;
-      const response = stopping
-        ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
-        : await app.handle(routableRequest(request));
+      let response: Response;
+      try {
+        response = stopping
+          ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
+          : await app.handle(routableRequest(request));
+      } catch (error) {
+        // The app's own error handler failed too (a database error while answering an unknown
+        // path, say). Answered here rather than in `error` below, which cannot see the path.
+        log.error("server_error", { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        response = toResponse(failure(flagForPath(path), 500, ["Internal server error"]));
+      }
       metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
       log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
       return response;
     },
+    // The last resort, for a throw outside the app (the request line, say); it has no path.
     error(error) {
       log.error("server_error", { error: error.stack ?? error.message });
       return toResponse(failure("success_bit", 500, ["Internal server error"]));

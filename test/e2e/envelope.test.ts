@@ -165,6 +165,18 @@ describe("server-side failures", () => {
     }
   });
 
+  test("when answering the error fails too (a database error behind an unknown path), the 500 still has the route's flag", async () => {
+    const broken = await startTestServer();
+    try {
+      broken.db.sqlite.run("PRAGMA foreign_keys = OFF");
+      broken.db.sqlite.run("DROP TABLE vendors");
+      const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
+      expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
+    } finally {
+      await broken.stop();
+    }
+  });
+
   test("a database held locked by another process → 503 with Retry-After", async () => {
     const locked = await startTestServer();
     try {
