@@ -25,6 +25,16 @@ async function send(path: string, init: RequestInit): Promise<Answer> {
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
+/** Runs `check` against a server of its own (limited or broken on purpose), stopped afterwards. */
+async function withOwnServer(overrides: Parameters<typeof startTestServer>[0], check: (own: TestServer) => Promise<void>) {
+  const own = await startTestServer(overrides);
+  try {
+    await check(own);
+  } finally {
+    await own.stop();
+  }
+}
+
 describe("401 Unauthorized", () => {
   const CHALLENGE = 'Basic realm="lead-ingress", charset="UTF-8"';
 
@@ -122,8 +132,7 @@ describe("routes", () => {
 
 describe("429 rate limit", () => {
   test("over the vendor's burst → 429 with Retry-After; other vendors are not affected", async () => {
-    const limited = await startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 2 });
-    try {
+    await withOwnServer({ rateLimitPerSecond: 1, rateLimitBurst: 2 }, async (limited) => {
       await createVendor(limited.db.db, "vendor-other", "password-other");
       const headers = { authorization: limited.auth };
       const answers = [];
@@ -133,61 +142,47 @@ describe("429 rate limit", () => {
       expect(Number(answers[2]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       const other = await post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization: basicAuth("vendor-other", "password-other") });
       expect(other.status).toBe(200);
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 
   test("the rate limit comes before the body: over it, an oversized or malformed body → 429", async () => {
-    const limited = await startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1, bodyLimitBytes: 2048 });
-    try {
+    await withOwnServer({ rateLimitPerSecond: 1, rateLimitBurst: 1, bodyLimitBytes: 2048 }, async (limited) => {
       const headers = { authorization: limited.auth };
       expect((await post(`${limited.url}/v1/postLead`, "{not json", headers)).status).toBe(400);
       expectFailure(await post(`${limited.url}/v1/postLead`, "x".repeat(5000), headers), 429, "success_bit", "Rate limit exceeded");
       expectFailure(await post(`${limited.url}/v1/prePing`, "{not json", headers), 429, "can_post_phone_bit", "Rate limit exceeded");
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 });
 
 describe("server-side failures", () => {
   test("an unexpected error → 500 in the envelope, no stack trace, with the route's own flag", async () => {
-    const broken = await startTestServer();
-    try {
+    await withOwnServer({}, async (broken) => {
       broken.db.sqlite.run("DROP TABLE phone_claims");
       const answer = await post(`${broken.url}/v1/postLead`, validLead(), { authorization: broken.auth });
       expectFailure(answer, 500, "success_bit", "Internal server error");
       const prePing = await post(`${broken.url}/v1/prePing`, { phone_number: "(212) 555-0142" }, { authorization: broken.auth });
       expectFailure(prePing, 500, "can_post_phone_bit", "Internal server error");
-    } finally {
-      await broken.stop();
-    }
+    });
   });
 
   test("when answering the error fails too (a database error behind an unknown path), the 500 still has the route's flag", async () => {
-    const broken = await startTestServer();
-    try {
+    await withOwnServer({}, async (broken) => {
       broken.db.sqlite.run("PRAGMA foreign_keys = OFF");
       broken.db.sqlite.run("DROP TABLE vendors");
       const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
       expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
-    } finally {
-      await broken.stop();
-    }
+    });
   });
 
   test("a database held locked by another process → 503 with Retry-After", async () => {
-    const locked = await startTestServer();
-    try {
+    await withOwnServer({}, async (locked) => {
       locked.db.sqlite.run("BEGIN IMMEDIATE");
       const answer = await post(`${locked.url}/v1/postLead`, validLead(), { authorization: locked.auth });
       locked.db.sqlite.run("ROLLBACK");
       expectFailure(answer, 503, "success_bit", "Service temporarily unavailable");
       expect(answer.headers.get("retry-after")).toBe("1");
-    } finally {
-      await locked.stop();
-    }
+    });
   }, 20_000); // waits out SQLite's 5 s busy timeout
 });
 
