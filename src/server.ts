@@ -6,7 +6,7 @@ import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { routableRequest } from "./http/routable-url.ts";
-import type { Logger } from "./log/index.ts";
+import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
 import { startWorker } from "./worker/index.ts";
 
@@ -58,7 +58,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       } catch (error) {
         // The app's own error handler failed too (a database error while answering an unknown
         // path, say). Answered here rather than in `error` below, which cannot see the path.
-        log.error("server_error", { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        log.error("server_error", { path, error: errorText(error) });
         response = toResponse(failure(flagForPath(path), 500, ["Internal server error"]));
       }
       metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
@@ -67,7 +67,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     },
     // The last resort, for a throw outside the app (the request line, say); it has no path.
     error(error) {
-      log.error("server_error", { error: error.stack ?? error.message });
+      log.error("server_error", { error: errorText(error) });
       return toResponse(failure("success_bit", 500, ["Internal server error"]));
     },
   });

@@ -9,9 +9,10 @@
 // at the end of that turn, while the fsync runs, and the next fsync covers them. So the event loop
 // runs a busy batch's statements while the disk works, instead of making the disk wait for them
 // when the fsync returns (measured under intake load: +10-20% accepted leads/s; 1 write did less
-// well, 4 to 20 were within the noise of each other). Whatever waits when the fsync returns is committed then, and the next
-// fsync started, before the synced batches are answered (not while the checkpointer holds
-// batches). A batch is answered only by an fsync that started after its COMMIT.
+// well, 4 to 20 were within the noise of each other). Whatever waits when the fsync returns is
+// committed then, and the next fsync started, before the synced batches are answered (not while
+// the checkpointer holds batches). A batch is answered only by an fsync that started after its
+// COMMIT.
 // Reads in between may see a batch that is still being synced (for up to two fsyncs, about a
 // millisecond).
 //

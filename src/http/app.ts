@@ -11,7 +11,7 @@ import { intakeRoutes } from "../intake/routes.ts";
 import type { IntakeDeps } from "../intake/service.ts";
 import { createIntakeStore } from "../intake/store.ts";
 import { leadRoutes } from "../leads/lookup.ts";
-import type { Logger } from "../log/index.ts";
+import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { metricsRoutes } from "../metrics/routes.ts";
 import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps) {
       const flag = flagForPath(path);
       if (code === "NOT_FOUND") return unmatched(guard, allowedMethods, request, path, flag);
       if (isDatabaseUnavailable(error)) return toResponse(failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" }));
-      log.error("unhandled_error", { method: request.method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      log.error("unhandled_error", { method: request.method, path, error: errorText(error) });
       return toResponse(failure(flag, 500, ["Internal server error"]));
     })
     .use(apiDocs())

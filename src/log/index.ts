@@ -51,6 +51,11 @@ export function createLogger(level: LogLevel, write: (line: string) => void = bu
   };
 }
 
+/** An error as a log field: its stack where it has one, else its message, else its text. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 /** "+12125550123" → "+1******0123": enough to match a support ticket, not to call. */
 export function maskPhone(phone: string): string {
   return phone.length <= 4 ? "****" : `${phone.slice(0, 2)}${"*".repeat(Math.max(0, phone.length - 6))}${phone.slice(-4)}`;

@@ -11,7 +11,7 @@ import type { GroupCommitter } from "../db/group-commit.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
 import { createFinalResultStore } from "../final-results/store.ts";
-import type { Logger } from "../log/index.ts";
+import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { startLoop } from "./loop.ts";
 
@@ -70,7 +70,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
   const maintenance = createMaintenanceJob({ commit: deps.commit, store: createIntakeStore(deps.database.db), clock });
-  const reportError = (error: unknown) => log.error("worker_error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  const reportError = (error: unknown) => log.error("worker_error", { error: errorText(error) });
   // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at
   // once again while it keeps finding due leads), not on every such wake-up: the claim is a write.
   let decideNextAt = 0;
