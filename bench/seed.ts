@@ -6,19 +6,19 @@
 import { Database } from "bun:sqlite";
 import { flushToDisk } from "./disk.ts";
 import { callbackMessageId, callbackPayload } from "../src/callbacks/payload.ts";
-import { phoneClaimKey } from "../src/db/schema.ts";
+import { leadKey, phoneClaimKey } from "../src/db/schema.ts";
 import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
 
 const BATCH = 50_000;
 
 const LEAD_COLUMNS = [
-  "id", "vendor_id", "phone_e164", "customer_name", "state", "city", "zip", "street", "certificate_url", "dm_name",
+  "id_key", "id", "vendor_id", "phone_e164", "customer_name", "state", "city", "zip", "street", "certificate_url", "dm_name",
   "utility", "call_back_url", "mailing_street", "mailing_city", "mailing_zip", "mailing_state", "vendor_campaign_name",
   "email", "extra_data", "raw_request", "status", "created_at", "decide_after", "decided_at", "rejection_reason",
   "operator_decision", "operator_reason", "locked_until", "claim_token",
 ];
-const CALLBACK_COLUMNS = ["id", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "next_attempt_at", "created_at", "updated_at"];
+const CALLBACK_COLUMNS = ["id", "lead_key", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "next_attempt_at", "created_at", "updated_at"];
 const HOLD_MS = 3_600_000; // the bench server's --hold-period
 
 export interface DecidedSeed {
@@ -56,11 +56,12 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
       for (let i = from; i < to; i++) {
         const createdAt = firstCreatedAt + i;
         const id = Bun.randomUUIDv7("hex", createdAt);
+        const key = leadKey(id);
         const phone = e164Phone(phoneStart + i);
         const url = decided?.callbackUrl ?? "https://vendor.example.com/callback";
         const decidedAt = decided ? createdAt + HOLD_MS : null;
         lead.run(
-          id, vendor.id, phone, "Jane Doe", "NY", "New York", "10001", "1 Main St", "https://cert.example.com/abc", "Jane Doe",
+          key, id, vendor.id, phone, "Jane Doe", "NY", "New York", "10001", "1 Main St", "https://cert.example.com/abc", "Jane Doe",
           "ConEd", url, "1 Main St", "New York", "10001", "NY", "bench",
           "jane@example.com", null, rawBefore + formattedPhone(phoneStart + i) + rawAfter, decided ? "accepted" : "pending", createdAt,
           createdAt + HOLD_MS, decidedAt, null, null, null, null, null,
@@ -68,10 +69,10 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
         // An accepted lead's claim is renewed at its decision, as the worker does.
         claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);
         const callbackId = callbackMessageId(id);
-        if (decidedAt === null) callback.run(callbackId, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
+        if (decidedAt === null) callback.run(callbackId, key, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
         else {
           const payload = callbackPayload({ id, phone_e164: phone, vendor_campaign_name: "bench" }, { status: "accepted" }, decidedAt);
-          callback.run(callbackId, id, vendor.id, url, "pending", payload, 0, decidedAt, createdAt, decidedAt);
+          callback.run(callbackId, key, id, vendor.id, url, "pending", payload, 0, decidedAt, createdAt, decidedAt);
         }
       }
     });

@@ -1,6 +1,9 @@
 // The database schema. Times are integer milliseconds since the epoch (UTC).
 import { sql } from "drizzle-orm";
-import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
+import { customType, sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
+
+/** A 64-bit INTEGER column held as a bigint: a lead's key does not fit a JS number. */
+const int64 = customType<{ data: bigint; driverData: bigint }>({ dataType: () => "integer" });
 
 export const vendors = sqliteTable("vendors", {
   id: text("id").primaryKey(),
@@ -21,7 +24,16 @@ export type LeadStatus = (typeof LEAD_STATUSES)[number];
 export const leads = sqliteTable(
   "leads",
   {
-    id: text("id").primaryKey(),
+    /**
+     * The rowid: the first 64 bits of the lead's UUIDv7 id (leadKey), so a lead is found by its id
+     * without an index of text ids. Such an index, with the callback queue's, cost every accepted
+     * lead two more B-trees whose last leaf SQLite rebalances on almost every commit (only rowid
+     * tables have a quick path for appends). Measured: raw writes 14.5-15.5 → 12.1 µs per lead,
+     * WAL pages 1.34 → 0.90; under intake load +12% accepted leads/s, -11% event-loop CPU per lead.
+     */
+    idKey: int64("id_key").primaryKey(),
+    /** The lead_id vendors see. Always compared too: a key alone could match another UUID. */
+    id: text("id").notNull(),
     vendorId: text("vendor_id").notNull().references(() => vendors.id),
     /** E.164 form, `+1NXXNXXXXXX`; the key for eligibility. */
     phoneE164: text("phone_e164").notNull(),
@@ -84,6 +96,20 @@ export const phoneClaims = sqliteTable("phone_claims", {
 /** The key of `phone_claims` for an E.164 number. */
 export const phoneClaimKey = (phoneE164: string): number => Number(phoneE164.slice(1));
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The key of a lead (`leads.id_key`, `callbacks.lead_key`) for its id: the UUIDv7's first 64 bits,
+ * its millisecond timestamp and the 12-bit counter Bun.randomUUIDv7 keeps within a millisecond, as
+ * a signed integer. Unique for the ids one process generates, and growing with them, so new leads
+ * are appended. Anything not shaped like a UUID gets 0, which no stored lead has; a lookup
+ * compares the id too, since a key alone could also match another UUID.
+ */
+export function leadKey(id: string): bigint {
+  if (!UUID.test(id)) return 0n;
+  return BigInt.asIntN(64, BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(14, 18)}`));
+}
+
 /** The operator-managed do-not-contact list. */
 export const suppressions = sqliteTable("suppressions", {
   phoneE164: text("phone_e164").primaryKey(),
@@ -110,9 +136,8 @@ export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
 /**
  * The callback queue. A row is written with its lead (status `held`) and becomes `pending`
  * when the final result is decided; the worker delivers it to `delivered` or `dead`.
- * Keyed by its lead (one callback per lead), and only `pending` rows are in the due index: an
- * accepted lead's row touches two B-trees, not four (measured: about 3 µs and a sixth of the WAL
- * pages per lead). Finding a callback by its `id` scans, which only the operator CLI does, outside
+ * Keyed by its lead's key (one callback per lead), and only `pending` rows are in the due index:
+ * an accepted lead's row touches one B-tree, the table itself. Finding a callback by its `id` scans, which only the operator CLI does, outside
  * any write transaction.
  */
 export const callbacks = sqliteTable(
@@ -120,7 +145,9 @@ export const callbacks = sqliteTable(
   {
     /** Also the Standard Webhooks `webhook-id`, identical on every retry. */
     id: text("id").notNull(),
-    leadId: text("lead_id").primaryKey(),
+    /** leadKey(leadId): the lead's own key, so the row is found by its lead like the lead itself. */
+    leadKey: int64("lead_key").primaryKey(),
+    leadId: text("lead_id").notNull(),
     vendorId: text("vendor_id").notNull(),
     url: text("url").notNull(),
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),

@@ -1,6 +1,7 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
+import { leadKey } from "../db/schema.ts";
 import type { IntakeStore } from "./store.ts";
 import { validateLead, validatePrePing, type ValidLead } from "./validate.ts";
 
@@ -68,15 +69,17 @@ function persistLead(deps: IntakeDeps, submission: LeadSubmission, lead: ValidLe
   }
   const leadId = Bun.randomUUIDv7();
   if (!store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) return { kind: "blocked" };
-  store.insertLead(newLeadRow(leadId, vendorId, lead, submission.rawBody, now, now + deps.holdPeriodMs));
-  if (lead.callBackUrl !== null) store.insertCallback(heldCallbackRow(leadId, vendorId, lead.callBackUrl, now));
+  const idKey = leadKey(leadId);
+  store.insertLead(newLeadRow(idKey, leadId, vendorId, lead, submission.rawBody, now, now + deps.holdPeriodMs));
+  if (lead.callBackUrl !== null) store.insertCallback(heldCallbackRow(idKey, leadId, vendorId, lead.callBackUrl, now));
   if (key !== null) store.saveIdempotencyKey({ vendorId, key, requestHash, leadId, now });
   return { kind: "accepted", leadId, replayed: false };
 }
 
-function newLeadRow(id: string, vendorId: string, lead: ValidLead, rawRequest: string, now: number, decideAfter: number) {
+function newLeadRow(idKey: bigint, id: string, vendorId: string, lead: ValidLead, rawRequest: string, now: number, decideAfter: number) {
   return {
     ...lead,
+    idKey,
     id,
     vendorId,
     rawRequest,
@@ -93,9 +96,10 @@ function newLeadRow(id: string, vendorId: string, lead: ValidLead, rawRequest: s
 }
 
 /** The callback row waits (`held`) until the final result is decided. */
-function heldCallbackRow(leadId: string, vendorId: string, url: string, now: number) {
+function heldCallbackRow(leadKey: bigint, leadId: string, vendorId: string, url: string, now: number) {
   return {
     id: callbackMessageId(leadId),
+    leadKey,
     leadId,
     vendorId,
     url,

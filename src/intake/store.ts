@@ -4,7 +4,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.ts";
 import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { prepareRead, prepareWrite } from "../db/prepared.ts";
-import { callbacks, idempotencyKeys, leads, phoneClaimKey, phoneClaims, suppressions } from "../db/schema.ts";
+import { callbacks, idempotencyKeys, leadKey, leads, phoneClaimKey, phoneClaims, suppressions } from "../db/schema.ts";
 
 export type NewLead = typeof leads.$inferInsert;
 export type NewCallback = typeof callbacks.$inferInsert;
@@ -52,7 +52,7 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
   const vendorLead = db
     .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
     .from(leads)
-    .where(and(eq(leads.id, p("leadId")), eq(leads.vendorId, p("vendorId"))))
+    .where(and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")), eq(leads.vendorId, p("vendorId"))))
     .prepare();
   const insertLead = prepareWrite<Required<NewLead>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
   const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
@@ -68,7 +68,7 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
     purgeIdempotencyKeys: (cutoff: number, limit: number) => purgeKeys.run({ cutoff, limit }).changes,
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
-    findLead: (leadId: string, vendorId: string) => read(() => vendorLead.get({ leadId, vendorId })),
+    findLead: (leadId: string, vendorId: string) => read(() => vendorLead.get({ key: leadKey(leadId), leadId, vendorId })),
   };
 }
 

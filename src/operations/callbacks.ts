@@ -3,7 +3,7 @@
 // what the worker expects: pending, due now, a fresh schedule, the same webhook-id.
 import type { Database } from "bun:sqlite";
 import { createCallbackQueue } from "../callbacks/queue.ts";
-import type { CallbackStatus } from "../db/schema.ts";
+import { leadKey, type CallbackStatus } from "../db/schema.ts";
 
 export interface CallbackSummary {
   id: string;
@@ -40,9 +40,10 @@ export type ReplayOutcome =
 export function replayCallback(sqlite: Database, id: string, now: number): ReplayOutcome {
   // Found before any write lock is taken: by lead through the key, else by webhook-id with a scan
   // (not indexed; one operator command can afford it). The replay itself re-checks the status.
-  const find = (column: "lead_id" | "id") =>
-    sqlite.query<{ id: string; lead_id: string; status: CallbackStatus }, [string]>(`SELECT id, lead_id, status FROM callbacks WHERE ${column} = ?`).get(id);
-  const callback = find("lead_id") ?? find("id");
+  type Found = { id: string; lead_id: string; status: CallbackStatus };
+  const callback =
+    sqlite.query<Found, [bigint, string]>("SELECT id, lead_id, status FROM callbacks WHERE lead_key = ? AND lead_id = ?").get(leadKey(id), id) ??
+    sqlite.query<Found, [string]>("SELECT id, lead_id, status FROM callbacks WHERE id = ?").get(id);
   if (!callback) return { kind: "missing" };
   if (!createCallbackQueue(sqlite).replay(callback.lead_id, now)) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
   return { kind: "replayed", callbackId: callback.id };

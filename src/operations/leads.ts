@@ -2,7 +2,7 @@
 // stored about it, its callback and every delivery attempt. Reads only; beside the running service
 // (WAL) a reader never blocks its writers.
 import type { Database } from "bun:sqlite";
-import type { CallbackStatus, LeadStatus } from "../db/schema.ts";
+import { leadKey, type CallbackStatus, type LeadStatus } from "../db/schema.ts";
 
 export interface LeadSummary {
   id: string;
@@ -39,7 +39,7 @@ export function listLeads(sqlite: Database, filter: LeadFilter): LeadSummary[] {
     .query<LeadSummary, (string | number)[]>(`
       SELECT l.id, l.created_at, l.status, v.name AS vendor, l.phone_e164, l.vendor_campaign_name, l.decided_at,
              c.status AS callback_status
-      FROM leads l JOIN vendors v ON v.id = l.vendor_id LEFT JOIN callbacks c ON c.lead_id = l.id
+      FROM leads l JOIN vendors v ON v.id = l.vendor_id LEFT JOIN callbacks c ON c.lead_key = l.id_key
       ${where}
       ORDER BY l.created_at DESC, l.id DESC LIMIT ?`)
     .all(...params, filter.limit);
@@ -79,9 +79,12 @@ export interface LeadDetail {
 /** The lead (with its vendor's name), its callback and the callback's attempts, from one snapshot. */
 export function findLeadDetail(sqlite: Database, leadId: string): LeadDetail | null {
   const read = sqlite.transaction((): LeadDetail | null => {
-    const lead = sqlite.query<StoredLead, [string]>("SELECT v.name AS vendor, l.* FROM leads l JOIN vendors v ON v.id = l.vendor_id WHERE l.id = ?").get(leadId);
+    const key = leadKey(leadId);
+    const lead = sqlite
+      .query<StoredLead, [bigint, string]>("SELECT v.name AS vendor, l.* FROM leads l JOIN vendors v ON v.id = l.vendor_id WHERE l.id_key = ? AND l.id = ?")
+      .get(key, leadId);
     if (!lead) return null;
-    const callback = sqlite.query<StoredCallback, [string]>("SELECT * FROM callbacks WHERE lead_id = ?").get(leadId);
+    const callback = sqlite.query<StoredCallback, [bigint]>("SELECT * FROM callbacks WHERE lead_key = ?").get(key);
     const attempts = callback
       ? sqlite
           .query<CallbackAttempt, [string]>(
@@ -89,7 +92,13 @@ export function findLeadDetail(sqlite: Database, leadId: string): LeadDetail | n
           )
           .all(callback.id)
       : [];
-    return { lead, callback, attempts };
+    return { lead: withoutKey(lead, "id_key"), callback: callback && withoutKey(callback, "lead_key"), attempts };
   });
   return read();
+}
+
+/** A row without its 64-bit key: read as a JS number it would be rounded, and the id says the same. */
+function withoutKey<Row extends StoredRow>(row: Row, key: string): Row {
+  const { [key]: _key, ...rest } = row;
+  return rest as Row;
 }

@@ -2,30 +2,42 @@
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { applyMigrations, isMigrated, MIGRATIONS } from "../../src/db/migrate.ts";
+import { leadKey } from "../../src/db/schema.ts";
 
 const CALLBACK_COLUMNS = "id, lead_id, vendor_id, url, status, payload, attempt_count, next_attempt_at, locked_until, claim_token, last_error, created_at, updated_at, delivered_at";
 
 const journal = (await import("../../drizzle/meta/_journal.json")).default as { entries: { tag: string }[] };
 
-/** A database migrated up to, not including, the migration tagged `tag` (MIGRATIONS follows the journal). */
-function databaseBefore(tag: string): Database {
+/** The migrations (MIGRATIONS follows the journal) before the one tagged `tag`, or up to and including it. */
+function migrationsBefore(tag: string, including = false) {
   const index = journal.entries.findIndex((entry) => entry.tag === tag);
   expect(index).toBeGreaterThan(0);
+  return MIGRATIONS.slice(0, including ? index + 1 : index);
+}
+
+/** A database migrated up to, not including, the migration tagged `tag`. */
+function databaseBefore(tag: string): Database {
   const sqlite = new Database(":memory:", { strict: true });
-  applyMigrations(sqlite, MIGRATIONS.slice(0, index));
+  applyMigrations(sqlite, migrationsBefore(tag));
   return sqlite;
 }
 
+const insertVendor = (sqlite: Database) =>
+  sqlite.run("INSERT INTO vendors (id, name, password_hash, signing_secret, enabled, created_at, updated_at) VALUES ('v1', 'a', 'h', 's', 1, 0, 0)");
+
+const insertLeadBefore0005 = (sqlite: Database, id: string) =>
+  sqlite.run(
+    `INSERT INTO leads (id, vendor_id, phone_e164, customer_name, state, city, zip, street, dm_name, utility, mailing_street, mailing_city, mailing_zip, mailing_state, vendor_campaign_name, email, raw_request, status, created_at, decide_after)
+     VALUES (?1, 'v1', '+12125550100', 'n', 'NY', 'c', '10001', 's', 'd', 'u', 's', 'c', '10001', 'NY', 'v', 'e@x.io', '{}', 'pending', 0, 0)`,
+    [id],
+  );
+
 test("0002 re-keys callbacks by lead: every row comes through unchanged, one callback per lead is enforced, and the due index is partial (pending rows only)", () => {
   const sqlite = databaseBefore("0002_callbacks_keyed_by_lead");
-  sqlite.run("INSERT INTO vendors (id, name, password_hash, signing_secret, enabled, created_at, updated_at) VALUES ('v1', 'a', 'h', 's', 1, 0, 0)");
+  insertVendor(sqlite);
   const statuses = ["held", "pending", "delivered", "dead"];
   statuses.forEach((status, i) => {
-    sqlite.run(
-      `INSERT INTO leads (id, vendor_id, phone_e164, customer_name, state, city, zip, street, dm_name, utility, mailing_street, mailing_city, mailing_zip, mailing_state, vendor_campaign_name, email, raw_request, status, created_at, decide_after)
-       VALUES (?1, 'v1', '+12125550100', 'n', 'NY', 'c', '10001', 's', 'd', 'u', 's', 'c', '10001', 'NY', 'v', 'e@x.io', '{}', 'pending', 0, 0)`,
-      [`lead-${i}`],
-    );
+    insertLeadBefore0005(sqlite, `lead-${i}`);
     sqlite.run(
       `INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', ?3, ?4, ?5, ?6, NULL, NULL, ?7, 10, 20, ?8)`,
       [`msg_${i}`, `lead-${i}`, status, status === "held" ? null : "{}", i, status === "pending" ? 100 + i : null, status === "dead" ? "HTTP 500" : null, status === "delivered" ? 30 : null],
@@ -33,8 +45,7 @@ test("0002 re-keys callbacks by lead: every row comes through unchanged, one cal
   });
   const before = sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all();
 
-  expect(applyMigrations(sqlite)).toBeGreaterThan(0);
-  expect(isMigrated(sqlite)).toBe(true);
+  expect(applyMigrations(sqlite, migrationsBefore("0002_callbacks_keyed_by_lead", true))).toBe(1);
   expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(before);
   expect(() => sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES ('msg_x', 'lead-0', 'v1', 'u', 'held', NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL)`)).toThrow(/UNIQUE/);
   const dueIndex = sqlite.query("SELECT sql FROM sqlite_master WHERE name = 'callbacks_due'").get() as { sql: string };
@@ -51,5 +62,33 @@ test("0003 keys phone claims by the number's digits: every claim comes through, 
     { phone_number: 18005550199, lead_id: "lead-b", claimed_at: 20 },
   ]);
   expect(() => sqlite.run("INSERT INTO phone_claims (phone_number, lead_id, claimed_at) VALUES (12125550123, 'lead-c', 30)")).toThrow(/UNIQUE/);
+  sqlite.close();
+});
+
+test("0005 keys leads and callbacks by leadKey(id): every row comes through unchanged under the key leadKey gives its id, and keys stay unique", () => {
+  const sqlite = databaseBefore("0005_leads_keyed_by_id_key");
+  insertVendor(sqlite);
+  // Bun's ids as intake made them (several in one millisecond), and one past the sign bit.
+  const ids = [...Array.from({ length: 50 }, () => Bun.randomUUIDv7()), "f1a2b3c4-d5e6-7f80-9abc-def012345678"];
+  ids.forEach((id, i) => {
+    insertLeadBefore0005(sqlite, id);
+    sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', 'held', NULL, 0, NULL, NULL, NULL, NULL, ?3, ?3, NULL)`, [`msg_${i}`, id, i]);
+  });
+  const leadsBefore = sqlite.query("SELECT * FROM leads ORDER BY id").all();
+  const callbacksBefore = sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all();
+
+  applyMigrations(sqlite);
+  expect(isMigrated(sqlite)).toBe(true);
+  expect(sqlite.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+  const keyed = sqlite.query<{ id: string }, []>("SELECT id FROM leads ORDER BY id").all();
+  expect(keyed.map(({ id }) => id)).toEqual([...ids].sort());
+  for (const id of ids) {
+    expect(sqlite.query("SELECT count(*) AS n FROM leads WHERE id_key = ? AND id = ?").get(leadKey(id), id)).toEqual({ n: 1 });
+    expect(sqlite.query("SELECT count(*) AS n FROM callbacks WHERE lead_key = ? AND lead_id = ?").get(leadKey(id), id)).toEqual({ n: 1 });
+  }
+  expect(sqlite.query("SELECT * FROM leads ORDER BY id").all().map(({ id_key: _, ...row }: any) => row)).toEqual(leadsBefore);
+  expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(callbacksBefore);
+  expect(() => sqlite.run("INSERT INTO leads SELECT * FROM leads WHERE id = ?", [ids[0]!])).toThrow(/UNIQUE/);
+  expect(() => sqlite.run("INSERT INTO callbacks (lead_key, id, lead_id, vendor_id, url, status, created_at, updated_at) VALUES (?1, 'x', 'y', 'v1', 'u', 'held', 0, 0)", [leadKey(ids[0]!)])).toThrow(/UNIQUE/);
   sqlite.close();
 });
