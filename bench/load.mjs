@@ -35,7 +35,7 @@ function withFreshPhones(client) {
   client.getRequestBuffer = () => {
     const copy = Buffer.allocUnsafe(built.length);
     built.copy(copy);
-    copy.latin1Write(formattedPhone(options.phoneStart + (sent++ % options.phoneCount)), offset);
+    copy.write(formattedPhone(options.phoneStart + (sent++ % options.phoneCount)), offset, "latin1");
     return copy;
   };
 }

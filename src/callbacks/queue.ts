@@ -56,9 +56,8 @@ export function createCallbackQueue(sqlite: Database) {
   return {
     /** Leases up to `limit` due callbacks to `token`, oldest due first. Run inside a transaction. */
     claimDueCallbacks(now: number, limit: number, leaseMs: number, token: string): DueCallback[] {
-      const callbacks = due.all(now, limit);
-      for (const callback of callbacks) lease.run(now + leaseMs, token, leadKey(callback.lead_id));
-      return callbacks;
+      // Only what was leased: a row not under its lead's key could not be leased, nor finished.
+      return due.all(now, limit).filter((callback) => lease.run(now + leaseMs, token, leadKey(callback.lead_id)).changes === 1);
     },
     /**
      * Records an attempt and moves the callback on. The attempt is history and is always kept;

@@ -101,8 +101,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The key of a lead (`leads.id_key`, `callbacks.lead_key`) for its id: the UUIDv7's first 64 bits,
  * its millisecond timestamp and the 12-bit counter Bun.randomUUIDv7 keeps within a millisecond, as
- * a signed integer. Unique for the ids one process generates, and growing with them, so new leads
- * are appended. Anything not shaped like a UUID gets 0, which no stored lead has; a lookup
+ * a signed integer. Unique for the ids one process generates at the current time, and growing
+ * with them, so new leads are appended (ids made for a given past time, as the benchmark's seeding
+ * does, are unique only one millisecond apart). Anything not shaped like a UUID gets 0, which no stored lead has; a lookup
  * compares the id too, since a key alone could also match another UUID.
  */
 export function leadKey(id: string): bigint {
@@ -137,8 +138,8 @@ export type CallbackStatus = (typeof CALLBACK_STATUSES)[number];
  * The callback queue. A row is written with its lead (status `held`) and becomes `pending`
  * when the final result is decided; the worker delivers it to `delivered` or `dead`.
  * Keyed by its lead's key (one callback per lead), and only `pending` rows are in the due index:
- * an accepted lead's row touches one B-tree, the table itself. Finding a callback by its `id` scans, which only the operator CLI does, outside
- * any write transaction.
+ * an accepted lead's row touches one B-tree, the table itself. Finding a callback by its `id`
+ * scans, which only the operator CLI does, outside any write transaction.
  */
 export const callbacks = sqliteTable(
   "callbacks",

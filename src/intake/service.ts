@@ -96,10 +96,10 @@ function newLeadRow(idKey: bigint, id: string, vendorId: string, lead: ValidLead
 }
 
 /** The callback row waits (`held`) until the final result is decided. */
-function heldCallbackRow(leadKey: bigint, leadId: string, vendorId: string, url: string, now: number) {
+function heldCallbackRow(key: bigint, leadId: string, vendorId: string, url: string, now: number) {
   return {
     id: callbackMessageId(leadId),
-    leadKey,
+    leadKey: key,
     leadId,
     vendorId,
     url,

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
-import { vendors } from "../../src/db/schema.ts";
+import { leadKey, vendors } from "../../src/db/schema.ts";
 import { IDEMPOTENCY_TTL_MS, prePing, submitLead, type IntakeDeps, type LeadSubmission } from "../../src/intake/service.ts";
 import { createIntakeStore, type IntakeStore } from "../../src/intake/store.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
@@ -44,7 +44,7 @@ function submission(body: Body, options: { key?: string; vendorId?: string; rawB
   return { vendorId: options.vendorId ?? "vendor-a", body, rawBody: options.rawBody ?? JSON.stringify(body), idempotencyKey: options.key ?? null };
 }
 
-const rows = (sql: string, ...params: (string | number)[]) => handle.sqlite.query(sql).all(...params) as Record<string, unknown>[];
+const rows = (sql: string, ...params: (string | number | bigint)[]) => handle.sqlite.query(sql).all(...params) as Record<string, unknown>[];
 const count = (table: string) => (handle.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 const suppress = (phone: string) => addSuppression(handle.db, phone, "test", now);
 /** What the final-result code does when a lead is rejected: its claim stops blocking the number. */
@@ -154,6 +154,9 @@ describe("submitLead: acceptance", () => {
       attempt_count: 0,
       delivered_at: null,
     });
+    // Both rows are stored under the id's key, which is how every lookup finds them.
+    expect(rows("SELECT id FROM leads WHERE id_key = ?", leadKey(leadId))).toEqual([{ id: leadId }]);
+    expect(rows("SELECT lead_id FROM callbacks WHERE lead_key = ?", leadKey(leadId))).toEqual([{ lead_id: leadId }]);
   });
 
   test("the lead id is a UUID", async () => {
