@@ -39,6 +39,13 @@ test("a decided lead's callback is claimed with its payload and the vendor's sig
   expect(queue.claimDueCallbacks(decidedAt, 10, 1000, "t2")).toEqual([]);
 });
 
+test("a due callback stored under another key than its lead's is not claimed: it could be neither leased nor finished", async () => {
+  const leadId = await decidedLead();
+  h.database.sqlite.run("UPDATE callbacks SET lead_key = lead_key + 1 WHERE lead_id = ?", [leadId]);
+  expect(queue.claimDueCallbacks(decidedAt, 10, 1000, "t")).toEqual([]);
+  expect(callback(leadId)).toMatchObject({ status: "pending", claim_token: null });
+});
+
 describe("recordAttempt", () => {
   test("retry: the attempt is recorded and the callback waits for its next attempt", async () => {
     const leadId = await decidedLead();
