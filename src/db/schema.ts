@@ -103,8 +103,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * its millisecond timestamp and the 12-bit counter Bun.randomUUIDv7 keeps within a millisecond, as
  * a signed integer. Unique for the ids one process generates at the current time, and growing
  * with them, so new leads are appended (ids made for a given past time, as the benchmark's seeding
- * does, are unique only one millisecond apart). Anything not shaped like a UUID gets 0, which no stored lead has; a lookup
- * compares the id too, since a key alone could also match another UUID.
+ * does, are unique only one millisecond apart). Anything not shaped like a UUID gets 0, which no
+ * stored lead has; a lookup compares the id too, since a key alone could also match another UUID.
  */
 export function leadKey(id: string): bigint {
   if (!UUID.test(id)) return 0n;
