@@ -24,12 +24,13 @@ export const finalResultCallback = {
     post: {
       operationId: "finalResultCallback",
       summary: "The final result, sent to your call_back_url",
+      // The formula is one code span: as text, the page took `<body>` for an HTML tag and dropped it.
       description: [
-        "Sent once the lead is decided (after the hold period), signed per [Standard Webhooks](https://www.standardwebhooks.com):",
-        'verify `webhook-signature` = `v1,` + base64(HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>")) with your signing secret',
-        "(the part after `whsec_`, base64-decoded), and drop duplicates by `webhook-id`: delivery is at least once.",
+        "Sent once the lead is decided (after the hold period), signed per [Standard Webhooks](https://www.standardwebhooks.com). Verify it with your signing secret (the part after `whsec_`, base64-decoded) as `secret`:",
+        '`webhook-signature = "v1," + base64(HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>"))`',
+        "where `<body>` is the request body exactly as received. Drop duplicates by `webhook-id`: delivery is at least once.",
         "Any 2xx within the attempt timeout (10 s by default) counts as delivered. Anything else is retried with exponential backoff and jitter (by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); `410 Gone` stops retrying.",
-      ].join(" "),
+      ].join("\n\n"),
       // Sent by us to the vendor: signed (below), not authenticated with a scheme of this API.
       security: [],
       parameters: [

@@ -1,6 +1,7 @@
 // The API page in a real browser: Debian's Chromium driven by playwright-core opens /swagger,
 // authorizes with Basic credentials, runs prePing from the page and sees the 200 answer; every
-// request the page made went to the service itself (the page must work on an air-gapped VM).
+// request the page made went to the service itself (the page must work on an air-gapped VM). It
+// reads what a vendor reads: the callback's signature formula whole.
 //
 // Not part of `bun test`: bun discovers only *.test.* / *_test.* / *.spec.* / *_spec.* files, so
 // this one runs only when named by path: `bun run test:browser` (bun test ./test/browser/...).
@@ -14,7 +15,7 @@ import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const CHROMIUM = Bun.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SCREENSHOT = join(ROOT, "artifacts/swagger.png");
+const ARTIFACTS = join(ROOT, "artifacts");
 const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const PHONE = "(212) 555-0123";
 const STEP_TIMEOUT_MS = 15_000;
@@ -56,14 +57,24 @@ function record(page: Page) {
   return { requests, errors };
 }
 
-/** The page from `top` (Authorize, now locked) down to `bottom` (the live answer), not the whole long page. */
-async function screenshot(page: Page, top: Locator, bottom: Locator) {
+/** The page from `top` down to `bottom` into artifacts/`name`, not the whole long page. */
+async function screenshot(page: Page, name: string, top: Locator, bottom: Locator) {
   const scrollY = Number(await page.evaluate("window.scrollY")); // a string: this project has no DOM types
   const [from, to] = [await top.boundingBox(), await bottom.boundingBox()];
   if (!from || !to) throw new Error("screenshot: element not visible");
   const y = from.y + scrollY;
-  mkdirSync(join(ROOT, "artifacts"), { recursive: true });
-  await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y, width: page.viewportSize()?.width ?? 1280, height: to.y + scrollY + to.height + 16 - y } });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true, clip: { x: 0, y, width: page.viewportSize()?.width ?? 1280, height: to.y + scrollY + to.height + 16 - y } });
+}
+
+/** A new tab on the API page with one operation of the Leads tag expanded. */
+async function openOperation(operationId: string): Promise<{ page: Page; operation: Locator }> {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  await page.goto(`${server.url}/swagger`);
+  const operation = page.locator(`#operations-Leads-${operationId}`);
+  await operation.locator(".opblock-summary").click();
+  return { page, operation };
 }
 
 test(
@@ -99,7 +110,8 @@ test(
     const body = JSON.parse(await answer.locator(".response-col_description .highlight-code pre").first().innerText());
     expect(body).toEqual({ can_post_phone_bit: true, message: "Phone number can be sent to postLead." });
 
-    await screenshot(page, page.locator(".scheme-container"), answer);
+    // From Authorize (now locked) down to the live answer.
+    await screenshot(page, "swagger.png", page.locator(".scheme-container"), answer);
 
     // The page sent the credentials entered in Authorize.
     const call = seen.requests.find((request) => new URL(request.url).pathname === "/v1/prePing");
@@ -113,4 +125,20 @@ test(
     expect(seen.errors).toEqual([]);
   },
   90_000,
+);
+
+// The formula once lost its `<body>` to the HTML renderer: vendors computed wrong signatures.
+test(
+  "postLead's callback shows the whole signature formula, <body> included",
+  async () => {
+    const { page, operation } = await openOperation("postLead");
+    await operation.getByText("Callbacks", { exact: true }).click();
+    const callback = operation.locator(".callbacks-container .opblock").first();
+    await callback.locator(".opblock-summary").click();
+    const description = callback.locator(".opblock-description-wrapper").first(); // then the request body's
+    expect(await description.innerText()).toContain('webhook-signature = "v1," + base64(HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>"))');
+    await screenshot(page, "swagger-signature.png", callback.locator(".opblock-summary"), description);
+    await page.close();
+  },
+  60_000,
 );

@@ -75,6 +75,24 @@ test("postLead takes an optional Idempotency-Key header", () => {
   expect(parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false }));
 });
 
+/** Every `description` in the document, with where it is. */
+function descriptions(node: unknown, at = "#"): [at: string, text: string][] {
+  if (typeof node !== "object" || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === "description" && typeof value === "string" ? [[`${at}/${key}`, value] as [string, string]] : descriptions(value, `${at}/${key}`),
+  );
+}
+
+// Descriptions are CommonMark, and the page drops raw HTML: `<body>` written as text vanished from
+// the signature formula. Rendering with and without raw HTML differs exactly where a `<word>` would.
+test("no description has raw HTML: every <placeholder> is in a code span or escaped", () => {
+  const literal = { noHtmlSpans: true, noHtmlBlocks: true };
+  const all = descriptions(doc);
+  expect(all.length).toBeGreaterThan(50);
+  const swallowed = all.filter(([, text]) => Bun.markdown.html(text) !== Bun.markdown.html(text, literal));
+  expect(swallowed).toEqual([]);
+});
+
 test("postLead describes the callback: both bodies as sent, and the Standard Webhooks headers", () => {
   const callback = doc.paths["/v1/postLead"].post.callbacks.finalResult["{$request.body#/call_back_url}"].post;
   const headers = callback.parameters.filter((p: any) => p.in === "header" && p.required).map((p: any) => p.name);
