@@ -101,9 +101,11 @@ export const postLeadDoc = operation({
       name: "Idempotency-Key",
       in: "header",
       required: false,
-      description: "Makes a retry return the first answer (same lead_id, no second lead) for 24 hours. The same key with another body is a 422.",
+      // The example is text, not `example`: Swagger UI's Try it out fills the field with that, so
+      // every try from the page would send one key, and the next replay the first or get a 422.
+      description:
+        "A key you choose, one per lead, for example `order-4711`. A retry with it returns the first answer (same lead_id, no second lead) for 24 hours. The same key with another body is a 422.",
       schema: { type: "string", maxLength: 255 },
-      example: "order-4711",
     },
   ],
   requestBody: { required: true, ...json(ref("LeadRequest"), EXAMPLE_LEAD) },

@@ -1,7 +1,8 @@
 // The API page in a real browser: Debian's Chromium driven by playwright-core opens /swagger,
 // authorizes with Basic credentials, runs prePing from the page and sees the 200 answer; every
 // request the page made went to the service itself (the page must work on an air-gapped VM). It
-// reads what a vendor reads: the callback's signature formula whole.
+// reads what a vendor reads: the callback's signature formula whole, and postLead's Try it out
+// with no Idempotency-Key filled in.
 //
 // Not part of `bun test`: bun discovers only *.test.* / *_test.* / *.spec.* / *_spec.* files, so
 // this one runs only when named by path: `bun run test:browser` (bun test ./test/browser/...).
@@ -138,6 +139,21 @@ test(
     const description = callback.locator(".opblock-description-wrapper").first(); // then the request body's
     expect(await description.innerText()).toContain('webhook-signature = "v1," + base64(HMAC-SHA256(secret, "<webhook-id>.<webhook-timestamp>.<body>"))');
     await screenshot(page, "swagger-signature.png", callback.locator(".opblock-summary"), description);
+    await page.close();
+  },
+  60_000,
+);
+
+// With a pre-filled key every try from the page sends the same key: within 24 hours the next one
+// replays an earlier request's answer or gets a 422.
+test(
+  "Try it out on postLead leaves Idempotency-Key empty; the example is shown beside it",
+  async () => {
+    const { page, operation } = await openOperation("postLead");
+    await operation.locator("button.try-out__btn").click();
+    const key = operation.locator('tr[data-param-name="Idempotency-Key"]');
+    expect(await key.locator("input").inputValue()).toBe("");
+    expect(await key.innerText()).toContain("order-4711");
     await page.close();
   },
   60_000,
