@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { validLead } from "../helpers/leads.ts";
+import { exchange, rawRequest } from "../helpers/raw-http.ts";
 import { basicAuth, post, startTestServer, VENDOR, type Answer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -219,6 +220,15 @@ describe("server-side failures", () => {
       broken.db.sqlite.run("DROP TABLE vendors");
       const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
       expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
+    });
+  });
+
+  test("a prePing 500 to a request without Host (HTTP/1.0) carries can_post_phone_bit too", async () => {
+    await withOwnServer({}, async (broken) => {
+      broken.db.sqlite.run("DROP TABLE phone_claims");
+      const request = rawRequest("POST /v1/prePing HTTP/1.0", [`Authorization: ${broken.auth}`], JSON.stringify({ phone_number: "(212) 555-0142" }));
+      const answer = await exchange(Number(new URL(broken.url).port), request);
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([500, { can_post_phone_bit: false, message: [{ error: "Internal server error" }] }]);
     });
   });
 

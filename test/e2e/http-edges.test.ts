@@ -2,10 +2,10 @@
 // rewrites, and what Bun's HTTP parser refuses before the application sees the request. They are
 // written byte for byte over TCP to a spawned server, whose log shows which requests reached it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { exchange as exchangeRaw, rawRequest, type RawAnswer } from "../helpers/raw-http.ts";
 import { basicAuth, tempDatabasePath, VENDOR } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -26,39 +26,8 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-interface RawAnswer {
-  /** null when the server closed the connection without answering. */
-  status: number | null;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Writes `request` as is on a new connection and reads until the server closes it. */
-function exchange(request: string | Uint8Array): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, "127.0.0.1", () => socket.write(request));
-    socket.setTimeout(5_000, () => socket.destroy(new Error("no answer within 5 s")));
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", reject);
-    socket.on("close", () => resolve(parseAnswer(Buffer.concat(chunks).toString("utf8"))));
-  });
-}
-
-function parseAnswer(text: string): RawAnswer {
-  if (text === "") return { status: null, headers: {}, body: "" };
-  const [head = "", ...rest] = text.split("\r\n\r\n");
-  const [statusLine = "", ...lines] = head.split("\r\n");
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-  return { status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n") };
-}
-
-/** A request with Connection: close, and a Content-Length for a body that is not chunked. */
-function rawRequest(requestLine: string, headers: string[], body = ""): string {
-  const framed = body === "" || headers.some((header) => /^(content-length|transfer-encoding):/i.test(header));
-  const length = framed ? [] : [`Content-Length: ${Buffer.byteLength(body)}`];
-  return [requestLine, ...headers, ...length, "Connection: close", "", body].join("\r\n");
-}
+/** Writes `request` as is to the spawned server. */
+const exchange = (request: string | Uint8Array) => exchangeRaw(port, request);
 
 const leadCount = () => (db.sqlite.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n;
 const loggedPaths = () => server.logs.filter((entry) => entry.event === "request").map((entry) => String(entry.path));
