@@ -5,7 +5,7 @@ import { openDatabase } from "./db/client.ts";
 import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
-import { routableRequest } from "./http/routable-url.ts";
+import { pathsAsSent, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
 import { startWorker } from "./worker/index.ts";
@@ -40,6 +40,26 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
+  async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
+    const started = performance.now();
+    const routable = routableRequest(request);
+    const path = new URL(routable.url).pathname;
+    let response: Response;
+    try {
+      response = stopping
+        ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
+        : await answer(routable, path);
+    } catch (error) {
+      // The app's own error handler failed too (a database error while answering an unknown
+      // path, say). Answered here rather than in `error` below, which cannot see the path.
+      log.error("server_error", { path, error: errorText(error) });
+      response = toResponse(failure(flagForPath(path), 500, ["Internal server error"]));
+    }
+    metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
+    log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+    return response;
+  }
+
   server = Bun.serve({
     hostname: config.host,
     port: config.port,
@@ -47,25 +67,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     // answer first with its own body.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
-    async fetch(request) {
-      const started = performance.now();
-      const path = new URL(request.url).pathname;
-      let response: Response;
-      try {
-        response = stopping
-          ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
-          : await app.handle(routableRequest(request));
-      } catch (error) {
-        // The app's own error handler failed too (a database error while answering an unknown
-        // path, say). Answered here rather than in `error` below, which cannot see the path.
-        log.error("server_error", { path, error: errorText(error) });
-        response = toResponse(failure(flagForPath(path), 500, ["Internal server error"]));
-      }
-      metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
-      log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
-      return response;
-    },
-    // The last resort, for a throw outside the app (the request line, say); it has no path.
+    // Routed on the request target as sent; see routable-url.ts.
+    routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
+    fetch: (request) => respond(request, app.notFound),
+    // The last resort, for a throw in respond() outside its try; it has no path.
     error(error) {
       log.error("server_error", { error: errorText(error) });
       return toResponse(failure("success_bit", 500, ["Internal server error"]));

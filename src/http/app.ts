@@ -60,7 +60,10 @@ export function createApp(deps: AppDeps) {
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none" });
 
   const allowedMethods = (path: string) => app.routes.filter((route) => routeMatches(route.path, path)).map((route) => route.method);
-  return app;
+  return Object.assign(app, {
+    /** For a request whose target, as sent, is none of the app's paths (see routable-url.ts). */
+    notFound: (request: Request, path: string) => unmatched(guard, () => [], request, path, flagForPath(path)),
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { validLead } from "../helpers/leads.ts";
+import { exchange, rawRequest } from "../helpers/raw-http.ts";
 import { basicAuth, post, startTestServer, VENDOR, type Answer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -107,6 +108,53 @@ describe("body rules", () => {
   test.each([["[]"], ["null"], ["42"], ['"text"'], ["true"]])("a JSON value that is not an object (%s) → 400", async (body) => {
     expectFailure(await post(`${server.url}/v1/prePing`, body, auth), 400, "can_post_phone_bit", "Request body must be a JSON object");
   });
+
+  describe("bytes that are not UTF-8 → 400, nothing stored (not replaced with U+FFFD)", () => {
+    const NOT_UTF8 = "Request body is not valid UTF-8";
+    /** A valid lead whose customer_name holds `bytes`. */
+    const leadWith = (bytes: number[]) => {
+      const [before, after] = JSON.stringify(validLead({ customer_name: "@@" })).split("@@");
+      return Buffer.concat([Buffer.from(before!), Buffer.from(bytes), Buffer.from(after!)]);
+    };
+    const leadCount = () => (server.db.sqlite.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n;
+    const chunked = (bytes: Uint8Array) =>
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(bytes.subarray(0, 40));
+          controller.enqueue(bytes.subarray(40));
+          controller.close();
+        },
+      });
+
+    test.each([
+      ["an invalid continuation (C3 28)", [0xc3, 0x28]],
+      ["a lone continuation byte (80)", [0x41, 0x80]],
+      ["an overlong slash (C0 AF)", [0xc0, 0xaf]],
+      ["an encoded surrogate (ED A0 80)", [0xed, 0xa0, 0x80]],
+      ["a truncated sequence (E2 82)", [0xe2, 0x82]],
+    ])("%s, with a declared length and chunked", async (_name, bytes) => {
+      const stored = leadCount();
+      const body = leadWith(bytes);
+      expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body }), 400, "success_bit", NOT_UTF8);
+      expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body: chunked(body) }), 400, "success_bit", NOT_UTF8);
+      expectFailure(await send("/v1/prePing", { method: "POST", headers: auth, body: Buffer.from([...Buffer.from('{"phone_number":"2125550142","x":"'), ...bytes, ...Buffer.from('"}')]) }), 400, "can_post_phone_bit", NOT_UTF8);
+      expect(leadCount()).toBe(stored);
+    });
+
+    test("checked after the size limit and before the JSON parse", async () => {
+      const oversized = Buffer.concat([Buffer.from([0xc3, 0x28]), Buffer.alloc(3000, 0x20)]);
+      expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body: oversized }), 413, "success_bit", "Request body exceeds 2048 bytes");
+      expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body: Buffer.from([0x7b, 0xc3, 0x28]) }), 400, "success_bit", NOT_UTF8);
+    });
+
+    test("valid multi-byte UTF-8 is accepted and stored as sent", async () => {
+      const body = leadWith([...Buffer.from("José Müller 😀")]);
+      const answer = await send("/v1/postLead", { method: "POST", headers: auth, body });
+      expect(answer.status).toBe(200);
+      const row = server.db.sqlite.query("SELECT raw_request FROM leads WHERE id = ?").get(answer.body.lead_id) as { raw_request: string };
+      expect(Buffer.from(row.raw_request)).toEqual(body);
+    });
+  });
 });
 
 describe("routes", () => {
@@ -172,6 +220,15 @@ describe("server-side failures", () => {
       broken.db.sqlite.run("DROP TABLE vendors");
       const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
       expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
+    });
+  });
+
+  test("a prePing 500 to a request without Host (HTTP/1.0) carries can_post_phone_bit too", async () => {
+    await withOwnServer({}, async (broken) => {
+      broken.db.sqlite.run("DROP TABLE phone_claims");
+      const request = rawRequest("POST /v1/prePing HTTP/1.0", [`Authorization: ${broken.auth}`], JSON.stringify({ phone_number: "(212) 555-0142" }));
+      const answer = await exchange(Number(new URL(broken.url).port), request);
+      expect([answer.status, JSON.parse(answer.body)]).toEqual([500, { can_post_phone_bit: false, message: [{ error: "Internal server error" }] }]);
     });
   });
 
