@@ -3,6 +3,7 @@
 import type { DocumentDecoration } from "elysia";
 import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 import { REASON_SUPPRESSED } from "../final-results/decide.ts";
+import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, bodyTooLarge, MALFORMED_JSON } from "../http/body.ts";
 import type { Flag } from "../http/envelope.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
 import { finalResultCallback } from "./callback.ts";
@@ -56,10 +57,11 @@ function bodyFailures(flag: Flag, validation: Record<string, [string, ...string[
   return {
     400: fail(flag, "The body is not a JSON object, or fields are invalid: every error, in field order.", {
       ...validation,
-      malformedJson: ["The body is not JSON", "Malformed JSON body"],
-      notAnObject: ["The body is JSON but not an object", "Request body must be a JSON object"],
+      notUtf8: ["The body's bytes are not valid UTF-8", BODY_NOT_UTF8],
+      malformedJson: ["The body is not JSON", MALFORMED_JSON],
+      notAnObject: ["The body is JSON but not an object", BODY_NOT_AN_OBJECT],
     }),
-    413: fail(flag, `Body over the size limit (configurable; ${DEFAULT_BODY_LIMIT} bytes by default).`, [`Request body exceeds ${DEFAULT_BODY_LIMIT} bytes`]),
+    413: fail(flag, `Body over the size limit (configurable; ${DEFAULT_BODY_LIMIT} bytes by default).`, [bodyTooLarge(DEFAULT_BODY_LIMIT)]),
   };
 }
 
