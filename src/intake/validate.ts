@@ -24,6 +24,20 @@ export interface ValidLead {
   extraData: string | null;
 }
 
+/**
+ * Two submissions are the same lead when their validated fields are: values trimmed, state codes
+ * upper-cased, the phone in E.164, `customer_address` read as `street`, extra_data compared as a
+ * JSON value (object keys in any order, arrays in order). Unknown top-level fields and the body's
+ * spelling (key order, whitespace) do not count. `stored` may carry more fields than a ValidLead.
+ */
+export function isSameLead(lead: ValidLead, stored: ValidLead): boolean {
+  return (Object.keys(lead) as (keyof ValidLead)[]).every((field) =>
+    field === "extraData" ? Bun.deepEquals(parseJson(lead.extraData), parseJson(stored.extraData)) : lead[field] === stored[field],
+  );
+}
+
+const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
 type Body = Record<string, unknown>;
