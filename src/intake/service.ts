@@ -10,6 +10,8 @@ export interface IntakeDeps {
   commit: GroupCommitter;
   duplicateWindowMs: number;
   holdPeriodMs: number;
+  /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
+  allowPrivateCallbacks: boolean;
   clock: () => number;
 }
 
@@ -49,7 +51,7 @@ export interface LeadSubmission {
 
 /** Not async: an accepted lead's answer is the group commit's own promise, not one wrapped around it. */
 export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promise<SubmitOutcome> {
-  const validation = validateLead(submission.body);
+  const validation = validateLead(submission.body, deps);
   const errors = validation.ok ? [] : [...validation.errors];
   const key = submission.idempotencyKey;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push("Invalid Idempotency-Key: must be 1-255 visible ASCII characters");

@@ -28,6 +28,7 @@ function deps(overrides: Partial<IntakeDeps> = {}): IntakeDeps {
     commit: createGroupCommitter(handle.sqlite),
     duplicateWindowMs: WINDOW,
     holdPeriodMs: HOLD,
+    allowPrivateCallbacks: false,
     clock: () => now,
     ...overrides,
   };
@@ -117,6 +118,16 @@ describe("submitLead: validation", () => {
   test("a bad Idempotency-Key is listed after the field errors", async () => {
     const outcome = await submitLead(deps(), submission(leadWithout("city"), { key: "bad key" }));
     expect(outcome).toEqual({ kind: "invalid", errors: ["Missing Field: city", "Invalid Idempotency-Key: must be 1-255 visible ASCII characters"] });
+  });
+});
+
+describe("submitLead: call_back_url to a private address", () => {
+  const local = validLead({ call_back_url: "http://127.0.0.1:9090/cb" });
+
+  test("refused unless private callbacks are allowed", async () => {
+    expect(await submitLead(deps(), submission(local))).toEqual({ kind: "invalid", errors: ["Invalid Callback URL: http://127.0.0.1:9090/cb"] });
+    expect(count("leads")).toBe(0);
+    expect(await submitLead(deps({ allowPrivateCallbacks: true }), submission(local))).toMatchObject({ kind: "accepted" });
   });
 });
 
