@@ -18,9 +18,9 @@ export function selfCheck(blockStarts: number[], blockSpan: number): void {
       }
     }
   }
-  const valid = validateLead(validLead(formattedPhone(blockStarts[0]!)));
+  const valid = validateLead(validLead(formattedPhone(blockStarts[0]!)), { allowPrivateCallbacks: false });
   if (!valid.ok) throw new Error(`self-check: the valid lead is invalid: ${valid.errors.join("; ")}`);
-  const invalid = validateLead(JSON.parse(invalidLead));
+  const invalid = validateLead(JSON.parse(invalidLead), { allowPrivateCallbacks: false });
   if (invalid.ok || invalid.errors.length < 5) throw new Error("self-check: the invalid lead should fail several validations");
   if (!checkPhoneNumber(JSON.parse(prePingBody).phone_number).ok) throw new Error("self-check: prePing phone is invalid");
   console.log(`self-check ok: ${blockStarts.length * SAMPLES_PER_BLOCK} generated phones valid, bodies as expected`);

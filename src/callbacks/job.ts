@@ -27,22 +27,23 @@ export interface DeliveryJobDeps {
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   const inFlight = new Map<string, { token: string; done: Promise<void> }>();
 
+  /**
+   * The attempt's line is flushed before its record is committed: the request went out whatever
+   * happens next, and a kill -9 must not leave a recorded attempt without its line. `outcome` is
+   * what is being recorded; if the lease was lost meanwhile, the record is not made and a second
+   * line says so.
+   */
   async function deliver(callback: DueCallback, token: string): Promise<void> {
     const result = await deps.attempt(callback);
     const attemptNo = callback.attempt_count + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
+    const line = { callback_id: callback.id, lead_id: callback.lead_id, attempt: attemptNo };
+    deps.log.info("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
+    await deps.log.flush();
     const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback, token, result, step, now), BACKGROUND);
     deps.onAttempt(kept ? step.kind : "lease_lost");
-    deps.log.info("callback_attempt", {
-      callback_id: callback.id,
-      lead_id: callback.lead_id,
-      attempt: attemptNo,
-      status_code: result.statusCode,
-      duration_ms: result.durationMs,
-      error: result.error,
-      outcome: kept ? step.kind : "lease_lost",
-    });
+    if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 
   return {

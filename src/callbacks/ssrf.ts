@@ -88,6 +88,18 @@ export function classifyAddress(ip: string): AddressClass {
   return firstMatch(V6_RULES, bytes) ?? (matches(V6_GLOBAL_UNICAST, bytes) ? "public" : "reserved");
 }
 
+/**
+ * Why a callback host is refused before any lookup: a literal address that is not public, or a
+ * `localhost` name (RFC 6761: `localhost` and `*.localhost` are loopback). null for a public literal
+ * and for every other name, which only the lookup at delivery can judge. `hostname` as WHATWG URL
+ * gives it: IPv4 spellings (hex, octal, decimal, short) already normalised, IPv6 in brackets.
+ */
+export function literalHostRefusal(hostname: string): RefusalReason | null {
+  if (/(^|\.)localhost\.?$/i.test(hostname)) return "loopback";
+  const verdict = classifyAddress(hostname);
+  return verdict === "public" || verdict === "invalid" ? null : verdict;
+}
+
 function classifyV4(bytes: Uint8Array): AddressClass {
   return firstMatch(V4_RULES, bytes) ?? "public";
 }

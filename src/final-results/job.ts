@@ -34,21 +34,43 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     return deps.verifyCertificate(lead.certificate_url);
   }
 
-  /**
-   * Runs inside the transaction: suppression and operator decision are read as they are now.
-   * Returns the decision it recorded (null if the lease was lost); the caller reports it once the
-   * transaction has committed, so nothing is logged for a write that did not land.
-   */
-  function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): FinalResult | null {
+  /** The final result by the checks as they stand now (suppression, operator decision), or null if the lead is gone. */
+  function decideNow(lead: DueLead, certificate: CertificateCheck): FinalResult | null {
     const checks = store.checksNow(lead.id);
-    if (!checks) return null;
-    const result = decideFinalResult({ suppressedNow: checks.suppressed === 1, operatorDecision: operatorDecisionOf(checks), certificate });
-    const now = deps.clock();
-    return store.recordDecision(lead, token, result, now, callbackPayload(lead, result, now)) ? result : null;
+    return checks && decideFinalResult({ suppressedNow: checks.suppressed === 1, operatorDecision: operatorDecisionOf(checks), certificate });
   }
 
-  function reportDecided(lead: DueLead, result: FinalResult): void {
-    deps.onDecided(result.status);
+  /**
+   * Runs inside the transaction: records `result` if the checks still give it and `token` still
+   * holds the lead. A suppression or an operator decision that landed since `result` was logged
+   * makes it "changed", and nothing is written.
+   */
+  function recordIfStill(lead: DueLead, token: string, certificate: CertificateCheck, result: FinalResult, now: number): "recorded" | "changed" | "leaseLost" {
+    const current = decideNow(lead, certificate);
+    if (current === null) return "leaseLost";
+    if (!Bun.deepEquals(current, result)) return "changed";
+    return store.recordDecision(lead, token, result, now, callbackPayload(lead, result, now)) ? "recorded" : "leaseLost";
+  }
+
+  /**
+   * Logs the decision and flushes the log before the transaction that records it, so a kill -9
+   * cannot leave a decided lead without its line. A line therefore tells what was being recorded;
+   * if a crash or a change of the checks undoes it, the lead is decided again, with another line.
+   */
+  async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): Promise<void> {
+    for (;;) {
+      const result = decideNow(lead, certificate);
+      if (result === null) return;
+      logFinalResult(lead, result);
+      await log.flush();
+      const now = deps.clock();
+      const outcome = await deps.commit.run(() => recordIfStill(lead, token, certificate, result, now), BACKGROUND);
+      if (outcome === "recorded") deps.onDecided(result.status);
+      if (outcome !== "changed") return;
+    }
+  }
+
+  function logFinalResult(lead: DueLead, result: FinalResult): void {
     log.info("final_result", {
       lead_id: lead.id,
       phone: maskPhone(lead.phone_e164),
@@ -64,12 +86,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       const due = await deps.commit.run(() => store.claimDueLeads(deps.clock(), deps.batchSize, deps.leaseMs, token), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
-      await Promise.all(
-        due.map(async (lead, i) => {
-          const result = await deps.commit.run(() => decideAndRecord(lead, token, certificates[i]!), BACKGROUND);
-          if (result) reportDecided(lead, result);
-        }),
-      );
+      await Promise.all(due.map((lead, i) => decideAndRecord(lead, token, certificates[i]!)));
       return due.length;
     },
   };

@@ -41,6 +41,7 @@ export function createApp(deps: AppDeps) {
     commit: deps.commit,
     duplicateWindowMs: config.duplicateWindowMs,
     holdPeriodMs: config.holdPeriodMs,
+    allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
   };
 

@@ -3,13 +3,15 @@ import { callbackMessageId } from "../callbacks/payload.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
 import { leadKey } from "../db/schema.ts";
 import type { IntakeStore } from "./store.ts";
-import { validateLead, validatePrePing, type ValidLead } from "./validate.ts";
+import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
 
 export interface IntakeDeps {
   store: IntakeStore;
   commit: GroupCommitter;
   duplicateWindowMs: number;
   holdPeriodMs: number;
+  /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
+  allowPrivateCallbacks: boolean;
   clock: () => number;
 }
 
@@ -49,7 +51,7 @@ export interface LeadSubmission {
 
 /** Not async: an accepted lead's answer is the group commit's own promise, not one wrapped around it. */
 export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promise<SubmitOutcome> {
-  const validation = validateLead(submission.body);
+  const validation = validateLead(submission.body, deps);
   const errors = validation.ok ? [] : [...validation.errors];
   const key = submission.idempotencyKey;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push("Invalid Idempotency-Key: must be 1-255 visible ASCII characters");
@@ -68,12 +70,24 @@ function persistLead(deps: IntakeDeps, submission: LeadSubmission, lead: ValidLe
     if (earlier) return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
   }
   const leadId = Bun.randomUUIDv7();
-  if (!store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) return { kind: "blocked" };
+  if (!store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) return key === null ? repostOrBlocked(store, vendorId, lead, now) : { kind: "blocked" };
   const idKey = leadKey(leadId);
   store.insertLead(newLeadRow(idKey, leadId, vendorId, lead, submission.rawBody, now, now + deps.holdPeriodMs));
   if (lead.callBackUrl !== null) store.insertCallback(heldCallbackRow(idKey, leadId, vendorId, lead.callBackUrl, now));
   if (key !== null) store.saveIdempotencyKey({ vendorId, key, requestHash, leadId, now });
   return { kind: "accepted", leadId, replayed: false };
+}
+
+/**
+ * Without a key, the vendor that sent this very lead within the idempotency window is retrying
+ * after a lost answer (CONTRACT §6): it gets the first answer again. "This very lead" is the lead
+ * as validated and stored (isSameLead), so a retry that respells it is recognised. The claim's lead
+ * is answered whether it is pending or accepted, suppressed since or not, as a key's replay is; a
+ * rejected lead no longer holds the claim, so a re-post of it became a new lead before this point.
+ */
+function repostOrBlocked(store: IntakeStore, vendorId: string, lead: ValidLead, now: number): SubmitOutcome {
+  const earlier = store.claimingLeadOf(lead.phoneE164, vendorId, now - IDEMPOTENCY_TTL_MS);
+  return earlier && isSameLead(lead, earlier) ? { kind: "accepted", leadId: earlier.id, replayed: true } : { kind: "blocked" };
 }
 
 function newLeadRow(idKey: bigint, id: string, vendorId: string, lead: ValidLead, rawRequest: string, now: number, decideAfter: number) {

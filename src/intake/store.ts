@@ -54,6 +54,13 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
     .from(leads)
     .where(and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")), eq(leads.vendorId, p("vendorId"))))
     .prepare();
+  // Two lookups, not a join: the lead's key is computed from its id here (leadKey), not in SQL.
+  const claimHolder = db.select({ leadId: phoneClaims.leadId }).from(phoneClaims).where(eq(phoneClaims.phoneNumber, p("phone"))).prepare();
+  const recentVendorLead = db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")), eq(leads.vendorId, p("vendorId")), gt(leads.createdAt, p("cutoff"))))
+    .prepare();
   const insertLead = prepareWrite<Required<NewLead>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
   const insertCallback = prepareWrite<Required<NewCallback>>(db.$client, db.insert(callbacks).values(everyColumn(callbacks) as never));
 
@@ -66,6 +73,14 @@ export function createIntakeStore(db: Db, read: ReadInSnapshot = readDirectly) {
     saveIdempotencyKey: (row: { vendorId: string; key: string; requestHash: string; leadId: string; now: number }) => idempotencySave.run(row),
     /** Forgets up to `limit` keys older than `cutoff`; returns how many went. */
     purgeIdempotencyKeys: (cutoff: number, limit: number) => purgeKeys.run({ cutoff, limit }).changes,
+    /**
+     * The lead that holds this number's claim, if `vendorId` sent it after `cutoff`. Runs only when
+     * a claim failed (inside the write), so accepting a lead never pays for it.
+     */
+    claimingLeadOf(phone: string, vendorId: string, cutoff: number) {
+      const claim = claimHolder.get({ phone: phoneClaimKey(phone) });
+      return claim ? recentVendorLead.get({ key: leadKey(claim.leadId), leadId: claim.leadId, vendorId, cutoff }) : undefined;
+    },
     insertLead: (lead: Required<NewLead>) => insertLead.run(lead),
     insertCallback: (callback: Required<NewCallback>) => insertCallback.run(callback),
     findLead: (leadId: string, vendorId: string) => read(() => vendorLead.get({ key: leadKey(leadId), leadId, vendorId })),

@@ -1,5 +1,6 @@
 // Field validation for postLead and prePing (CONTRACT §4). Pure functions over the parsed JSON body:
 // every failed rule is reported, one error per field, in the order of INTERFACE.md's field table.
+import { literalHostRefusal } from "../callbacks/ssrf.ts";
 import { checkPhoneNumber } from "./phone.ts";
 import { MAILING_STATE_CODES, STATE_CODES } from "./us-states.ts";
 
@@ -23,6 +24,20 @@ export interface ValidLead {
   /** extra_data as JSON text, or null when not sent. */
   extraData: string | null;
 }
+
+/**
+ * Two submissions are the same lead when their validated fields are: values trimmed, state codes
+ * upper-cased, the phone in E.164, `customer_address` read as `street`, extra_data compared as a
+ * JSON value (object keys in any order, arrays in order). Unknown top-level fields and the body's
+ * spelling (key order, whitespace) do not count. `stored` may carry more fields than a ValidLead.
+ */
+export function isSameLead(lead: ValidLead, stored: ValidLead): boolean {
+  return (Object.keys(lead) as (keyof ValidLead)[]).every((field) =>
+    field === "extraData" ? Bun.deepEquals(parseJson(lead.extraData), parseJson(stored.extraData)) : lead[field] === stored[field],
+  );
+}
+
+const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
@@ -101,12 +116,14 @@ const tooLong: Check = (value, _raw, field) => (!fitsIn(value, MAX_TEXT) ? `Fiel
 const ZIP = /^\d{5}(?:-\d{4})?$/;
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
-/** An absolute http(s) URL with a host, as WHATWG URL parses it. */
-export function isHttpUrl(value: string): boolean {
-  if (!/^https?:\/\/[^\s/?#]/i.test(value) || /\s/.test(value)) return false;
+/** An absolute http(s) URL with a host, as WHATWG URL parses it; null for anything else. */
+function parseHttpUrl(value: string): URL | null {
+  if (!/^https?:\/\/[^\s/?#]/i.test(value) || /\s/.test(value)) return null;
   const url = URL.parse(value);
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" ? url : null;
 }
+
+export const isHttpUrl = (value: string): boolean => parseHttpUrl(value) !== null;
 
 /** phone_number for both endpoints; returns the E.164 form. */
 function takePhone(errors: FieldErrors, body: Body): string | undefined {
@@ -137,8 +154,21 @@ function certificateUrlCheck(value: string, raw: string): string | null {
     : `Certificate URL exceeds ${MAX_CERTIFICATE_URL} characters, or not a valid URL ${echo(raw)}`;
 }
 
-function callbackUrlCheck(value: string, raw: string): string | null {
-  return fitsIn(value, MAX_CALLBACK_URL) && isHttpUrl(value) ? null : `Invalid Callback URL: ${echo(raw)}`;
+/**
+ * call_back_url: an http(s) URL, and unless private callbacks are allowed, not to localhost or a
+ * literal private address (CONTRACT §4), which delivery would refuse anyway (§8). Names that
+ * resolve to such addresses can only be judged, and refused, at delivery.
+ */
+const callbackUrlCheck = (allowPrivate: boolean) => (value: string, raw: string) => {
+  const url = fitsIn(value, MAX_CALLBACK_URL) ? parseHttpUrl(value) : null;
+  return url !== null && (allowPrivate || literalHostRefusal(url.hostname) === null) ? null : `Invalid Callback URL: ${echo(raw)}`;
+};
+
+const CALLBACK_URL_CHECKS = { allowingPrivate: callbackUrlCheck(true), publicOnly: callbackUrlCheck(false) };
+
+export interface LeadRules {
+  /** config.allowPrivateCallbacks: development and tests call back to 127.0.0.1. */
+  allowPrivateCallbacks: boolean;
 }
 
 function emailCheck(value: string, raw: string): string | null {
@@ -162,7 +192,7 @@ function streetField(body: Body): string {
   return read(body, "street").kind === "absent" && read(body, "customer_address").kind !== "absent" ? "customer_address" : "street";
 }
 
-export function validateLead(body: Body): Validation<ValidLead> {
+export function validateLead(body: Body, rules: LeadRules): Validation<ValidLead> {
   const errors = new FieldErrors();
   const phoneE164 = takePhone(errors, body);
   const customerName = errors.required(body, "customer_name");
@@ -174,7 +204,7 @@ export function validateLead(body: Body): Validation<ValidLead> {
   const certificateUrl = errors.optional(body, "certificate_url", certificateUrlCheck);
   const dmName = errors.required(body, "dm_name");
   const utility = errors.required(body, "utility");
-  const callBackUrl = errors.optional(body, "call_back_url", callbackUrlCheck);
+  const callBackUrl = errors.optional(body, "call_back_url", rules.allowPrivateCallbacks ? CALLBACK_URL_CHECKS.allowingPrivate : CALLBACK_URL_CHECKS.publicOnly);
   const mailingStreet = errors.required(body, "mailing_street");
   const mailingCity = errors.required(body, "mailing_city");
   const mailingZip = errors.required(body, "mailing_zip", checkMailingZip);

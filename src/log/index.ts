@@ -6,24 +6,46 @@ export type LogLevel = "info" | "error" | "silent";
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
+  /**
+   * Writes every line logged so far now, and resolves once the operating system has them: a kill -9
+   * from then on loses none. The worker awaits it before committing the state its lines report.
+   */
+  flush(): Promise<void>;
+}
+
+/** Where log lines go: `write` may buffer; `flush` writes the buffer out (see Logger.flush). */
+export interface LineSink {
+  write(line: string): void;
+  flush(): Promise<void>;
 }
 
 /**
  * Lines written in one turn of the event loop go out in one write at the end of it: a write
- * system call per request line cost about a tenth of intake's CPU. Whatever is buffered is
- * still written when the process exits, crash included.
+ * system call per request line cost about a tenth of intake's CPU. Whatever is buffered is still
+ * written when the process exits, after an uncaught exception too; a kill -9 loses the lines of
+ * the turn it interrupts, except those already flushed.
  */
-export function bufferedStdout(): (line: string) => void {
+export function bufferedStdout(): LineSink {
   let buffer: string[] = [];
-  const flush = () => {
-    if (buffer.length === 0) return;
+  let flushing: Promise<void> | null = null;
+  const writeOut = (): Promise<void> => {
+    if (buffer.length === 0) return Promise.resolve();
     const text = buffer.join("");
     buffer = [];
-    process.stdout.write(text);
+    // The callback runs once the kernel has taken all of `text` (it waits while a pipe is full).
+    return new Promise((resolve) => process.stdout.write(text, () => resolve()));
   };
-  process.on("exit", flush);
-  return (line) => {
-    if (buffer.push(line) === 1) setImmediate(flush);
+  process.on("exit", writeOut);
+  return {
+    write(line) {
+      if (buffer.push(line) === 1) setImmediate(writeOut);
+    },
+    // Deferred to a microtask, so the lines of many decisions logged in one go share one write.
+    flush: () =>
+      (flushing ??= Promise.resolve().then(() => {
+        flushing = null;
+        return writeOut();
+      })),
   };
 }
 
@@ -41,13 +63,16 @@ function isoTimeNow(): () => string {
   };
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = bufferedStdout()): Logger {
+/** `sink`: the buffered stdout, or (tests) a function that takes each line as it is logged. */
+export function createLogger(level: LogLevel, sink: LineSink | ((line: string) => void) = bufferedStdout()): Logger {
+  const { write, flush } = typeof sink === "function" ? { write: sink, flush: () => Promise.resolve() } : sink;
   const time = isoTimeNow();
   const emit = (lvl: "info" | "error", event: string, fields: Record<string, unknown> = {}) =>
     write(`${JSON.stringify({ time: time(), level: lvl, event, ...fields })}\n`);
   return {
     info: level === "info" ? (event, fields) => emit("info", event, fields) : () => {},
     error: level === "silent" ? () => {} : (event, fields) => emit("error", event, fields),
+    flush,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type AddressClass, classifyAddress, type Lookup, resolveCallbackTarget } from "../../src/callbacks/ssrf.ts";
+import { type AddressClass, classifyAddress, literalHostRefusal, type Lookup, type RefusalReason, resolveCallbackTarget } from "../../src/callbacks/ssrf.ts";
 
 const ADDRESSES: [string, AddressClass][] = [
   // IPv4
@@ -201,5 +201,23 @@ describe("resolveCallbackTarget", () => {
     if (!target.ok) expect(target.error).toMatch(/^Refused callback address (127\.0\.0\.1|::1) \(loopback\), resolved from localhost$/);
     const allowed = await resolveCallbackTarget(new URL("http://localhost:9090/cb"), { allowPrivate: true });
     expect(allowed.ok).toBe(true);
+  });
+});
+
+describe("literalHostRefusal (intake's check, before any lookup)", () => {
+  test.each([
+    ["http://localhost/", "loopback"],
+    ["http://Api.LocalHost./", "loopback"],
+    ["http://0x7f000001/", "loopback"],
+    ["http://017700000001/", "loopback"],
+    ["http://[0:0:0:0:0:0:0:1]/", "loopback"],
+    ["http://[::ffff:a00:1]/", "private"],
+    ["http://169.254.169.254/", "metadata"],
+    ["http://0/", "unspecified"],
+    ["http://93.184.216.34/", null],
+    ["http://vendor.example/", null],
+    ["http://notlocalhost/", null],
+  ])("%p → %p", (url, expected) => {
+    expect(literalHostRefusal(new URL(url).hostname)).toBe(expected as RefusalReason | null);
   });
 });

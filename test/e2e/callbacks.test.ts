@@ -181,11 +181,14 @@ describe("delivery and retries", () => {
 });
 
 describe("SSRF guard", () => {
-  test("with private callbacks not allowed, a loopback callback is refused and the refusal recorded", async () => {
-    const guarded = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, callbackRetrySchedule: [10] });
+  test("with private callbacks not allowed, a callback whose address is loopback at delivery is refused and the refusal recorded", async () => {
+    const guarded = await startTestServer({ holdPeriodMs: 500, workerPollIntervalMs: 20, callbackRetrySchedule: [10] });
     try {
       const path = freshPath();
-      const answer = await post(`${guarded.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}${path}` }), { authorization: guarded.auth });
+      const answer = await post(`${guarded.url}/v1/postLead`, validLead({ call_back_url: "https://vendor.example.com/callback" }), { authorization: guarded.auth });
+      // Intake refuses a literal loopback URL; a name resolving to one (or a row stored before
+      // intake checked) reaches delivery: the stored URL is changed to one during the hold.
+      guarded.db.sqlite.run("UPDATE callbacks SET url = ? WHERE lead_id = ?", [`${receiver.url.origin}${path}`, answer.body.lead_id]);
       const callback = () => guarded.db.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").get(answer.body.lead_id) as Record<string, any>;
       await waitUntil(() => callback().status === "dead");
       const attempts = guarded.db.sqlite.query("SELECT error FROM callback_attempts WHERE callback_id = ?").all(callback().id);

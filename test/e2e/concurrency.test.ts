@@ -1,5 +1,6 @@
 // Concurrent postLeads with one number: exactly one 200, the others 422 — decided by SQLite's
-// conditional upsert, so it holds across processes too (CONTRACT §5).
+// conditional upsert, so it holds across processes too (CONTRACT §5). The leads differ (another
+// customer each): identical copies from one vendor would be retries of one lead (§6).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { spawnServer } from "../helpers/process.ts";
@@ -15,7 +16,7 @@ describe("one server", () => {
   test("20 concurrent postLeads with one phone → exactly one 200, nineteen 422, one lead stored", async () => {
     const phone = uniquePhone();
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => post(`${server.url}/v1/postLead`, validLead({ phone_number: phone }), { authorization: server.auth })),
+      Array.from({ length: 20 }, (_, i) => post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), { authorization: server.auth })),
     );
     expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
     const stored = server.db.sqlite.query("SELECT count(*) AS n FROM leads WHERE phone_e164 = (SELECT phone_e164 FROM leads WHERE id = ?)").get(
@@ -43,7 +44,7 @@ describe("two server processes on one database file", () => {
       const auth = { authorization: `Basic ${Buffer.from(`${VENDOR.name}:${VENDOR.password}`).toString("base64")}` };
       const phone = uniquePhone();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => post(`${(i % 2 ? first : second).url}/v1/postLead`, validLead({ phone_number: phone }), auth)),
+        Array.from({ length: 20 }, (_, i) => post(`${(i % 2 ? first : second).url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), auth)),
       );
       expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
     } finally {

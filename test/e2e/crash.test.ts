@@ -1,6 +1,7 @@
 // Crash safety (issue 3): the server is killed with SIGKILL in the middle of delivering callbacks;
 // restarted on the same database, it brings every lead to a final state and every callback
-// arrives at least once, duplicates carrying the same webhook-id.
+// arrives at least once, duplicates carrying the same webhook-id. Every decision and attempt the
+// database recorded has its log line in one of the two runs (they are written before the commit).
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { startMockReceiver } from "../../src/mock-receiver/index.ts";
@@ -41,6 +42,7 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
     }
     await waitUntil(() => receiver.received().length >= 50, 20_000);
     expect(await server.stop("SIGKILL")).not.toBe(0);
+    const killedRunLogs = server.logs;
     const deliveredBeforeCrash = receiver.received().length;
     expect(deliveredBeforeCrash).toBeLessThan(LEADS); // the crash really came mid-delivery
 
@@ -55,6 +57,22 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
       const receivedIds = new Set(receiver.received().map((r) => r.headers["webhook-id"]));
       expect(ids.filter((row) => !receivedIds.has(row.id))).toEqual([]);
       expect(receivedIds.size).toBe(LEADS);
+
+      // The restarted run's lines are in the pipe before its commits, but this process may not have
+      // read them yet: wait for them (bounded) before comparing.
+      const lines = (event: string) => [...killedRunLogs, ...server.logs].filter((line) => line.event === event);
+      const undecidedInLog = () => {
+        const logged = new Set(lines("final_result").map((line) => line.lead_id));
+        return leadIds.filter((id) => !logged.has(id));
+      };
+      const attempts = (db.query("SELECT callback_id || '#' || attempt_no AS attempt FROM callback_attempts").all() as { attempt: string }[]).map((row) => row.attempt);
+      const attemptsNotInLog = () => {
+        const logged = new Set(lines("callback_attempt").map((line) => `${line.callback_id}#${line.attempt}`));
+        return attempts.filter((attempt) => !logged.has(attempt));
+      };
+      await waitUntil(() => undecidedInLog().length === 0 && attemptsNotInLog().length === 0, 5_000).catch(() => {});
+      expect(undecidedInLog()).toEqual([]);
+      expect(attemptsNotInLog()).toEqual([]);
     } finally {
       db.close();
     }

@@ -19,6 +19,18 @@ afterAll(() => server.stop());
 const leadRow = (id: string) => server.db.sqlite.query("SELECT * FROM leads WHERE id = ?").get(id) as Record<string, any> | null;
 const callbackRows = (leadId: string) => server.db.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").all(leadId) as Record<string, any>[];
 
+describe("call_back_url to localhost or a literal private address (private callbacks not allowed)", () => {
+  test.each(["http://127.0.0.1/x", "http://localhost/x", "http://169.254.169.254/", "http://[::1]/", "http://10.0.0.1/", "http://0x7f000001/"])(
+    "%p → 400 Invalid Callback URL, nothing stored",
+    async (url) => {
+      const phone = uniquePhone();
+      const answer = await postLead(validLead({ phone_number: phone, call_back_url: url }));
+      expect(answer).toMatchObject({ status: 400, body: { success_bit: false, message: [{ error: `Invalid Callback URL: ${url}` }] } });
+      expect((await prePing({ phone_number: phone })).status).toBe(200);
+    },
+  );
+});
+
 describe("postLead acceptance", () => {
   test("a valid lead gets 200 with the contract's message and a lead_id", async () => {
     const answer = await postLead(validLead());
@@ -128,13 +140,13 @@ describe("phone eligibility (422), shared by prePing and postLead", () => {
     expect(ping).toMatchObject({ status: 200, body: { can_post_phone_bit: true, message: "Phone number can be sent to postLead." } });
     expect((await postLead(validLead({ phone_number: phone }))).status).toBe(200);
     expect(await prePing({ phone_number: phone })).toMatchObject({ status: 422, body: { can_post_phone_bit: false, message: [BLOCKED] } });
-    expect(await postLead(validLead({ phone_number: phone }))).toMatchObject({ status: 422, body: { success_bit: false, message: [BLOCKED] } });
+    expect(await postLead(validLead({ phone_number: phone, customer_name: "Someone Else" }))).toMatchObject({ status: 422, body: { success_bit: false, message: [BLOCKED] } });
   });
 
   test("another spelling of the same number is the same number", async () => {
     const phone = "(646) 555-0142";
     expect((await postLead(validLead({ phone_number: phone }))).status).toBe(200);
-    expect((await postLead(validLead({ phone_number: "+1 646.555.0142" }))).status).toBe(422);
+    expect((await postLead(validLead({ phone_number: "+1 646.555.0142", customer_name: "Someone Else" }))).status).toBe(422);
   });
 
   test("a suppressed number gets 422 from both endpoints", async () => {

@@ -24,6 +24,7 @@ export async function intakeHarness(options: { holdPeriodMs?: number; duplicateW
     commit: createGroupCommitter(database.sqlite),
     duplicateWindowMs: options.duplicateWindowMs ?? 30 * 86_400_000,
     holdPeriodMs: options.holdPeriodMs ?? 60_000,
+    allowPrivateCallbacks: false,
     clock: () => now.value,
   };
   return {

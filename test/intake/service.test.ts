@@ -28,6 +28,7 @@ function deps(overrides: Partial<IntakeDeps> = {}): IntakeDeps {
     commit: createGroupCommitter(handle.sqlite),
     duplicateWindowMs: WINDOW,
     holdPeriodMs: HOLD,
+    allowPrivateCallbacks: false,
     clock: () => now,
     ...overrides,
   };
@@ -117,6 +118,16 @@ describe("submitLead: validation", () => {
   test("a bad Idempotency-Key is listed after the field errors", async () => {
     const outcome = await submitLead(deps(), submission(leadWithout("city"), { key: "bad key" }));
     expect(outcome).toEqual({ kind: "invalid", errors: ["Missing Field: city", "Invalid Idempotency-Key: must be 1-255 visible ASCII characters"] });
+  });
+});
+
+describe("submitLead: call_back_url to a private address", () => {
+  const local = validLead({ call_back_url: "http://127.0.0.1:9090/cb" });
+
+  test("refused unless private callbacks are allowed", async () => {
+    expect(await submitLead(deps(), submission(local))).toEqual({ kind: "invalid", errors: ["Invalid Callback URL: http://127.0.0.1:9090/cb"] });
+    expect(count("leads")).toBe(0);
+    expect(await submitLead(deps({ allowPrivateCallbacks: true }), submission(local))).toMatchObject({ kind: "accepted" });
   });
 });
 
@@ -218,7 +229,7 @@ describe("submitLead: eligibility", () => {
   test("a lead accepted within the window blocks the same number, in any formatting, from any vendor", async () => {
     const d = deps();
     const first = await accept(d, submission(validLead()));
-    expect(await submitLead(d, submission(validLead({ phone_number: "+1 212.555.1234" })))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(validLead({ phone_number: "+1 212.555.1234", customer_name: "Other Name" })))).toEqual({ kind: "blocked" });
     expect(await submitLead(d, submission(validLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
     advance(WINDOW - 1);
     expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
@@ -238,7 +249,7 @@ describe("submitLead: eligibility", () => {
     const d = deps({ duplicateWindowMs: 1_000 });
     await accept(d, submission(validLead()));
     advance(999);
-    expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(validLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
     advance(2);
     expect((await submitLead(d, submission(validLead()))).kind).toBe("accepted");
   });
@@ -363,9 +374,88 @@ describe("submitLead: idempotency", () => {
     expect(count("idempotency_keys")).toBe(0);
   });
 
-  test("without a key, a second identical body is a new request (and here blocked by the duplicate rule)", async () => {
+});
+
+describe("submitLead: a re-post without a key (a retry after a lost answer)", () => {
+  /** validLead() respelled: keys in reverse order, values padded, state lower-case, another phone format, extra_data's keys reordered. */
+  const respelled = () => {
+    const body: Body = Object.fromEntries(Object.entries(validLead({ extra_data: { b: [1, { y: 2, x: 1 }], a: "web" } })).reverse());
+    return { ...body, customer_name: "  Jane Doe\t", state: "ny", phone_number: "+1 212.555.1234", unknown_field: "ignored" };
+  };
+  const original = () => validLead({ extra_data: { a: "web", b: [1, { x: 1, y: 2 }] } });
+
+  test("the same vendor re-posting the same lead, respelled → the first lead's id, replayed; nothing new stored", async () => {
     const d = deps();
-    await accept(d, submission(validLead()));
-    expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
+    const first = await accept(d, submission(original()));
+    advance(60_000);
+    expect(await submitLead(d, submission(respelled()))).toEqual({ kind: "accepted", leadId: first, replayed: true });
+    expect([count("leads"), count("callbacks"), count("phone_claims")]).toEqual([1, 1, 1]);
+    // The stored raw request stays the first one.
+    expect(rows("SELECT raw_request FROM leads")).toEqual([{ raw_request: JSON.stringify(original()) }]);
+  });
+
+  test("customer_address for street is the same lead", async () => {
+    const d = deps();
+    const first = await accept(d, submission(validLead()));
+    const { street, ...rest } = validLead();
+    expect(await submitLead(d, submission({ ...rest, customer_address: street }))).toEqual({ kind: "accepted", leadId: first, replayed: true });
+  });
+
+  test("another vendor with the same lead → blocked", async () => {
+    const d = deps();
+    await accept(d, submission(original()));
+    expect(await submitLead(d, submission(original(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
+    expect(count("leads")).toBe(1);
+  });
+
+  test.each([
+    ["customer_name", "Jane Roe"],
+    ["call_back_url", "https://vendor.example.com/other"],
+    ["extra_data", { a: "web", b: [{ x: 1, y: 2 }, 1] }],
+    ["certificate_url", null],
+  ])("the same number with %s changed → blocked", async (field, value) => {
+    const d = deps();
+    await accept(d, submission(original()));
+    expect(await submitLead(d, submission({ ...original(), [field]: value }))).toEqual({ kind: "blocked" });
+    expect(count("leads")).toBe(1);
+  });
+
+  test("within the idempotency window it is replayed; after it, blocked by the duplicate rule", async () => {
+    const d = deps();
+    const first = await accept(d, submission(original()));
+    advance(IDEMPOTENCY_TTL_MS - 1);
+    expect(await submitLead(d, submission(original()))).toEqual({ kind: "accepted", leadId: first, replayed: true });
+    advance(2);
+    expect(await submitLead(d, submission(original()))).toEqual({ kind: "blocked" });
+  });
+
+  test("a lead suppressed since it was accepted is still replayed (the first answer); its final result will say rejected", async () => {
+    const d = deps();
+    const first = await accept(d, submission(original()));
+    suppress(PHONE);
+    expect(await submitLead(d, submission(original()))).toEqual({ kind: "accepted", leadId: first, replayed: true });
+  });
+
+  test("a re-post of a rejected lead (its claim released) is a new lead", async () => {
+    const d = deps();
+    const first = await accept(d, submission(original()));
+    releaseClaim(first);
+    const second = await submitLead(d, submission(original()));
+    expect(second).toEqual({ kind: "accepted", leadId: expect.any(String), replayed: false });
+    expect((second as { leadId: string }).leadId).not.toBe(first);
+  });
+
+  test("with an Idempotency-Key the key decides: a new key for the same lead is blocked", async () => {
+    const d = deps();
+    await accept(d, submission(original(), { key: "order-1" }));
+    expect(await submitLead(d, submission(original(), { key: "order-2" }))).toEqual({ kind: "blocked" });
+  });
+
+  test("two identical posts in one batch: one lead, the second answer is the replay", async () => {
+    const d = deps();
+    const [a, b] = await Promise.all([submitLead(d, submission(original())), submitLead(d, submission(respelled()))]);
+    expect(a).toEqual({ kind: "accepted", leadId: expect.any(String), replayed: false });
+    expect(b).toEqual({ kind: "accepted", leadId: (a as { leadId: string }).leadId, replayed: true });
+    expect(count("leads")).toBe(1);
   });
 });

@@ -3,13 +3,16 @@ import { describe, expect, test } from "bun:test";
 import { echo, isHttpUrl, validateLead, validatePrePing, type ValidLead } from "../../src/intake/validate.ts";
 import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
 
-function errorsOf(body: Body): string[] {
-  const result = validateLead(body);
+/** The production default: call_back_url may not name localhost or a private address. */
+const PUBLIC_ONLY = { allowPrivateCallbacks: false };
+
+function errorsOf(body: Body, rules = PUBLIC_ONLY): string[] {
+  const result = validateLead(body, rules);
   return result.ok ? [] : result.errors;
 }
 
-function valueOf(body: Body): ValidLead {
-  const result = validateLead(body);
+function valueOf(body: Body, rules = PUBLIC_ONLY): ValidLead {
+  const result = validateLead(body, rules);
   if (!result.ok) throw new Error(`expected a valid lead, got ${JSON.stringify(result.errors)}`);
   return result.value;
 }
@@ -302,8 +305,41 @@ describe("call_back_url", () => {
   );
 
   test("http URLs (not only https) are accepted", () => {
-    expect(valueOf(validLead({ call_back_url: "http://127.0.0.1:9999/cb" })).callBackUrl).toBe("http://127.0.0.1:9999/cb");
+    expect(valueOf(validLead({ call_back_url: "http://vendor.example.com:9999/cb" })).callBackUrl).toBe("http://vendor.example.com:9999/cb");
   });
+
+  const PRIVATE_HOSTS = [
+    "http://127.0.0.1/x",
+    "http://localhost/x",
+    "http://LOCALHOST.:8080/x",
+    "http://app.localhost/x",
+    "http://169.254.169.254/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/x",
+    "http://[fd00:ec2::254]/",
+    "http://10.0.0.1/",
+    "http://192.168.1.20:8080/cb",
+    "http://0x7f000001/",
+    "http://2130706433/",
+    "http://0177.0.0.1/",
+    "http://127.1/",
+    "http://0/",
+  ];
+
+  test.each(PRIVATE_HOSTS)("%p (localhost or a literal private address) → Invalid Callback URL: <value>", (url) => {
+    expect(errorsOf(validLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url}`]);
+  });
+
+  test.each(PRIVATE_HOSTS)("%p is accepted, as sent, when private callbacks are allowed", (url) => {
+    expect(valueOf(validLead({ call_back_url: url }), { allowPrivateCallbacks: true }).callBackUrl).toBe(url);
+  });
+
+  test.each(["https://93.184.216.34/cb", "http://[2606:2800:220:1::]/cb", "https://localhost.example.com/cb", "https://internal.example/cb"])(
+    "%p (a public literal, or any name: judged at delivery) is accepted",
+    (url) => {
+      expect(valueOf(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+    },
+  );
 });
 
 describe("255-character limit", () => {

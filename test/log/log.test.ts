@@ -45,3 +45,14 @@ test.each([
   expect(await child.exited).toBe(code);
   expect(out.trimEnd().split("\n").map((line) => JSON.parse(line).event)).toEqual(["first", "second"]);
 });
+
+test.each([
+  ["after flush() resolved, a kill -9 loses none of the lines logged before it", "flush", ["flushed"]],
+  ["without flush(), a kill -9 loses the lines of the turn it interrupts", "none", []],
+])("%s", async (_name, how, expected) => {
+  const child = Bun.spawn([process.execPath, `${import.meta.dir}/scripts/log-flush-then-kill.ts`, how], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(child.stdout).text();
+  await child.exited;
+  expect(child.signalCode).toBe("SIGKILL");
+  expect(out.split("\n").filter(Boolean).map((line) => JSON.parse(line).event)).toEqual(expected);
+});
