@@ -5,6 +5,7 @@ import { openDatabase } from "./db/client.ts";
 import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
+import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
@@ -35,7 +36,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       onError: (error) => log.error("checkpoint_thread_failed", { error: error.message }),
     },
   });
-  const app = createApp({ config, database, log, metrics, commit });
+  const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
+  const app = createApp({ config, database, log, metrics, commit, peerAddress });
   const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<void> | undefined;
@@ -54,7 +56,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       try {
         response = stopping
           ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
-          : await app.handle(routableRequest(request));
+          : await app.handle(routedFrom(request, routableRequest(request)));
       } catch (error) {
         // The app's own error handler failed too (a database error while answering an unknown
         // path, say). Answered here rather than in `error` below, which cannot see the path.
