@@ -18,8 +18,8 @@
 // - Failures are counted per client address and per vendor name, in token buckets. Over its
 //   budget, a failure gets 429 with Retry-After instead of 401.
 // - argon2 runs in two lanes. The clean lane takes checks only from addresses without recent
-//   failures, one check per address at a time, so a flood from one address gets at most its
-//   first guess into it, and a valid vendor elsewhere waits for at most one check. Everything
+//   failures, one check per address at a time, in two slots: a flood from one address gets at
+//   most its first guess into one of them, and a valid vendor elsewhere has the other. Everything
 //   else goes to the suspect lane: one check at a time (the flood's share of the CPU is at most
 //   one core), a short queue with at most two places per vendor name; past it, 429.
 // - An address with recent failures asking for a name over its failure budget gets 429 without
@@ -65,8 +65,9 @@ export interface Authenticator {
 export const ADDRESS_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3, maxKeys: 100_000 };
 /** The same for a vendor name, whichever addresses the failures came from. */
 export const NAME_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3 };
-/** One argon2 thread each: the flood's lane uses at most one core, and never the clean lane's. */
-export const CLEAN_LANE: LaneLimits = { slots: 1, maxWaiting: 64, maxPerGroup: 1 };
+/** Grouped by client address: one place each, so one address never holds both slots. */
+export const CLEAN_LANE: LaneLimits = { slots: 2, maxWaiting: 64, maxPerGroup: 1 };
+/** Grouped by vendor name. One argon2 thread: the flood's share of the CPU is one core at most. */
 export const SUSPECT_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
 /** argon2id with our parameters took ~20 ms on the 2-core VM; measured checks replace it. */
 const FIRST_CHECK_ESTIMATE_MS = 20;

@@ -37,7 +37,8 @@ export function createRateLimiter(limits: RateLimits, clock: () => number = Date
     bucket.at = now;
     return bucket;
   }
-  const secondsUntilOneToken = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
+  // Whole milliseconds first: a fractional rate (1/3 per second) leaves float dust above 1 s.
+  const secondsUntilOneToken = (tokens: number) => Math.max(1, Math.ceil(Math.round(((1 - tokens) / perSecond) * 1000) / 1000));
 
   return {
     take(key) {
