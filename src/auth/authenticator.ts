@@ -62,13 +62,13 @@ export interface Authenticator {
 }
 
 /** Failures an address may make at once, then one every 3 s. Enough for a person fixing a typo. */
-export const ADDRESS_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3, maxKeys: 100_000 };
+const ADDRESS_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3, maxKeys: 100_000 };
 /** The same for a vendor name, whichever addresses the failures came from. */
-export const NAME_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3 };
+const NAME_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3 };
 /** Grouped by client address: one place each, so one address never holds both slots. */
-export const CLEAN_LANE: LaneLimits = { slots: 2, maxWaiting: 64, maxPerGroup: 1 };
+const CLEAN_LANE: LaneLimits = { slots: 2, maxWaiting: 64, maxPerGroup: 1 };
 /** Grouped by vendor name. One argon2 thread: the flood's share of the CPU is one core at most. */
-export const SUSPECT_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
+const SUSPECT_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
 /** argon2id with our parameters took ~20 ms on the 2-core VM; measured checks replace it. */
 const FIRST_CHECK_ESTIMATE_MS = 20;
 
