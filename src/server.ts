@@ -5,6 +5,7 @@ import { openDatabase } from "./db/client.ts";
 import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
+import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
@@ -35,14 +36,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       onError: (error) => log.error("checkpoint_thread_failed", { error: error.message }),
     },
   });
-  const app = createApp({ config, database, log, metrics, commit });
+  const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
+  const app = createApp({ config, database, log, metrics, commit, peerAddress });
   const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
-    const routable = routableRequest(request);
+    const routable = routedFrom(request, routableRequest(request));
     const path = new URL(routable.url).pathname;
     let response: Response;
     try {

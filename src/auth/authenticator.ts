@@ -1,24 +1,40 @@
-// HTTP Basic authentication of vendors (CONTRACT §3).
+// HTTP Basic authentication of vendors (CONTRACT §3), and the throttling of failed credentials
+// (CONTRACT §9).
 //
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
 // SHA-256(stored hash, password): the next request with the same credentials costs one hash (the
 // vendor is read once per turn of the event loop, in the turn's shared read transaction), and is
-// answered synchronously. Because the stored hash is part of the key, a rotated password
-// invalidates the entry by itself; `enabled` comes with that per-turn read, so a disabled vendor
-// is locked out from the next turn of the event loop, even when the CLI disabled it from another
-// process.
-// Refusals are cached the same way, so replaying bad credentials cannot make us burn CPU.
-// Uncached checks run one at a time, and concurrent checks of the same credentials share one: a
-// flood of new wrong passwords occupies at most one core and a bounded queue, never the whole
-// machine. Past the queue the answer is "busy" (503), never a false 401.
+// answered synchronously, before any throttle. Because the stored hash is part of the key, a
+// rotated password invalidates the entry by itself; `enabled` comes with that per-turn read, so a
+// disabled vendor is locked out from the next turn of the event loop, even when the CLI disabled
+// it from another process. Refusals are cached the same way, so replaying bad credentials cannot
+// make us burn CPU.
+//
+// A flood of bad credentials must not keep valid vendors out. (It did: one argon2 queue of 64
+// places, and ~100 connections of wrong passwords gave every vendor not yet verified 503.) So:
+// - An unknown or disabled name can never succeed: it costs no argon2, and is answered after a
+//   timer as long as a typical check, so the answer's timing does not say the name is unknown.
+// - Failures are counted per client address and per vendor name, in token buckets. Over its
+//   budget, a failure gets 429 with Retry-After instead of 401.
+// - argon2 runs in two lanes. The clean lane takes checks only from addresses without recent
+//   failures, one check per address at a time, in two slots: a flood from one address gets at
+//   most its first guess into one of them, and a valid vendor elsewhere has the other. Everything
+//   else goes to the suspect lane: one check at a time (the flood's share of the CPU is at most
+//   one core), a short queue with at most two places per vendor name; past it, 429.
+// - An address with recent failures asking for a name over its failure budget gets 429 without
+//   a check: a password guessed from many addresses costs each one its first guess. The real
+//   vendor, at an address without failures, is still checked in the clean lane.
+// Concurrent checks of the same credentials share one.
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { prepareRead } from "../db/prepared.ts";
 import { vendors } from "../db/schema.ts";
 import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
 import { parseBasicAuthorization } from "./basic.ts";
-import { hashPassword, verifyPassword } from "./vendors.ts";
+import { createLane, type LaneLimits } from "./check-lanes.ts";
+import { createRateLimiter, type RateDecision, type RateLimits } from "./rate-limit.ts";
+import { verifyPassword } from "./vendors.ts";
 
 /** Who a request comes from. */
 export interface AuthenticatedVendor {
@@ -26,33 +42,38 @@ export interface AuthenticatedVendor {
   name: string;
 }
 
+/** Too many failed attempts from this client or for this name: 429. */
+export interface Throttled {
+  retryAfterSeconds: number;
+}
+
 /**
  * The enabled vendor these credentials belong to; null when they are wrong (never saying which
- * part); "busy" when too many unknown credentials are waiting to be checked.
+ * part); Throttled when they could not be checked or failed past the client's or name's budget.
  */
-export type AuthOutcome = AuthenticatedVendor | null | "busy";
+export type AuthOutcome = AuthenticatedVendor | null | Throttled;
 
 export interface Authenticator {
-  /** Answers at once for credentials already checked; a promise when argon2 must run. */
-  authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome>;
+  /**
+   * Answers at once for credentials already checked; a promise when argon2 must run or an unknown
+   * name waits out its timer. `clientAddress` is asked only when the credentials are not known good.
+   */
+  authenticate(authorization: string | null, clientAddress?: () => string): AuthOutcome | Promise<AuthOutcome>;
 }
 
-export const MAX_WAITING_CHECKS = 64;
+/** Failures an address may make at once, then one every 3 s. Enough for a person fixing a typo. */
+const ADDRESS_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3, maxKeys: 100_000 };
+/** The same for a vendor name, whichever addresses the failures came from. */
+const NAME_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3 };
+/** Grouped by client address: one place each, so one address never holds both slots. */
+const CLEAN_LANE: LaneLimits = { slots: 2, maxWaiting: 64, maxPerGroup: 1 };
+/** Grouped by vendor name. One argon2 thread: the flood's share of the CPU is one core at most. */
+const SUSPECT_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
+/** argon2id with our parameters took ~20 ms on the 2-core VM; measured checks replace it. */
+const FIRST_CHECK_ESTIMATE_MS = 20;
 
-class Busy extends Error {}
-
-/** Runs tasks one at a time with at most `maxWaiting` queued; beyond that, rejects with Busy. */
-function serialQueue(maxWaiting: number) {
-  let tail: Promise<unknown> = Promise.resolve();
-  let waiting = 0;
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    if (waiting >= maxWaiting) return Promise.reject(new Busy());
-    waiting++;
-    const run = tail.then(() => (waiting--, task()));
-    tail = run.catch(() => {});
-    return run;
-  };
-}
+/** A caller that cannot tell clients apart (tests, tools) counts them all as one. */
+const ONE_CLIENT = () => "unknown";
 
 /** A set that forgets its oldest entries past a size, so memory stays bounded. */
 class BoundedSet {
@@ -73,7 +94,11 @@ export interface AuthenticatorOptions {
   /** Runs the vendor read; the server passes its group committer's shared per-turn read. */
   read?: ReadInSnapshot;
   cacheSize?: number;
-  maxWaiting?: number;
+  clock?: () => number;
+  addressFailures?: RateLimits;
+  nameFailures?: RateLimits;
+  cleanLane?: LaneLimits;
+  suspectLane?: LaneLimits;
 }
 
 interface VendorRow {
@@ -83,8 +108,19 @@ interface VendorRow {
   enabled: number;
 }
 
+/** Failed credentials: a known vendor's wrong password, or (null) a name that cannot log in. */
+interface FailedGuess {
+  guessedVendor: string | null;
+}
+
+/** What credentials amount to, before the client's failures are counted. */
+type Verdict = AuthenticatedVendor | null | FailedGuess;
+
+const NO_SUCH_VENDOR: FailedGuess = { guessedVendor: null };
+const secondsToWait = (decision: RateDecision) => (decision.ok ? 0 : decision.retryAfterSeconds);
+
 export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}): Authenticator {
-  const { read = readDirectly, cacheSize = 10_000, maxWaiting = MAX_WAITING_CHECKS } = options;
+  const { read = readDirectly, cacheSize = 10_000, clock = Date.now } = options;
   const findVendor = prepareRead<{ name: string }, VendorRow>(db.$client, db
     .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
     .from(vendors)
@@ -92,9 +128,9 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   // A turn's requests usually share a few vendors, and the turn's reads share one snapshot, so a
   // name is looked up once per turn; the memo ends with the turn, as the snapshot does.
   const vendorsThisTurn = new Map<string, VendorRow | null>();
-  // And the turn's answers by Authorization header: within a turn, the vendor row and the caches
-  // give an exact header the same answer, so a repeat skips the parse and the hash.
-  const answersThisTurn = new Map<string, AuthOutcome>();
+  // And the turn's verdicts by Authorization header: within a turn, the vendor row and the caches
+  // give an exact header the same verdict, so a repeat skips the parse and the hash.
+  const verdictsThisTurn = new Map<string, Verdict>();
   let turnEndScheduled = false;
   function rememberThisTurn() {
     if (turnEndScheduled) return;
@@ -102,7 +138,7 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
     setImmediate(() => {
       turnEndScheduled = false;
       vendorsThisTurn.clear();
-      answersThisTurn.clear();
+      verdictsThisTurn.clear();
     });
   }
   function vendorNamed(name: string): VendorRow | null {
@@ -116,50 +152,77 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   }
   const verified = new BoundedSet(cacheSize);
   const refused = new BoundedSet(cacheSize);
-  // Unknown names are checked against a throwaway hash so they take as long as a wrong password.
-  let decoyHash: Promise<string> | undefined;
   const checking = new Map<string, Promise<boolean>>();
-  const enqueue = serialQueue(maxWaiting);
+  const failuresByAddress = createRateLimiter(options.addressFailures ?? ADDRESS_FAILURES, clock);
+  const failuresByName = createRateLimiter(options.nameFailures ?? NAME_FAILURES, clock);
+  const cleanLane = createLane(options.cleanLane ?? CLEAN_LANE);
+  const suspectLane = createLane(options.suspectLane ?? SUSPECT_LANE);
+  let typicalCheckMs = FIRST_CHECK_ESTIMATE_MS;
 
-  /** Runs argon2 for credentials not seen before (one check per key at a time). */
-  function verifySlowly(key: string, password: string, hash: Promise<string> | string): Promise<boolean | "busy"> {
-    let check = checking.get(key);
+  async function timedVerify(password: string, hash: string): Promise<boolean> {
+    const started = performance.now();
+    const ok = await verifyPassword(password, hash);
+    typicalCheckMs += (performance.now() - started - typicalCheckMs) / 5;
+    return ok;
+  }
+
+  /** Counts a failure against the address (and the vendor name): 401, or 429 past a budget. */
+  function failed(address: string, vendorName: string | null): null | Throttled {
+    const byAddress = failuresByAddress.take(address);
+    const byName = vendorName === null ? byAddress : failuresByName.take(vendorName);
+    if (byAddress.ok && byName.ok) return null;
+    return { retryAfterSeconds: Math.max(secondsToWait(byAddress), secondsToWait(byName)) };
+  }
+
+  function countFailure(guess: FailedGuess, address: string): AuthOutcome | Promise<AuthOutcome> {
+    if (guess.guessedVendor !== null) return failed(address, guess.guessedVendor);
+    return new Promise((resolve) => setTimeout(() => resolve(failed(address, null)), typicalCheckMs));
+  }
+
+  /** Runs argon2 in the lane this client has earned; null when it may not run now. */
+  function startCheck(key: string, password: string, vendor: VendorRow, address: string): Promise<boolean> | null {
+    const suspect = failuresByAddress.isDrawn(address);
+    if (suspect && failuresByName.waitSeconds(vendor.name) > 0) return null;
+    const verify = () => timedVerify(password, vendor.password_hash);
+    const run = (!suspect && cleanLane.tryRun(address, verify)) || suspectLane.tryRun(vendor.name, verify);
+    if (!run) return null;
+    const check = run.then((ok) => ((ok ? verified : refused).add(key), ok)).finally(() => checking.delete(key));
+    checking.set(key, check);
+    return check;
+  }
+
+  async function checkSlowly(key: string, password: string, vendor: VendorRow, address: string): Promise<AuthOutcome> {
+    const check = checking.get(key) ?? startCheck(key, password, vendor, address);
     if (!check) {
-      check = enqueue(async () => {
-        const ok = await verifyPassword(password, await hash);
-        (ok ? verified : refused).add(key);
-        return ok;
-      }).finally(() => checking.delete(key));
-      checking.set(key, check);
+      const wait = Math.max(1, failuresByAddress.waitSeconds(address), failuresByName.waitSeconds(vendor.name));
+      return { retryAfterSeconds: wait };
     }
-    return check.catch((error) => (error instanceof Busy ? "busy" : Promise.reject(error)));
+    return (await check) ? { id: vendor.id, name: vendor.name } : failed(address, vendor.name);
   }
 
-  function authenticate(authorization: string | null): AuthOutcome | Promise<AuthOutcome> {
-    if (authorization === null) return null;
-    const known = answersThisTurn.get(authorization);
-    if (known !== undefined) return known;
-    const outcome = check(authorization);
-    // Only settled answers: a check still waiting for argon2 is shared by `checking` instead.
-    if (!(outcome instanceof Promise)) {
-      rememberThisTurn();
-      answersThisTurn.set(authorization, outcome);
-    }
-    return outcome;
-  }
-
-  function check(authorization: string): AuthOutcome | Promise<AuthOutcome> {
+  function judge(authorization: string, clientAddress: () => string): Verdict | Promise<AuthOutcome> {
     const credentials = parseBasicAuthorization(authorization);
     if (!credentials) return null;
     const vendor = vendorNamed(credentials.name);
-    const { name, password } = credentials;
-    const key = vendor ? digest(vendor.password_hash, password) : digest("unknown", name, password);
-    // An unknown name can never be verified, so it gets null whatever its check says.
-    const answer = (ok: boolean | "busy"): AuthOutcome => (ok === "busy" ? "busy" : ok && vendor?.enabled ? { id: vendor.id, name: vendor.name } : null);
-    if (verified.has(key)) return answer(true);
-    if (refused.has(key)) return answer(false);
-    const hash = vendor ? vendor.password_hash : (decoyHash ??= hashPassword(crypto.randomUUID()));
-    return verifySlowly(key, password, hash).then(answer);
+    if (!vendor?.enabled) return NO_SUCH_VENDOR;
+    const key = digest(vendor.password_hash, credentials.password);
+    if (verified.has(key)) return { id: vendor.id, name: vendor.name };
+    if (refused.has(key)) return { guessedVendor: vendor.name };
+    return checkSlowly(key, credentials.password, vendor, clientAddress());
+  }
+
+  function authenticate(authorization: string | null, clientAddress = ONE_CLIENT): AuthOutcome | Promise<AuthOutcome> {
+    if (authorization === null) return null;
+    let verdict = verdictsThisTurn.get(authorization);
+    if (verdict === undefined) {
+      const judged = judge(authorization, clientAddress);
+      // Only settled verdicts: a check still waiting for argon2 is shared by `checking` instead.
+      if (judged instanceof Promise) return judged;
+      rememberThisTurn();
+      verdictsThisTurn.set(authorization, judged);
+      verdict = judged;
+    }
+    return verdict !== null && "guessedVendor" in verdict ? countFailure(verdict, clientAddress()) : verdict;
   }
 
   return { authenticate };

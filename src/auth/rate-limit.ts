@@ -1,30 +1,67 @@
-// Per-vendor token bucket (CONTRACT §3): `burst` requests at once, refilled at `perSecond`.
-// In memory, per process: the limit protects this process, and one process serves a deployment.
+// Token buckets: `burst` tokens at once, refilled at `perSecond`. One per vendor for the request
+// rate limit (CONTRACT §3); one per client address and per vendor name for failed credentials
+// (CONTRACT §9, see authenticator.ts). In memory, per process: the limits protect this process,
+// and one process serves a deployment.
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 export interface RateLimiter {
   take(key: string): RateDecision;
+  /** Seconds until `key` could take a token (0: it can now). Takes nothing. */
+  waitSeconds(key: string): number;
+  /** Whether `key` took tokens that are not refilled yet (it was used lately). Takes nothing. */
+  isDrawn(key: string): boolean;
+}
+
+export interface RateLimits {
+  perSecond: number;
+  burst: number;
+  /**
+   * Buckets kept at most; past it the oldest is forgotten (which gives its key a full bucket).
+   * For keys a stranger chooses, such as client addresses; vendors are few.
+   */
+  maxKeys?: number;
 }
 
 const ALLOWED: RateDecision = { ok: true };
 
-export function createRateLimiter(limits: { perSecond: number; burst: number }, clock: () => number = Date.now): RateLimiter {
-  const { perSecond, burst } = limits;
+export function createRateLimiter(limits: RateLimits, clock: () => number = Date.now): RateLimiter {
+  const { perSecond, burst, maxKeys = Infinity } = limits;
   const buckets = new Map<string, { tokens: number; at: number }>();
+
+  /** The key's bucket refilled to now; a key without one has a full bucket. */
+  function refilled(key: string, now: number) {
+    const bucket = buckets.get(key);
+    if (!bucket) return undefined;
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * perSecond) / 1000);
+    bucket.at = now;
+    return bucket;
+  }
+  // Whole milliseconds first: a fractional rate (1/3 per second) leaves float dust above 1 s.
+  const secondsUntilOneToken = (tokens: number) => Math.max(1, Math.ceil(Math.round(((1 - tokens) / perSecond) * 1000) / 1000));
+
   return {
     take(key) {
       if (perSecond === 0) return ALLOWED;
       const now = clock();
-      const bucket = buckets.get(key) ?? { tokens: burst, at: now };
-      bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * perSecond) / 1000);
-      bucket.at = now;
-      buckets.set(key, bucket);
+      let bucket = refilled(key, now);
+      if (!bucket) {
+        bucket = { tokens: burst, at: now };
+        buckets.set(key, bucket);
+        if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
+      }
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
         return ALLOWED;
       }
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)) };
+      return { ok: false, retryAfterSeconds: secondsUntilOneToken(bucket.tokens) };
+    },
+    waitSeconds(key) {
+      const tokens = perSecond === 0 ? burst : (refilled(key, clock())?.tokens ?? burst);
+      return tokens >= 1 ? 0 : secondsUntilOneToken(tokens);
+    },
+    isDrawn(key) {
+      return perSecond !== 0 && (refilled(key, clock())?.tokens ?? burst) < burst;
     },
   };
 }

@@ -1,6 +1,6 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
-import { parseReadableFile, within, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
+import { parseAddressRanges, parseReadableFile, within, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
 
 export interface Config {
   host: string;
@@ -34,6 +34,8 @@ export interface Config {
   allowPrivateCallbacks: boolean;
   verifyCertificates: boolean;
   certificateTimeoutMs: number;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the peer is the client. */
+  trustedProxies: string[];
 }
 
 interface Option<K extends keyof Config> {
@@ -70,6 +72,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
   option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: 200, parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
+  option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", default: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),
   option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
   option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf("info", "error", "silent"), doc: "info: a JSON line per request; error: failures only; silent: none." }),
@@ -144,5 +147,6 @@ export function describeOptions(): string {
 }
 
 function formatDefault(value: unknown): string {
-  return value === undefined ? "none" : Array.isArray(value) ? value.map((ms) => `${ms}ms`).join(",") : String(value);
+  if (value === undefined || (Array.isArray(value) && value.length === 0)) return "none";
+  return Array.isArray(value) ? value.map((item) => (typeof item === "number" ? `${item}ms` : item)).join(",") : String(value);
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { VENDOR_NAME } from "../auth/vendor-name.ts";
+import { parseAddressRange } from "../http/client-address.ts";
 
 // Parsers for config values. Each returns the value or throws an Error whose message says what
 // was expected; loadConfig adds which setting it was.
@@ -56,6 +57,13 @@ export function parseBoolean(raw: string): boolean {
 export function parseNonEmpty(raw: string): string {
   if (raw.trim() === "") throw new Error(`must not be empty`);
   return raw;
+}
+
+/** "10.0.0.0/8, 192.0.2.7" → each range as written (checked now, so a typo stops the start). */
+export function parseAddressRanges(raw: string): string[] {
+  const ranges = raw.split(",").map((range) => range.trim());
+  for (const range of ranges) parseAddressRange(range);
+  return ranges;
 }
 
 /** "name:password" for the bootstrap vendor. */

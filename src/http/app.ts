@@ -14,6 +14,7 @@ import { leadRoutes } from "../leads/lookup.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { metricsRoutes } from "../metrics/routes.ts";
+import { createClientAddress, type PeerAddress } from "./client-address.ts";
 import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
 import { createV1Guard, type V1Guard } from "./v1.ts";
 
@@ -24,6 +25,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The one group committer of the process (the worker writes through it too). */
   commit: GroupCommitter;
+  /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
+  peerAddress?: PeerAddress;
   clock?: () => number;
 }
 
@@ -32,9 +35,10 @@ export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? Date.now;
   const store = createIntakeStore(database.db, deps.commit.read);
   const guard = createV1Guard({
-    authenticator: createAuthenticator(database.db, { read: deps.commit.read }),
+    authenticator: createAuthenticator(database.db, { read: deps.commit.read, clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     bodyLimitBytes: config.bodyLimitBytes,
+    clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
   });
   const intake: IntakeDeps = {
     store,

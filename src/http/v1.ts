@@ -3,13 +3,19 @@
 import type { AuthenticatedVendor, Authenticator, AuthOutcome } from "../auth/authenticator.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
 import { readJsonObject } from "./body.ts";
+import type { ClientAddress } from "./client-address.ts";
 import { failure, toResponse, type Flag, type Reply } from "./envelope.ts";
 
 export interface V1Deps {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   bodyLimitBytes: number;
+  /** Whom failed credentials are counted against. */
+  clientAddress: ClientAddress;
 }
+
+/** The 429 for a client (or a vendor name) past its budget of failed credentials (CONTRACT §9). */
+export const TOO_MANY_FAILURES = "Too many failed authentication attempts";
 
 export interface JsonBody {
   value: Record<string, unknown>;
@@ -19,10 +25,10 @@ export interface JsonBody {
 const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UTF-8"' };
 
 export function createV1Guard(deps: V1Deps) {
-  /** The vendor, or the 401/429/503 reply that ends the request. */
+  /** The vendor, or the 401/429 reply that ends the request. */
   function admit(vendor: AuthOutcome, flag: Flag): AuthenticatedVendor | Reply {
-    if (vendor === "busy") return failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" });
     if (!vendor) return failure(flag, 401, ["Unauthorized"], CHALLENGE);
+    if ("retryAfterSeconds" in vendor) return failure(flag, 429, [TOO_MANY_FAILURES], { "retry-after": String(vendor.retryAfterSeconds) });
     const rate = deps.rateLimiter.take(vendor.id);
     if (!rate.ok) return failure(flag, 429, ["Rate limit exceeded"], { "retry-after": String(rate.retryAfterSeconds) });
     return vendor;
@@ -32,7 +38,7 @@ export function createV1Guard(deps: V1Deps) {
 
   /** Known credentials are answered synchronously; only a first check waits for argon2. */
   function admitRequest(request: Request, flag: Flag): AuthenticatedVendor | Reply | Promise<AuthenticatedVendor | Reply> {
-    const outcome = deps.authenticator.authenticate(request.headers.get("authorization"));
+    const outcome = deps.authenticator.authenticate(request.headers.get("authorization"), () => deps.clientAddress(request));
     return outcome instanceof Promise ? outcome.then((resolved) => admit(resolved, flag)) : admit(outcome, flag);
   }
 

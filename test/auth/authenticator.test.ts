@@ -21,10 +21,10 @@ afterAll(() => handle.close());
 /** Vendors are read once per turn of the event loop (as the server's reads share a snapshot per turn). */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** The vendor (or null); these tests never fill the check queue. */
-async function vendorOf(authorization: string | null) {
-  const result = await auth.authenticate(authorization);
-  if (result === "busy") throw new Error("unexpected busy");
+/** The vendor (or null); these tests stay within the failure budgets. */
+async function vendorOf(authorization: string | null, authenticator = auth) {
+  const result = await authenticator.authenticate(authorization);
+  if (result && "retryAfterSeconds" in result) throw new Error("unexpected throttle");
   return result;
 }
 
@@ -161,26 +161,112 @@ describe("vendor changes", () => {
   });
 });
 
-describe("bounded work for unknown credentials", () => {
-  test("concurrent first requests with the same credentials share one check", async () => {
+test("concurrent first requests with the same credentials share one check", async () => {
+  const fresh = createAuthenticator(handle.db);
+  const verify = spyOn(Bun.password, "verify");
+  try {
+    const results = await Promise.all(Array.from({ length: 8 }, () => vendorOf(basic("acme", "acme-password-1"), fresh)));
+    expect(results.map((vendor) => vendor?.name)).toEqual(Array(8).fill("acme"));
+    expect(verify).toHaveBeenCalledTimes(1);
+  } finally {
+    verify.mockRestore();
+  }
+});
+
+describe("a flood of bad credentials (CONTRACT §9)", () => {
+  function fakeClock(start = 1_700_000_000_000) {
+    let now = start;
+    return { now: () => now, advance: (ms: number) => void (now += ms) };
+  }
+  const from = (address: string) => () => address;
+  const throttled = (seconds: number) => ({ retryAfterSeconds: seconds });
+
+  /** Holds every argon2 check of a password starting "guess" until `release()`; others run for real. */
+  function holdGuesses() {
+    const realVerify = Bun.password.verify.bind(Bun.password);
+    const releases: (() => void)[] = [];
+    const verify = spyOn(Bun.password, "verify").mockImplementation((password, hash) =>
+      String(password).startsWith("guess") ? new Promise<boolean>((resolve) => releases.push(() => resolve(false))) : realVerify(password, hash));
+    return { verify, release: () => releases.splice(0).forEach((release) => release()), restore: () => verify.mockRestore() };
+  }
+
+  test("an unknown or disabled name costs no argon2 check; it is answered after a timer, not at once", async () => {
+    await createVendor(handle.db, "stark", "stark-password");
+    setVendorEnabled(handle.db, "stark", false);
     const fresh = createAuthenticator(handle.db);
     const verify = spyOn(Bun.password, "verify");
     try {
-      const results = await Promise.all(Array.from({ length: 8 }, () => fresh.authenticate(basic("acme", "acme-password-1"))));
-      expect(results.map((r) => (r !== null && r !== "busy" ? r.name : r))).toEqual(Array(8).fill("acme"));
-      expect(verify).toHaveBeenCalledTimes(1);
+      for (const header of [basic("nobody", "guess-1"), basic("stark", "stark-password")]) {
+        const answer = fresh.authenticate(header, from("203.0.113.1"));
+        expect(answer).toBeInstanceOf(Promise);
+        expect(await answer).toBeNull();
+      }
+      expect(verify).not.toHaveBeenCalled();
     } finally {
       verify.mockRestore();
     }
   });
 
-  test("past the waiting queue, new credentials get 'busy' (503), never a false 401", async () => {
-    const small = createAuthenticator(handle.db, { cacheSize: 100, maxWaiting: 2 });
-    const flood = Array.from({ length: 6 }, (_, i) => small.authenticate(basic("acme", `wrong-${i}`)));
-    const results = await Promise.all(flood);
-    expect(results.filter((r) => r === "busy").length).toBeGreaterThan(0);
-    expect(results.every((r) => r === null || r === "busy")).toBe(true);
-    // Once the queue drains, the right credentials still work.
-    expect(await small.authenticate(basic("acme", "acme-password-1"))).toMatchObject({ name: "acme" });
+  test("failures past an address's budget get 429 with Retry-After; other addresses are not affected; the budget refills", async () => {
+    const clock = fakeClock();
+    const fresh = createAuthenticator(handle.db, { clock: clock.now, addressFailures: { burst: 3, perSecond: 1 / 10 } });
+    const attacker = from("203.0.113.1");
+    for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("nobody", `guess-${i}`), attacker)).toBeNull();
+    expect(await fresh.authenticate(basic("nobody", "guess-3"), attacker)).toEqual(throttled(10));
+    expect(await fresh.authenticate(basic("acme", "wrong-password"), attacker)).toEqual(throttled(10));
+    expect(await fresh.authenticate(basic("nobody", "guess-4"), from("198.51.100.2"))).toBeNull();
+    clock.advance(10_000);
+    expect(await fresh.authenticate(basic("nobody", "guess-5"), attacker)).toBeNull();
+  });
+
+  test("credentials this process verified are never throttled, and new valid ones from an address over its budget are still checked", async () => {
+    const clock = fakeClock();
+    const fresh = createAuthenticator(handle.db, { clock: clock.now, addressFailures: { burst: 2, perSecond: 1 / 60 } });
+    const shared = from("192.0.2.10"); // a load balancer's address, shared by an attacker and two vendors
+    expect(await vendorOf(basic("acme", "acme-password-1"), fresh)).toMatchObject({ name: "acme" });
+    for (let i = 0; i < 5; i++) await fresh.authenticate(basic("nobody", `guess-${i}`), shared);
+    expect(await fresh.authenticate(basic("nobody", "guess-5"), shared)).toEqual(throttled(60));
+    expect(fresh.authenticate(basic("acme", "acme-password-1"), shared)).toMatchObject({ name: "acme" });
+    expect(await fresh.authenticate(basic("globex", "globex-password-1"), shared)).toMatchObject({ name: "globex" });
+  });
+
+  test("a flood of wrong passwords waits in the suspect lane, one check at a time and two places per name; valid credentials from another address are checked apart", async () => {
+    const fresh = createAuthenticator(handle.db);
+    const attacker = from("203.0.113.1");
+    expect(await fresh.authenticate(basic("nobody", "guess-0"), attacker)).toBeNull(); // now the address has failed lately
+    const held = holdGuesses();
+    try {
+      const flood = Array.from({ length: 30 }, (_, i) => fresh.authenticate(basic("acme", `guess-${i}`), attacker));
+      const settled = await Promise.all(flood.map((answer) => Promise.race([answer, Bun.sleep(50).then(() => "waiting")])));
+      expect(settled.filter((answer) => answer === "waiting")).toHaveLength(2);
+      expect(settled.filter((answer) => typeof answer === "object" && answer !== null && "retryAfterSeconds" in answer)).toHaveLength(28);
+      expect(held.verify).toHaveBeenCalledTimes(1);
+
+      expect(await fresh.authenticate(basic("globex", "globex-password-1"), from("198.51.100.2"))).toMatchObject({ name: "globex" });
+      held.release();
+      await Bun.sleep(0);
+      held.release(); // the second waiting guess, now running
+      expect(await Promise.all(flood)).toContainEqual(null);
+    } finally {
+      held.restore();
+    }
+  });
+
+  test("a vendor name under attack: the attackers' addresses get 429 without a check, the real vendor from an address without failures gets in", async () => {
+    const clock = fakeClock();
+    const fresh = createAuthenticator(handle.db, { clock: clock.now, nameFailures: { burst: 3, perSecond: 1 / 60 } });
+    const attacker = from("203.0.113.1");
+    for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("acme", `wrong-${i}`), attacker)).toBeNull();
+    const verify = spyOn(Bun.password, "verify");
+    try {
+      expect(await fresh.authenticate(basic("acme", "wrong-3"), attacker)).toEqual(throttled(60));
+      const another = from("203.0.113.2");
+      await fresh.authenticate(basic("nobody", "guess"), another);
+      expect(await fresh.authenticate(basic("acme", "wrong-4"), another)).toEqual(throttled(60));
+      expect(verify).not.toHaveBeenCalled();
+      expect(await fresh.authenticate(basic("acme", "acme-password-1"), from("198.51.100.2"))).toMatchObject({ name: "acme" });
+    } finally {
+      verify.mockRestore();
+    }
   });
 });

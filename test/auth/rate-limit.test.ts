@@ -92,3 +92,41 @@ describe("createRateLimiter", () => {
     expect(takeMany(limiter, "v1", 1_000).every(Boolean)).toBe(true);
   });
 });
+
+describe("looking without taking (the failure throttle's questions)", () => {
+  test("waitSeconds is 0 while a token is left, then the seconds until the next; it takes nothing", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1 / 3, burst: 2 }, clock.now);
+    expect(limiter.waitSeconds("a")).toBe(0);
+    takeMany(limiter, "a", 2);
+    expect(limiter.waitSeconds("a")).toBe(3);
+    expect(limiter.waitSeconds("a")).toBe(3);
+    clock.advance(2_000);
+    expect(limiter.waitSeconds("a")).toBe(1);
+    clock.advance(1_000);
+    expect(limiter.waitSeconds("a")).toBe(0);
+    expect(limiter.take("a").ok).toBe(true);
+  });
+
+  test("isDrawn: a key used lately, until its bucket is full again", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 3 }, clock.now);
+    expect(limiter.isDrawn("a")).toBe(false);
+    limiter.take("a");
+    expect(limiter.isDrawn("a")).toBe(true);
+    expect(limiter.isDrawn("b")).toBe(false);
+    clock.advance(999);
+    expect(limiter.isDrawn("a")).toBe(true);
+    clock.advance(1);
+    expect(limiter.isDrawn("a")).toBe(false);
+  });
+
+  test("past maxKeys the oldest key is forgotten, with a full bucket", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 1, maxKeys: 2 }, clock.now);
+    for (const key of ["a", "b", "c"]) limiter.take(key);
+    expect(limiter.isDrawn("a")).toBe(false);
+    expect(limiter.take("a").ok).toBe(true);
+    expect(limiter.take("c").ok).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, defaultConfig, loadConfig } from "../../src/config/index.ts";
 import {
+  parseAddressRanges,
   parseBoolean,
   parseCredentials,
   parseDuration,
@@ -143,7 +144,26 @@ describe("parseCredentials", () => {
   });
 });
 
+describe("parseAddressRanges", () => {
+  test("reads addresses and CIDR ranges separated by commas", () => {
+    expect(parseAddressRanges("10.0.0.0/8, 127.0.0.1,fd00::/8")).toEqual(["10.0.0.0/8", "127.0.0.1", "fd00::/8"]);
+  });
+
+  test.each(["lb.internal", "10.0.0.0/8,", "10.0.0.0/40", "127.0.0.1, nginx"])("%p is refused", (raw) => {
+    expect(() => parseAddressRanges(raw)).toThrow("expected an IP address or CIDR range");
+  });
+});
+
 describe("loadConfig", () => {
+  test("trusted proxies: none by default (X-Forwarded-For is ignored); set by flag or environment; a typo stops the start", () => {
+    expect(loadConfig({}, []).trustedProxies).toEqual([]);
+    expect(loadConfig({}, ["--trusted-proxies", "127.0.0.1,10.0.0.0/8"]).trustedProxies).toEqual(["127.0.0.1", "10.0.0.0/8"]);
+    expect(loadConfig({ LEAD_INGRESS_TRUSTED_PROXIES: "192.0.2.1" }, []).trustedProxies).toEqual(["192.0.2.1"]);
+    expect(problemsOf({ LEAD_INGRESS_TRUSTED_PROXIES: "lb.internal" })).toEqual([
+      'LEAD_INGRESS_TRUSTED_PROXIES="lb.internal": expected an IP address or CIDR range such as 10.0.0.0/8',
+    ]);
+  });
+
   test("a flag missing its value does not swallow the next flag", () => {
     expect(problemsOf({}, ["--port", "--host", "0.0.0.0"])).toEqual(["--port: needs a value"]);
   });

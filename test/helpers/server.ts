@@ -69,7 +69,7 @@ export function configFlags(config: Config): string[] {
 }
 
 function flagValue(key: string, value: unknown): string {
-  if (Array.isArray(value)) return value.map((ms) => `${ms}ms`).join(",");
+  if (Array.isArray(value)) return value.map((item) => (typeof item === "number" ? `${item}ms` : item)).join(",");
   if (typeof value === "object" && value !== null) return `${(value as typeof VENDOR).name}:${(value as typeof VENDOR).password}`;
   return key.endsWith("Ms") ? `${value}ms` : String(value);
 }
