@@ -5,6 +5,7 @@ import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 import { REASON_SUPPRESSED } from "../final-results/decide.ts";
 import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, bodyTooLarge, MALFORMED_JSON } from "../http/body.ts";
 import type { Flag } from "../http/envelope.ts";
+import { TOO_MANY_FAILURES } from "../http/v1.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
 import { finalResultCallback } from "./callback.ts";
 import { EXAMPLE_LEAD, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
@@ -47,9 +48,9 @@ function v1Failures(flag: Flag, methods: string) {
   return {
     401: fail(flag, "Missing, malformed or wrong credentials; the answer does not say which.", ["Unauthorized"], wwwAuthenticate),
     405: methodNotAllowed(flag, methods),
-    429: fail(flag, "Over your rate limit.", ["Rate limit exceeded"], retryAfter),
+    429: fail(flag, "Over your rate limit, or too many failed credentials from your address or for your name.", { rateLimit: ["Over your rate limit", "Rate limit exceeded"], failedCredentials: ["Too many failed credentials", TOO_MANY_FAILURES] }, retryAfter),
     500: fail(flag, "Unexpected server failure; nothing was stored.", ["Internal server error"]),
-    503: fail(flag, "The database is busy or the service is shutting down; retry later.", { busy: ["The database is busy", "Service temporarily unavailable"], shuttingDown }, retryAfter),
+    503: fail(flag, "The database is busy, its disk is full or failing, or the service is shutting down; retry later.", { busy: ["The database is busy or its disk is full", "Service temporarily unavailable"], shuttingDown }, retryAfter),
   };
 }
 
