@@ -61,6 +61,8 @@ export function watchDiskSpace(databasePath: string, options: DiskSpaceOptions):
   };
 
   async function check() {
+    // A reading taken before a write failed says nothing about the disk after it.
+    const fullBefore = full;
     try {
       lastFree = await freeBytes(directory);
     } catch {
@@ -68,7 +70,7 @@ export function watchDiskSpace(databasePath: string, options: DiskSpaceOptions):
     }
     reserveReached =
       lastFree < reserveBytes ? fullError(`free disk space (${lastFree} bytes) is below the reserve of ${reserveBytes} bytes: intake is refused`) : null;
-    if (full && lastFree >= Math.max(reserveBytes, MIN_ROOM_BYTES)) full = null;
+    if (full && full === fullBefore && lastFree >= Math.max(reserveBytes, MIN_ROOM_BYTES)) full = null;
     report();
   }
   const timer = setInterval(check, everyMs);

@@ -28,8 +28,11 @@ export interface WorkerDeps {
 
 export interface Worker {
   wake(): void;
-  /** Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest. */
-  stop(timeoutMs: number): Promise<void>;
+  /**
+   * Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest;
+   * true if some were still running.
+   */
+  stop(timeoutMs: number): Promise<boolean>;
 }
 
 const DECISION_BATCH = 256;
@@ -99,6 +102,7 @@ export function startWorker(deps: WorkerDeps): Worker {
       const deadline = Date.now() + timeoutMs;
       await loop.stop();
       await deliveries.stop(Math.max(0, deadline - Date.now()));
+      return deliveries.inFlight() > 0;
     },
   };
 }

@@ -36,6 +36,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     databasePath: temp.path,
     logLevel: "silent",
     bootstrapVendor: VENDOR,
+    // No drain: nothing sends to a test's server once it stops, and every test would wait for it.
+    shutdownDrainMs: 0,
     ...overrides,
   };
   // With LEAD_INGRESS_TEST_BINARY set, the same tests run against the compiled binary.
