@@ -60,13 +60,18 @@ export function watchDiskSpace(databasePath: string, options: DiskSpaceOptions):
     if (now !== state) onChange?.((state = now), lastFree);
   };
 
+  let reading = false;
   async function check() {
+    if (reading) return; // a slow statfs (a stuck network filesystem) is not asked again meanwhile
+    reading = true;
     // A reading taken before a write failed says nothing about the disk after it.
     const fullBefore = full;
     try {
       lastFree = await freeBytes(directory);
     } catch {
       return; // statfs itself failing says nothing about room; the next tick reads again.
+    } finally {
+      reading = false;
     }
     reserveReached =
       lastFree < reserveBytes ? fullError(`free disk space (${lastFree} bytes) is below the reserve of ${reserveBytes} bytes: intake is refused`) : null;

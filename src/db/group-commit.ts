@@ -194,10 +194,20 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       release.run();
       return { ok: true, value };
     } catch (error) {
-      rollbackTo.run();
-      release.run();
+      undoSavepoint(error);
       return { ok: false, error };
     }
+  }
+
+  /**
+   * Undoes the current write savepoint. SQLITE_FULL (like a few other errors) has SQLite roll the
+   * whole transaction back, savepoints included: then the batch fails with that error (a 503), not
+   * with "no such savepoint" (a 500).
+   */
+  function undoSavepoint(error: unknown) {
+    if (!sqlite.inTransaction) throw error;
+    rollbackTo.run();
+    release.run();
   }
 
   /** Runs the batch bare; if any write throws, undoes them all and runs each alone. */
@@ -207,9 +217,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       const outcomes = batch.map((pending): Outcome => ({ ok: true, value: runWrite(pending) }));
       release.run();
       return outcomes;
-    } catch {
-      rollbackTo.run();
-      release.run();
+    } catch (error) {
+      undoSavepoint(error);
       return batch.map(runAlone);
     }
   }
