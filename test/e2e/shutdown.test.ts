@@ -10,17 +10,22 @@ import { mountSmallDisk } from "../helpers/small-disk.ts";
 import { basicAuth, post, tempDatabasePath, VENDOR } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-test.each(["SIGTERM", "SIGINT"] as const)("%s finishes an in-flight callback delivery, exits 0 and leaves a clean database", async (signal) => {
-  const temp = tempDatabasePath();
-  const receiver = startMockReceiver();
-  receiver.setBehaviour({ delayMs: 700 });
-  const server = await spawnServer([
-    "--database", temp.path,
+/** A server that decides and calls back at once (to the test's receiver on loopback). */
+const spawnDeliveringServer = (database: string, extra: string[] = []) =>
+  spawnServer([
+    "--database", database,
     "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
     "--hold-period", "10ms",
     "--worker-poll-interval", "10ms",
     "--allow-private-callbacks",
+    ...extra,
   ]);
+
+test.each(["SIGTERM", "SIGINT"] as const)("%s finishes an in-flight callback delivery, exits 0 and leaves a clean database", async (signal) => {
+  const temp = tempDatabasePath();
+  const receiver = startMockReceiver();
+  receiver.setBehaviour({ delayMs: 700 });
+  const server = await spawnDeliveringServer(temp.path);
   try {
     const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/slow` }), {
       authorization: basicAuth(VENDOR.name, VENDOR.password),
@@ -88,15 +93,7 @@ test("during the drain after SIGTERM, requests on kept-alive and on new connecti
   const temp = tempDatabasePath();
   const receiver = startMockReceiver();
   receiver.setBehaviour({ delayMs: 20_000 });
-  const server = await spawnServer([
-    "--database", temp.path,
-    "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
-    "--hold-period", "10ms",
-    "--worker-poll-interval", "10ms",
-    "--allow-private-callbacks",
-    "--shutdown-timeout", "3s",
-    "--shutdown-drain", "1500ms",
-  ]);
+  const server = await spawnDeliveringServer(temp.path, ["--shutdown-timeout", "3s", "--shutdown-drain", "1500ms"]);
   try {
     const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/slow` }), {
       authorization: basicAuth(VENDOR.name, VENDOR.password),
