@@ -1,8 +1,8 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { openDatabase } from "./db/client.ts";
-import { watchDiskSpace } from "./db/disk-space.ts";
+import { openDatabase, type DatabaseHandle } from "./db/client.ts";
+import { watchDiskSpace, type DiskSpaceOptions } from "./db/disk-space.ts";
 import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
@@ -30,9 +30,15 @@ export interface StopOutcome {
 /** The share of the shutdown timeout kept for closing the database (at most this, at most half). */
 const CLOSE_BUDGET_MS = 1_000;
 
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+/** What a test may pass instead: its own opened database (with limits of its own), the disk's free space. */
+export interface ServerStandIns {
+  database?: DatabaseHandle;
+  freeBytes?: DiskSpaceOptions["freeBytes"];
+}
+
+export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}): Promise<RunningServer> {
   // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
-  const database = openDatabase(config.databasePath, { busyTimeoutMs: 20 });
+  const database = standIns.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20 });
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const metrics = createMetrics();
@@ -40,6 +46,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const foregroundLoad = () => server?.pendingRequests ?? 0;
   const diskSpace = watchDiskSpace(config.databasePath, {
     reserveBytes: config.diskReserveBytes,
+    freeBytes: standIns.freeBytes,
     onChange: (state, freeBytes) => {
       const fields = { state, free_bytes: freeBytes, reserve_bytes: config.diskReserveBytes };
       if (state === "ok") log.info("disk_space_ok", fields);

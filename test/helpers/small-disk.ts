@@ -1,5 +1,6 @@
 // A small filesystem for disk-full tests: a tmpfs of a few MiB, which the test can fill and free.
-// Mounting needs root (CI and our VM run tests as root); without it the caller falls back.
+// Mounting needs root; without it (or with LEAD_INGRESS_TEST_NO_TMPFS set, to try the other way)
+// the caller falls back.
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, statfsSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,7 @@ export interface SmallDisk {
 
 /** Mounts a tmpfs of `mib` MiB, or returns the reason it could not. */
 export function mountSmallDisk(mib: number): SmallDisk | string {
+  if (Bun.env.LEAD_INGRESS_TEST_NO_TMPFS) return "LEAD_INGRESS_TEST_NO_TMPFS is set";
   const dir = mkdtempSync(join(tmpdir(), "lead-ingress-disk-"));
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${mib}m`, "tmpfs", dir], { stderr: "pipe" });
   if (mounted.exitCode !== 0) {
