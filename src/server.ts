@@ -1,7 +1,8 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { openDatabase } from "./db/client.ts";
+import { openDatabase, type DatabaseHandle } from "./db/client.ts";
+import { watchDiskSpace, type DiskSpaceOptions } from "./db/disk-space.ts";
 import { createGroupCommitter } from "./db/group-commit.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
@@ -13,34 +14,64 @@ import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
   url: URL;
-  /** Stop taking requests, finish in-flight ones (within the shutdown timeout), close the database. */
-  stop(): Promise<void>;
+  /**
+   * Stop taking requests (late ones get 503 during the drain), finish in-flight ones, close the
+   * database: all within the shutdown timeout, whatever fails.
+   */
+  stop(): Promise<StopOutcome>;
 }
 
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+export interface StopOutcome {
+  /** In-flight work outlived the timeout and was cut short. */
+  timedOut: boolean;
+  /** Why the database could not be closed cleanly; null when it was. */
+  error: Error | null;
+}
+
+/** The share of the shutdown timeout kept for closing the database (at most this, at most half). */
+const CLOSE_BUDGET_MS = 1_000;
+
+/** What a test may pass instead: its own opened database (with limits of its own), the disk's free space. */
+export interface ServerStandIns {
+  database?: DatabaseHandle;
+  freeBytes?: DiskSpaceOptions["freeBytes"];
+}
+
+export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}): Promise<RunningServer> {
   // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
-  const database = openDatabase(config.databasePath, { busyTimeoutMs: 20 });
+  const database = standIns.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20 });
   const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
   if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
   const metrics = createMetrics();
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
+  const diskSpace = watchDiskSpace(config.databasePath, {
+    reserveBytes: config.diskReserveBytes,
+    freeBytes: standIns.freeBytes,
+    onChange: (state, freeBytes) => {
+      const fields = { state, free_bytes: freeBytes, reserve_bytes: config.diskReserveBytes };
+      if (state === "ok") log.info("disk_space_ok", fields);
+      else log.error("disk_space_low", { ...fields, action: state === "full" ? "writes fail; retrying" : "intake refused; the reserve is kept for deciding and calling back" });
+    },
+  });
   const commit = createGroupCommitter(database.sqlite, {
     foregroundBusy: () => foregroundLoad() > 0,
+    diskSpace,
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),
     checkpointInThread: {
       // Resolved from src/: in the compiled binary every module has the entry's URL, and the
       // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
       threadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
       onThreadStart: () => log.info("checkpoint_thread_started"),
-      onError: (error) => log.error("checkpoint_thread_failed", { error: error.message }),
+      onError: (error) => log.error("checkpoint_thread_failed", { error: error.message, action: "SQLite checkpoints meanwhile; retrying with backoff" }),
+      onRecovered: () => log.info("checkpoint_thread_recovered"),
     },
   });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   const app = createApp({ config, database, log, metrics, commit, peerAddress });
   const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
   let stopping = false;
-  let stopped: Promise<void> | undefined;
+  let stopped: Promise<StopOutcome> | undefined;
 
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
@@ -87,21 +118,52 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     stop() {
       stopped ??= (async () => {
         stopping = true;
-        // One deadline for everything; HTTP and the worker wind down side by side, and the worker
-        // stops claiming new work at once.
-        const deadline = Date.now() + config.shutdownTimeoutMs;
-        const [httpTimedOut] = await Promise.all([stopHttp(server, deadline), worker?.stop(Math.max(0, deadline - Date.now()))]);
-        await commit.drain();
-        database.close();
-        log.info("stopped", { timed_out: httpTimedOut });
+        const outcome = await shutDown();
+        if (outcome.error) log.error("shutdown_failed", { error: errorText(outcome.error), action: "exiting anyway" });
+        log.info("stopped", { timed_out: outcome.timedOut, clean: outcome.error === null });
+        return outcome;
       })();
       return stopped;
     },
   };
+
+  /**
+   * In-flight work gets the shutdown timeout less the close budget; closing the database gets the
+   * rest. A step that fails or hangs (SQLITE_FULL at the final checkpoint) is reported, not waited
+   * for: the caller exits.
+   */
+  async function shutDown(): Promise<StopOutcome> {
+    const started = Date.now();
+    const end = started + config.shutdownTimeoutMs;
+    const workDeadline = end - Math.min(CLOSE_BUDGET_MS, config.shutdownTimeoutMs / 2);
+    const left = (until: number) => Math.max(0, until - Date.now());
+    let cutShort = false;
+    const closing = (async () => {
+      // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
+      const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline))]);
+      cutShort = stopped.some(Boolean);
+      await commit.drain(left(workDeadline));
+      diskSpace.stop();
+      database.close();
+    })();
+    let timer: Timer | undefined;
+    const timeout = new Promise<Error>((resolve) => {
+      timer = setTimeout(() => resolve(new Error(`shutdown did not finish within ${config.shutdownTimeoutMs} ms`)), left(end));
+    });
+    const error = await Promise.race([closing.then(() => null, (failure: unknown) => (failure instanceof Error ? failure : new Error(String(failure)))), timeout]);
+    clearTimeout(timer);
+    return { timedOut: cutShort || Date.now() >= end, error };
+  }
 }
 
-/** Finishes in-flight requests until the deadline, then closes what is left; true if it had to. */
-async function stopHttp(server: Bun.Server<unknown>, deadline: number): Promise<boolean> {
+/**
+ * Late requests get 503 `Service is shutting down` (with `Connection: close`) for `drainMs`, on
+ * kept-alive and new connections alike, so a client or load balancer gets an answer it can act
+ * on rather than a refused connection; then the listener closes and in-flight requests are
+ * finished until the deadline, and what is left then is closed. True if it had to.
+ */
+async function stopHttp(server: Bun.Server<unknown>, deadline: number, drainMs: number): Promise<boolean> {
+  await Bun.sleep(Math.max(0, Math.min(drainMs, deadline - Date.now())));
   let timer: Timer | undefined;
   const timedOut = await Promise.race([
     server.stop(false).then(() => false),

@@ -105,9 +105,10 @@ async function serve(config: Config): Promise<number> {
   const log = createLogger(config.logLevel);
   const server = await startServer(config, log);
   return new Promise((resolve) => {
+    // Non-zero when the database could not be closed cleanly (stop() always ends, within the timeout).
     const shutdown = (signal: string) => {
-      log.info("shutting_down", { signal });
-      server.stop().then(() => resolve(0));
+      log.info("shutting_down", { signal, timeout_ms: config.shutdownTimeoutMs, drain_ms: config.shutdownDrainMs });
+      server.stop().then((outcome) => resolve(outcome.error ? 1 : 0));
     };
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));

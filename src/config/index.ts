@@ -15,6 +15,10 @@ export interface Config {
   bootstrapVendor: { name: string; password: string } | undefined;
   logLevel: "info" | "error" | "silent";
   shutdownTimeoutMs: number;
+  /** After SIGTERM, how long the listener stays open answering 503 (within the shutdown timeout). */
+  shutdownDrainMs: number;
+  /** Free disk space kept for deciding and calling back accepted leads: below it intake gets 503. */
+  diskReserveBytes: number;
   /** PEM files; with both set the service speaks HTTPS itself. */
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
@@ -77,6 +81,8 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf("info", "error", "silent"), doc: "info: a JSON line per request; error: failures only; silent: none." }),
   option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: 10_000, parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
+  option({ key: "shutdownDrainMs", flag: "--shutdown-drain", env: "LEAD_INGRESS_SHUTDOWN_DRAIN", default: 1_000, parse: parseDuration, doc: "After SIGTERM, how long new requests still get 503 Service is shutting down before the listener closes (part of the shutdown timeout)." }),
+  option({ key: "diskReserveBytes", flag: "--disk-reserve", env: "LEAD_INGRESS_DISK_RESERVE", default: 256 * 1024 * 1024, parse: parseSize, doc: "Free disk space kept for deciding and calling back accepted leads; below it postLead gets 503 (0 keeps none)." }),
   option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: true, parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
   option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: 1_000, parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
   option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: 64, parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),

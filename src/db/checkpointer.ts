@@ -14,11 +14,14 @@
 // Crash safety is SQLite's own: a checkpoint fsyncs the database file before it records frames as
 // copied, and only then may any writer restart the WAL over them.
 //
-// Should the thread fail (an error, an exit, or a pass unanswered for a minute), the connection
-// goes back to automatic checkpoints and the error is reported once. A second pass that takes too
-// long stops holding writes (the WAL is then simply not restarted this time). The thread's
-// connection is closed before the thread is terminated: left to the thread's teardown, its close
-// was seen to checkpoint and truncate the WAL under the live main connection.
+// Should a pass fail (an error such as SQLITE_FULL on a full disk, the thread's exit, or a pass
+// unanswered for a minute), the connection goes back to automatic checkpoints, the error is
+// reported once, the thread is stopped, and a new thread tries again after a backoff (1 s, doubling
+// to 30 s); its first pass that succeeds takes checkpoints back off the connection and reports the
+// recovery. A second pass that takes too long stops holding writes (the WAL is then simply not
+// restarted this time). The thread's connection is closed before the thread is terminated: left to
+// the thread's teardown, its close was seen to checkpoint and truncate the WAL under the live main
+// connection.
 import type { Database } from "bun:sqlite";
 
 /** `PRAGMA wal_checkpoint` as answered: was it blocked, frames in the WAL, frames copied. */
@@ -56,8 +59,12 @@ export type CheckpointerOptions = PassRunner & {
   maxHoldMs?: number;
   /** A pass not answered within this is a failure (default 60 s: a WAL left by a crash can be large). */
   passTimeoutMs?: number;
-  /** Called once if checkpointing off the loop fails; automatic checkpoints take over. */
+  /** Called at the first failed pass (not again until one succeeds); automatic checkpoints take over meanwhile. */
   onError: (error: Error) => void;
+  /** Called when a pass succeeds after a failure. */
+  onRecovered?: () => void;
+  /** The wait before the first retry after a failure (doubling to RETRY_MAX_MS); default 1 s. */
+  retryAfterMs?: number;
   /** Called when the thread is started (at the first checkpoint). */
   onThreadStart?: () => void;
   clock?: () => number;
@@ -74,23 +81,35 @@ export interface Checkpointer {
 }
 
 const AUTOMATIC_CHECKPOINT_PAGES = 1000;
+const RETRY_MAX_MS = 30_000;
 
 /**
  * Takes over `sqlite`'s checkpoints. `holdWrites(pass)` must keep new write batches from starting
  * until `pass` settles (the group committer's).
  */
 export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<unknown>) => void, options: CheckpointerOptions): Checkpointer {
-  const { everyWrites = 1_000, everyMs = 1_000, maxHoldMs = 250, passTimeoutMs = 60_000, onError, clock = Date.now } = options;
+  const { everyWrites = 1_000, everyMs = 1_000, maxHoldMs = 250, passTimeoutMs = 60_000, retryAfterMs = 1_000, onError, clock = Date.now } = options;
   let thread: CheckpointThread | null = null;
   const runPass = "runPass" in options ? options.runPass : () => (thread ??= startThread(options.threadUrl, sqlite.filename, passTimeoutMs, options.onThreadStart)).run();
   let writes = 0;
   let lastStarted = clock();
   let inFlight: Promise<void> | null = null;
   let stopped = false;
-  sqlite.run("PRAGMA wal_autocheckpoint = 0");
+  /** Passes failed in a row, and when the next may start (after a failure). */
+  let failures = 0;
+  let retryAt = 0;
+  const automaticCheckpoints = (pages: number) => {
+    try {
+      sqlite.run(`PRAGMA wal_autocheckpoint = ${pages}`);
+    } catch {
+      // The connection is already closed: nothing left to checkpoint.
+    }
+  };
+  automaticCheckpoints(0);
 
   async function checkpoint() {
     const first = await runPass();
+    succeeded();
     // Blocked (another process is checkpointing), or nothing committed since the pass began: no
     // hold needed. (Its `log` counts the frames there were when it began, so it cannot tell.)
     if (first.busy !== 0 || writes === 0) return;
@@ -100,14 +119,26 @@ export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<
     await second;
   }
 
-  async function giveBack() {
-    stopped = true;
-    try {
-      sqlite.run(`PRAGMA wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
-    } catch {
-      // The connection is already closed: nothing left to checkpoint.
+  function succeeded() {
+    if (failures === 0) return;
+    failures = 0;
+    automaticCheckpoints(0);
+    options.onRecovered?.();
+  }
+
+  async function failed(error: unknown) {
+    if (failures++ === 0) {
+      onError(error instanceof Error ? error : new Error(String(error)));
+      automaticCheckpoints(AUTOMATIC_CHECKPOINT_PAGES);
     }
-    await thread?.stop();
+    retryAt = clock() + Math.min(RETRY_MAX_MS, retryAfterMs * 2 ** (failures - 1));
+    await stopThread();
+  }
+
+  async function stopThread() {
+    const stopping = thread;
+    thread = null;
+    await stopping?.stop();
   }
 
   return {
@@ -115,21 +146,19 @@ export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<
       writes += count;
       if (stopped || inFlight) return;
       const now = clock();
-      if (writes < everyWrites && now - lastStarted < everyMs) return;
+      if (now < retryAt || (writes < everyWrites && now - lastStarted < everyMs)) return;
       writes = 0;
       lastStarted = now;
       inFlight = checkpoint()
-        .catch(async (error) => {
-          onError(error instanceof Error ? error : new Error(String(error)));
-          await giveBack();
-        })
+        .catch(failed)
         .finally(() => (inFlight = null));
     },
     async stop(waitMs = 10_000) {
       stopped = true;
       // A pass still running after that is abandoned: SQLite keeps a checkpoint cut short safe.
       await Promise.race([inFlight, Bun.sleep(waitMs)]);
-      await giveBack();
+      automaticCheckpoints(AUTOMATIC_CHECKPOINT_PAGES);
+      await stopThread();
     },
   };
 }

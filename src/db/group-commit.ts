@@ -20,7 +20,11 @@
 // a failed fsync): Linux may have dropped the unsynced pages, so the WAL on disk can lack that
 // batch's frames, and WAL recovery stops at the first bad frame, taking every later commit with
 // it. Answering a later batch "stored" would be a lie. Every write from then on is refused with
-// the sync's error (503 for HTTP callers), and `storageFailure()` reports it (readiness fails).
+// the sync's error (503 for HTTP callers), and `writeFailure()` reports it (readiness fails).
+// A COMMIT that fails with SQLITE_FULL is different: SQLite rolls the transaction back and nothing
+// was promised, so the batch is rejected and later batches try again. `diskSpace` (disk-space.ts)
+// hears of both outcomes, so readiness fails while the disk is full, and refuses foreground writes
+// while its reserve is reached, keeping that room for the worker's background writes.
 //
 // A write that throws is rolled back alone and rejects its own promise; the others still commit.
 // Writes almost never throw, so a batch first runs them bare under one SAVEPOINT; only when one
@@ -51,6 +55,7 @@
 // batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
 import type { Database } from "bun:sqlite";
 import { createCheckpointer, type CheckpointerOptions } from "./checkpointer.ts";
+import type { DiskSpace } from "./disk-space.ts";
 import { walSyncFor, type WalSync } from "./wal-sync.ts";
 
 /** Runs a synchronous read: in the turn's shared snapshot (GroupCommitter.read) or directly. */
@@ -67,13 +72,16 @@ export interface GroupCommitter {
   run<T>(write: () => T, options?: { background?: boolean }): Promise<T>;
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
-  /** The failed WAL sync that stopped all writes, or null while writes can be made durable. */
-  storageFailure(): Error | null;
   /**
-   * Stops the checkpoint thread (after its pass in flight), resolves once every write handed in so
-   * far has settled, then lets go of the WAL (shutdown).
+   * Why writes fail now: a failed WAL sync that stopped all writes (for good), a full disk, or the
+   * disk's reserve reached (until there is room again); null while writes succeed.
    */
-  drain(): Promise<void>;
+  writeFailure(): Error | null;
+  /**
+   * Stops the checkpoint thread (after its pass in flight, at most `checkpointWaitMs`), resolves
+   * once every write handed in so far has settled, then lets go of the WAL (shutdown).
+   */
+  drain(checkpointWaitMs?: number): Promise<void>;
 }
 
 interface Pending {
@@ -112,6 +120,8 @@ export interface GroupCommitOptions {
   checkpointInThread?: CheckpointerOptions | null;
   /** How many writes waiting during a WAL fsync are committed before it returns (default 8). */
   commitDuringSyncAt?: number;
+  /** The disk's state: told of every batch's outcome; while it says so, foreground writes are refused. */
+  diskSpace?: Pick<DiskSpace, "problem" | "foregroundRefusal" | "writeFailed" | "writeSucceeded"> | null;
 }
 
 /** A committed batch and what each of its writes returned or threw. */
@@ -126,6 +136,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   const backgroundWaveMs = options.backgroundWaveMs ?? BACKGROUND_WAVE_MS;
   const commitDuringSyncAt = options.commitDuringSyncAt ?? COMMIT_DURING_SYNC_AT;
   const walSync = options.walSync === undefined ? walSyncFor(sqlite) : options.walSync;
+  const diskSpace = options.diskSpace ?? null;
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
@@ -183,10 +194,20 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       release.run();
       return { ok: true, value };
     } catch (error) {
-      rollbackTo.run();
-      release.run();
+      undoSavepoint(error);
       return { ok: false, error };
     }
+  }
+
+  /**
+   * Undoes the current write savepoint. SQLITE_FULL (like a few other errors) has SQLite roll the
+   * whole transaction back, savepoints included: then the batch fails with that error (a 503), not
+   * with "no such savepoint" (a 500).
+   */
+  function undoSavepoint(error: unknown) {
+    if (!sqlite.inTransaction) throw error;
+    rollbackTo.run();
+    release.run();
   }
 
   /** Runs the batch bare; if any write throws, undoes them all and runs each alone. */
@@ -196,9 +217,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       const outcomes = batch.map((pending): Outcome => ({ ok: true, value: runWrite(pending) }));
       release.run();
       return outcomes;
-    } catch {
-      rollbackTo.run();
-      release.run();
+    } catch (error) {
+      undoSavepoint(error);
       return batch.map(runAlone);
     }
   }
@@ -223,6 +243,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         return Math.min(200, 10 * 2 ** Math.min(5, Math.floor((Date.now() - busySince) / 100)));
       }
       busySince = null;
+      diskSpace?.writeFailed(error);
       rejectAll(batch, error);
       return null;
     }
@@ -236,9 +257,11 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       } catch {
         // The connection is gone (closed at shutdown): nothing left to roll back.
       }
+      diskSpace?.writeFailed(error);
       rejectAll(batch, error);
       return null;
     }
+    diskSpace?.writeSucceeded();
     checkpointer?.committed(batch.length);
     if (!walSync) settle(batch, outcomes);
     else {
@@ -318,6 +341,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         if (storageFailure) return reject(storageFailure);
         const pending = { write, resolve: resolve as (value: unknown) => void, reject };
         if (!options.background) {
+          const refused = diskSpace?.foregroundRefusal();
+          if (refused) return reject(refused);
           queue.push(pending);
           schedule(null);
           return;
@@ -327,7 +352,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         else releaseHeld();
       });
     },
-    storageFailure: () => storageFailure,
+    writeFailure: () => storageFailure ?? diskSpace?.problem() ?? null,
     read<T>(read: () => T): T {
       if (!sqlite.inTransaction) {
         beginRead.run();
@@ -336,9 +361,9 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       }
       return read();
     },
-    async drain() {
+    async drain(checkpointWaitMs) {
       releaseHeld();
-      await checkpointer?.stop();
+      await checkpointer?.stop(checkpointWaitMs);
       while (flushing || syncing || holding) await (flushing ?? syncing ?? holding);
       endRead();
       walSync?.release();

@@ -11,17 +11,17 @@ function databaseReady(sqlite: Database): boolean {
   }
 }
 
-/** `storageFailure`: the group committer's; after a failed WAL sync the service takes no writes. */
-export function healthRoutes(sqlite: Database, storageFailure: () => Error | null) {
+/** `writeFailure`: the group committer's; why writes fail now (a failed WAL sync, a full disk), or null. */
+export function healthRoutes(sqlite: Database, writeFailure: () => Error | null) {
   return new Elysia({ name: "health" })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "The process is alive", tags: ["Operations"] } })
     .get(
       "/readyz",
       ({ set }) => {
-        const ready = databaseReady(sqlite) && storageFailure() === null;
+        const ready = databaseReady(sqlite) && writeFailure() === null;
         set.status = ready ? 200 : 503;
         return { status: ready ? "ready" : "not ready" };
       },
-      { detail: { summary: "The database is open and migrated, and writes reach the disk", tags: ["Operations"] } },
+      { detail: { summary: "The database is open and migrated, and writes succeed (503 while the disk is full)", tags: ["Operations"] } },
     );
 }

@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps) {
       return toResponse(failure(flag, 500, ["Internal server error"]));
     })
     .use(apiDocs())
-    .use(healthRoutes(database.sqlite, deps.commit.storageFailure))
+    .use(healthRoutes(database.sqlite, deps.commit.writeFailure))
     .use(metricsRoutes(deps.metrics, database.sqlite, clock))
     .use(intakeRoutes(guard, intake, deps.metrics))
     .use(leadRoutes(guard, store));

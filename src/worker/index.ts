@@ -28,8 +28,11 @@ export interface WorkerDeps {
 
 export interface Worker {
   wake(): void;
-  /** Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest. */
-  stop(timeoutMs: number): Promise<void>;
+  /**
+   * Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest;
+   * true if some were still running.
+   */
+  stop(timeoutMs: number): Promise<boolean>;
 }
 
 const DECISION_BATCH = 256;
@@ -70,7 +73,6 @@ export function startWorker(deps: WorkerDeps): Worker {
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
   const maintenance = createMaintenanceJob({ commit: deps.commit, store: createIntakeStore(deps.database.db), clock });
-  const reportError = (error: unknown) => log.error("worker_error", { error: errorText(error) });
   // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at
   // once again while it keeps finding due leads), not on every such wake-up: the claim is a write.
   let decideNextAt = 0;
@@ -81,23 +83,26 @@ export function startWorker(deps: WorkerDeps): Worker {
     decideNextAt = decided > 0 ? 0 : now + config.workerPollIntervalMs;
     return decided;
   };
-  // The jobs run side by side: one failing (a locked database, say) does not stop the others.
+  // The jobs run side by side: one failing (a locked database, say) does not stop the others. A
+  // failed job fails the tick, so the loop backs off (and reports a run of failures once).
   const tick = async () => {
     const results = await Promise.allSettled([decideIfDue(), deliveries.fill(), maintenance.runOnce()]);
-    let busy = false;
-    for (const result of results) {
-      if (result.status === "rejected") reportError(result.reason);
-      else busy ||= result.value > 0;
-    }
-    return busy;
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
+    if (failed) throw failed.reason;
+    return results.some((result) => result.status === "fulfilled" && result.value > 0);
   };
-  const loop = startLoop(tick, { pollIntervalMs: config.workerPollIntervalMs, onError: reportError });
+  const loop = startLoop(tick, {
+    pollIntervalMs: config.workerPollIntervalMs,
+    onError: (error) => log.error("worker_error", { error: errorText(error), action: "backing off until a pass succeeds" }),
+    onRecovered: (failures) => log.info("worker_recovered", { failed_passes: failures }),
+  });
   return {
     wake: () => loop.wake(),
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       await loop.stop();
       await deliveries.stop(Math.max(0, deadline - Date.now()));
+      return deliveries.inFlight() > 0;
     },
   };
 }

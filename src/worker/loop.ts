@@ -1,29 +1,52 @@
 // A polling loop with an abortable sleep: `tick` runs again at once while it finds work, else
 // after the poll interval, or as soon as `wake()` says work has arrived. A failing tick is logged
 // and the loop goes on: one bad row never stops the worker.
+//
+// While ticks fail (a full disk, say) the loop backs off: the poll interval (at least
+// MIN_BACKOFF_MS), doubling to MAX_BACKOFF_MS, and wake-ups do not cut that wait short: every
+// finished delivery wakes the loop, and on a full disk that made the worker retry (and log) about 15
+// times a second. Only the first failure of a run is reported, and its end once.
 
 export interface Loop {
-  /** Ends the current sleep early. */
+  /** Ends the current sleep early (not a backoff after a failure). */
   wake(): void;
   /** Resolves once the running tick (if any) has finished; no tick starts after this. */
   stop(): Promise<void>;
 }
 
-export function startLoop(tick: () => Promise<boolean>, options: { pollIntervalMs: number; onError: (error: unknown) => void }): Loop {
+export interface LoopOptions {
+  pollIntervalMs: number;
+  /** The first failure after a success (or at start). */
+  onError: (error: unknown) => void;
+  /** A tick succeeded after `failures` failed in a row. */
+  onRecovered?: (failures: number) => void;
+}
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5_000;
+
+/** The wait after the `failures`-th failure in a row. */
+export function backoffMs(pollIntervalMs: number, failures: number): number {
+  const first = Math.max(pollIntervalMs, MIN_BACKOFF_MS);
+  return Math.max(first, Math.min(MAX_BACKOFF_MS, first * 2 ** (failures - 1)));
+}
+
+export function startLoop(tick: () => Promise<boolean>, options: LoopOptions): Loop {
   let stopped = false;
   let wakeUp: (() => void) | null = null;
   let wakeRequested = false;
+  let failures = 0;
 
-  const sleep = () =>
+  const sleep = (ms: number, wakeable: boolean) =>
     new Promise<void>((resolve) => {
-      if (wakeRequested || stopped) return resolve();
-      const timer = setTimeout(done, options.pollIntervalMs);
+      if ((wakeable && wakeRequested) || stopped) return resolve();
+      const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         wakeUp = null;
         resolve();
       }
-      wakeUp = done;
+      wakeUp = () => (wakeable || stopped) && done();
     });
 
   const running = (async () => {
@@ -32,10 +55,13 @@ export function startLoop(tick: () => Promise<boolean>, options: { pollIntervalM
       let busy = false;
       try {
         busy = await tick();
+        if (failures > 0) options.onRecovered?.(failures);
+        failures = 0;
       } catch (error) {
-        options.onError(error);
+        if (failures++ === 0) options.onError(error);
       }
-      if (!busy) await sleep();
+      if (failures > 0) await sleep(backoffMs(options.pollIntervalMs, failures), false);
+      else if (!busy) await sleep(options.pollIntervalMs, true);
     }
   })();
 

@@ -92,7 +92,7 @@ describe("the two passes (a hand-driven pass runner)", () => {
   // An in-memory database has no WAL; a sync that answers at once stands in for one.
   const syncAtOnce: WalSync = { sync: (finished) => finished(null), release: () => {} };
 
-  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number } = {}, walSync = syncAtOnce) {
+  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number; retryAfterMs?: number; onRecovered?: () => void } = {}, walSync = syncAtOnce) {
     const sqlite = new Database(":memory:", { strict: true });
     sqlite.run("CREATE TABLE items (name TEXT)");
     cleanups.push(() => sqlite.close());
@@ -216,6 +216,38 @@ describe("the two passes (a hand-driven pass runner)", () => {
     for (const name of ["c", "d", "e"]) await committer.run(insert(sqlite, name));
     expect(count(sqlite)).toBe(5);
     expect(requested).toHaveLength(1);
+  });
+
+  test("after a failed pass a new pass is tried once the backoff is over; its success takes checkpoints back off the connection", async () => {
+    let now = 0;
+    const recovered: number[] = [];
+    const { sqlite, committer, requested, errors } = setUp({ clock: () => now, retryAfterMs: 1_000, onRecovered: () => recovered.push(now) });
+    await Promise.all([committer.run(insert(sqlite, "a")), committer.run(insert(sqlite, "b"))]);
+    requested[0]!.fail(Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }));
+    await turn();
+    expect(autocheckpoint(sqlite)).toBe(1000);
+    // Within the backoff: no pass, however much is written.
+    now = 999;
+    for (const name of ["c", "d", "e"]) await committer.run(insert(sqlite, name));
+    expect(requested).toHaveLength(1);
+    // A second failure doubles the wait and is not reported again.
+    now = 1_000;
+    await Promise.all([committer.run(insert(sqlite, "f")), committer.run(insert(sqlite, "g"))]);
+    expect(requested).toHaveLength(2);
+    requested[1]!.fail(new Error("database or disk is full"));
+    await turn();
+    now = 2_999;
+    await Promise.all([committer.run(insert(sqlite, "h")), committer.run(insert(sqlite, "i"))]);
+    expect(requested).toHaveLength(2);
+    now = 3_000;
+    await Promise.all([committer.run(insert(sqlite, "j")), committer.run(insert(sqlite, "k"))]);
+    expect(requested).toHaveLength(3);
+    requested[2]!.answer({ busy: 1, log: 10, checkpointed: 0 });
+    await turn();
+    expect(errors.map((error) => error.message)).toEqual(["database or disk is full"]);
+    expect(recovered).toEqual([3_000]);
+    expect(autocheckpoint(sqlite)).toBe(0);
+    expect(count(sqlite)).toBe(11);
   });
 
   test("drain waits for the checkpoint in flight, then hands checkpoints back to SQLite", async () => {

@@ -481,7 +481,7 @@ describe("durability: a batch is answered after its WAL sync", () => {
     await turns();
     const waitingBehind = Promise.allSettled([committer.run(insert(sqlite, "c"))]);
     const error = Object.assign(new Error("disk gone"), { code: "SQLITE_IOERR_FSYNC" });
-    expect(committer.storageFailure()).toBeNull();
+    expect(committer.writeFailure()).toBeNull();
     waiting.shift()!(error);
     expect(await failed).toEqual([
       { status: "rejected", reason: error },
@@ -492,7 +492,7 @@ describe("durability: a batch is answered after its WAL sync", () => {
     await turns();
     expect(waiting).toHaveLength(0); // nothing more was committed or synced
     expect(names(sqlite)).toEqual(["a", "b"]); // "c" and "d" never ran
-    expect(committer.storageFailure()).toBe(error);
+    expect(committer.writeFailure()).toBe(error);
     expect(failures).toEqual([error]);
   });
 

@@ -36,6 +36,10 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     databasePath: temp.path,
     logLevel: "silent",
     bootstrapVendor: VENDOR,
+    // No drain: nothing sends to a test's server once it stops, and every test would wait for it.
+    shutdownDrainMs: 0,
+    // A small reserve: the suite must not fail on a build machine with little free disk.
+    diskReserveBytes: 8 * 1024 * 1024,
     ...overrides,
   };
   // With LEAD_INGRESS_TEST_BINARY set, the same tests run against the compiled binary.
