@@ -1,0 +1,125 @@
+// The PostgreSQL schema: the same tables, columns and row types as the SQLite schema (../schema.ts,
+// which documents each column; test/db/pg/schema-parity.test.ts checks the row types agree), so
+// one domain code reads and writes both. Times are integer milliseconds since the epoch (UTC) in
+// bigint columns read as numbers; JSON is kept as text, as on SQLite (Bun SQL's driver stores a
+// jsonb value as a JSON string: drizzle-orm issues 4942, 4385).
+// SQLite's rowid keys (leads.id_key, callbacks.lead_key, phone_claims.phone_number) are ordinary
+// bigint primary keys here: PostgreSQL has no rowid, and a B-tree primary key serves the lookups.
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { CALLBACK_STATUSES, LEAD_STATUSES } from "../schema.ts";
+
+/** A time in integer ms since the epoch. */
+const millis = (name: string) => bigint(name, { mode: "number" });
+
+export const vendors = pgTable("vendors", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  signingSecret: text("signing_secret").notNull(),
+  enabled: boolean("enabled").notNull().default(true),
+  createdAt: millis("created_at").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+});
+
+export const leads = pgTable(
+  "leads",
+  {
+    idKey: bigint("id_key", { mode: "bigint" }).primaryKey(),
+    id: text("id").notNull(),
+    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    phoneE164: text("phone_e164").notNull(),
+    customerName: text("customer_name").notNull(),
+    state: text("state").notNull(),
+    city: text("city").notNull(),
+    zip: text("zip").notNull(),
+    street: text("street").notNull(),
+    certificateUrl: text("certificate_url"),
+    dmName: text("dm_name").notNull(),
+    utility: text("utility").notNull(),
+    callBackUrl: text("call_back_url"),
+    mailingStreet: text("mailing_street").notNull(),
+    mailingCity: text("mailing_city").notNull(),
+    mailingZip: text("mailing_zip").notNull(),
+    mailingState: text("mailing_state").notNull(),
+    vendorCampaignName: text("vendor_campaign_name").notNull(),
+    email: text("email").notNull(),
+    extraData: text("extra_data"),
+    rawRequest: text("raw_request").notNull(),
+    status: text("status", { enum: LEAD_STATUSES }).notNull().default("pending"),
+    createdAt: millis("created_at").notNull(),
+    decideAfter: millis("decide_after").notNull(),
+    decidedAt: millis("decided_at"),
+    rejectionReason: text("rejection_reason"),
+    operatorDecision: text("operator_decision", { enum: ["accept", "reject"] }),
+    operatorReason: text("operator_reason"),
+    lockedUntil: millis("locked_until"),
+    claimToken: text("claim_token"),
+  },
+  (t) => [index("leads_status_decide_after").on(t.status, t.decideAfter), index("leads_vendor_created").on(t.vendorId, t.createdAt)],
+);
+
+export const phoneClaims = pgTable("phone_claims", {
+  phoneNumber: bigint("phone_number", { mode: "number" }).primaryKey(),
+  leadId: text("lead_id").notNull(),
+  claimedAt: millis("claimed_at").notNull(),
+});
+
+export const suppressions = pgTable("suppressions", {
+  phoneE164: text("phone_e164").primaryKey(),
+  reason: text("reason"),
+  createdAt: millis("created_at").notNull(),
+});
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    vendorId: text("vendor_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    leadId: text("lead_id").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendorId, t.key] }), index("idempotency_created").on(t.createdAt)],
+);
+
+export const callbacks = pgTable(
+  "callbacks",
+  {
+    id: text("id").notNull(),
+    leadKey: bigint("lead_key", { mode: "bigint" }).primaryKey(),
+    leadId: text("lead_id").notNull(),
+    vendorId: text("vendor_id").notNull(),
+    url: text("url").notNull(),
+    status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
+    payload: text("payload"),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: millis("next_attempt_at"),
+    lockedUntil: millis("locked_until"),
+    claimToken: text("claim_token"),
+    lastError: text("last_error"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+    deliveredAt: millis("delivered_at"),
+  },
+  (t) => [
+    index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+  ],
+);
+
+export const callbackAttempts = pgTable(
+  "callback_attempts",
+  {
+    // bigserial: SQLite's INTEGER key is 64-bit too, and attempts accumulate over the years.
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    callbackId: text("callback_id").notNull(),
+    attemptNo: integer("attempt_no").notNull(),
+    startedAt: millis("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+    responseExcerpt: text("response_excerpt"),
+  },
+  (t) => [index("callback_attempts_callback").on(t.callbackId)],
+);
