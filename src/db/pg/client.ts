@@ -1,0 +1,44 @@
+// Opens a PostgreSQL database through Bun's built-in SQL client and drizzle's bun-sql driver.
+// Chosen over postgres.js (drizzle-orm/postgres-js) by measurement on this 2-core machine: 1.3-3x
+// the throughput (a lead's two-insert transaction 3,900-4,400/s vs 2,600-3,000/s at 50 callers,
+// pool 10), half the client CPU, no dependency, and it works inside the compiled binary. Its jsonb
+// defect (drizzle-orm issue 4942) does not apply: the schema keeps JSON as text.
+import { SQL } from "bun";
+import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
+import * as schema from "./schema.ts";
+import { applyMigrations } from "./migrate.ts";
+
+export type PgDb = BunSQLDatabase<typeof schema>;
+
+export interface PostgresHandle {
+  db: PgDb;
+  /** The raw client (its pool), for what the query builder cannot say. */
+  sql: SQL;
+  /** Closes the pool; in-flight queries finish first. */
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  /** Connections in the pool. */
+  poolSize?: number;
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+}
+
+const DEFAULT_POOL_SIZE = 10;
+
+/** Opens a pool on `url` (postgres://…) and, unless told not to, applies pending migrations. */
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresHandle> {
+  const client = new SQL({ url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+  const db = drizzle({ client, schema });
+  const close = () => client.close();
+  if (options.migrate !== false) {
+    try {
+      await applyMigrations(db);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  return { db, sql: client, close };
+}
