@@ -2,6 +2,9 @@
 // all or nothing, and exactly once when several instances start together.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { MigrationMeta } from "drizzle-orm/migrator";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openPostgres, type PostgresHandle } from "../../../src/db/pg/client.ts";
 import { applyMigrations, isMigrated, PG_MIGRATIONS } from "../../../src/db/pg/migrate.ts";
 import { callbacks, phoneClaims, vendors } from "../../../src/db/pg/schema.ts";
@@ -51,6 +54,33 @@ test("a failing migration leaves nothing applied: the tables of the ones before 
   await expect(applyMigrations(handle.db, [...PG_MIGRATIONS, broken])).rejects.toThrow(/no_such_table/);
   expect(await isMigrated(handle.db)).toBe(false);
   expect(await publicTables(handle)).toEqual([]);
+});
+
+/** Runs `drizzle-kit migrate` on the committed drizzle/pg folder against `url`. */
+async function drizzleKitMigrate(url: string): Promise<void> {
+  const root = join(import.meta.dir, "../../..");
+  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-drizzle-kit-"));
+  try {
+    const config = join(dir, "drizzle.config.json");
+    writeFileSync(config, JSON.stringify({ dialect: "postgresql", out: join(root, "drizzle/pg"), dbCredentials: { url } }));
+    const child = Bun.spawn([process.execPath, "x", "drizzle-kit", "migrate", "--config", config], { cwd: root, stdout: "pipe", stderr: "pipe" });
+    const [output, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    if (exitCode !== 0) throw new Error(`drizzle-kit migrate exited with ${exitCode}: ${output}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("drizzle-kit agrees on what is applied: after its migrate ours applies nothing, and after ours its migrate adds nothing", async () => {
+  const migratedByDrizzleKit = await cluster.createDatabase();
+  await drizzleKitMigrate(migratedByDrizzleKit);
+  expect(await applyMigrations((await open(migratedByDrizzleKit)).db)).toBe(0);
+
+  const migratedByUs = await cluster.createDatabase();
+  const handle = await open(migratedByUs);
+  await applyMigrations(handle.db);
+  await drizzleKitMigrate(migratedByUs);
+  expect(await appliedHashes(handle)).toEqual(PG_MIGRATIONS.map((migration) => migration.hash));
 });
 
 // drizzle's own migrate() fails here: it reads the applied state before its transaction and takes
