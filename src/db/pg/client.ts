@@ -27,7 +27,10 @@ export interface PostgresOptions {
 
 const DEFAULT_POOL_SIZE = 10;
 
-/** Opens a pool on `url` (postgres://…) and, unless told not to, applies pending migrations. */
+/**
+ * Opens a pool on `url` (postgres://…) and, unless told not to, applies pending migrations. A
+ * failure names the server and database (never the password): Bun SQL says only "Failed to connect".
+ */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresHandle> {
   const client = new SQL({ url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
   const db = drizzle({ client, schema });
@@ -37,8 +40,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       await applyMigrations(db);
     } catch (error) {
       await close();
-      throw error;
+      throw new Error(`could not open PostgreSQL at ${serverOf(url)}: ${(error as Error).message}`, { cause: error });
     }
   }
   return { db, sql: client, close };
+}
+
+/** host:port/database, for messages: a URL's credentials stay out of logs. */
+function serverOf(url: string): string {
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
 }

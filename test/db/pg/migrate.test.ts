@@ -109,3 +109,12 @@ test("openPostgres migrates unless told not to; 64-bit keys, ms times and boolea
   expect(await db.select({ phoneNumber: phoneClaims.phoneNumber }).from(phoneClaims)).toEqual([{ phoneNumber: 12_125_550_123 }]);
   expect(await db.select({ leadKey: callbacks.leadKey, attemptCount: callbacks.attemptCount }).from(callbacks)).toEqual([{ leadKey, attemptCount: 0 }]);
 });
+
+test("openPostgres on an unreachable server fails with an error naming the server and database but not the password", async () => {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true); // nothing listens there now
+  const opening = openPostgres(`postgres://app:s3cret@127.0.0.1:${port}/leads`);
+  await expect(opening).rejects.toThrow(`could not open PostgreSQL at 127.0.0.1:${port}/leads: Failed to connect`);
+  await expect(opening).rejects.not.toThrow(/s3cret/);
+});
