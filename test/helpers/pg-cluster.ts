@@ -52,6 +52,9 @@ function embeddedBinaries(): { bin: string; binaries: string } | undefined {
 
 /** The binaries to run, or an error that names what is missing and how to get it. */
 export function findPgBinaries(choice = Bun.env.LEAD_INGRESS_TEST_PG_BINARIES as BinariesChoice): { bin: string; binaries: string } {
+  if (choice !== undefined && choice !== "debian" && choice !== "embedded") {
+    throw new Error(`LEAD_INGRESS_TEST_PG_BINARIES=${choice}: expected "debian", "embedded" or unset`);
+  }
   const found = (choice !== "embedded" ? debianBinaries() : undefined) ?? (choice !== "debian" ? embeddedBinaries() : undefined);
   if (found) return found;
   throw new Error(
