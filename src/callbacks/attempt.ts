@@ -4,7 +4,7 @@
 import { callbackHeaders } from "./signature.ts";
 import { pinnedFetchInit } from "./pinned-fetch.ts";
 import { parseRetryAfter } from "./backoff.ts";
-import type { AttemptRecord, DueCallback } from "./queue.ts";
+import type { AttemptRecord, DueCallback } from "../store/callbacks/index.ts";
 import { resolveCallbackTarget, type Lookup } from "./ssrf.ts";
 
 export interface AttemptResult extends AttemptRecord {
