@@ -39,6 +39,9 @@ export function groupCommittedStore(db: Db, commit: GroupCommitter, tables: Tabl
 /** A SQLite connection of its own, as the drizzle database or the bun:sqlite one. */
 export type Connection = Db | Database;
 
+/** The bun:sqlite connection under either form. */
+export const sqliteOf = (connection: Connection): Database => ("$client" in connection ? connection.$client : connection);
+
 const connectionStores = new WeakMap<Database, ConnectionStore>();
 
 /**
@@ -47,7 +50,7 @@ const connectionStores = new WeakMap<Database, ConnectionStore>();
  * own, so a script reads one snapshot.
  */
 export function storeOn(connection: Connection): ConnectionStore {
-  const sqlite = "$client" in connection ? connection.$client : connection;
+  const sqlite = sqliteOf(connection);
   let store = connectionStores.get(sqlite);
   if (!store) {
     const tables = sqliteTables("$client" in connection ? connection : (drizzle({ client: sqlite, schema }) as Db));

@@ -16,3 +16,19 @@ export interface SuppressionsTable {
   /** Every entry, by number. */
   list(): Op<Suppression[]>;
 }
+
+/** A row of an import file, checked. */
+export interface StagedSuppression {
+  line: number;
+  e164: string;
+  reason: string | null;
+}
+
+/** A bulk import: all its rows are staged first, then added to the list in one write, or none are. */
+export interface SuppressionImport {
+  stage(rows: StagedSuppression[]): Op<void>;
+  /** Adds the staged numbers not yet listed (a number staged twice keeps its first reason); answers how many. */
+  copyIntoList(now: number): Op<number>;
+  /** Forgets the staged rows. */
+  drop(): Op<void>;
+}
