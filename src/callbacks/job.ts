@@ -36,10 +36,10 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
    */
   async function deliver(callback: DueCallback, token: string): Promise<void> {
     const result = await deps.attempt(callback);
-    const attemptNo = callback.attempt_count + 1;
+    const attemptNo = callback.attemptCount + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
-    const line = { callback_id: callback.id, lead_id: callback.lead_id, attempt: attemptNo };
+    const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
     deps.log.info("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
     await deps.log.flush();
     const kept = await deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, result, step, now)), BACKGROUND);

@@ -26,10 +26,10 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
 
   /** Certificate verification is a network call, so it runs before (never inside) the transaction. */
   async function certificateFor(lead: DueLead): Promise<CertificateCheck> {
-    if (!deps.verifyCertificate || !lead.certificate_url) return null;
+    if (!deps.verifyCertificate || !lead.certificateUrl) return null;
     const checks = store.read((t) => checksNow(t, lead));
     if (!checks || !certificateCheckMatters(checks)) return null;
-    return deps.verifyCertificate(lead.certificate_url);
+    return deps.verifyCertificate(lead.certificateUrl);
   }
 
   /**
@@ -53,7 +53,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
   function logFinalResult(lead: DueLead, result: FinalResult): void {
     log.info("final_result", {
       lead_id: lead.id,
-      phone: maskPhone(lead.phone_e164),
+      phone: maskPhone(lead.phoneE164),
       status: result.status,
       ...(result.status === "rejected" ? { reason: result.reason } : {}),
     });

@@ -14,7 +14,7 @@ export type ChecksNow = Omit<PostPostingChecks, "certificate">;
 export function* checksNow(t: Tables, lead: DueLead): Script<ChecksNow | null> {
   const operator = yield* op(t.leads.operatorDecisionOf(lead.id));
   if (!operator) return null;
-  const suppressedNow = yield* op(t.suppressions.isListed(lead.phone_e164));
+  const suppressedNow = yield* op(t.suppressions.isListed(lead.phoneE164));
   return { suppressedNow, operatorDecision: operator.decision ? { decision: operator.decision, reason: operator.reason } : null };
 }
 
@@ -27,8 +27,8 @@ export function* recordDecision(t: Tables, lead: DueLead, token: string, result:
   if (!(yield* op(t.leads.finish(lead.id, token, result.status, reason, now)))) return false;
   yield* op(t.callbacks.release(lead.id, payload, now));
   // An accepted lead blocks its number from its final acceptance on; a rejected one not at all.
-  if (result.status === "accepted") yield* op(t.phoneClaims.renew(lead.phone_e164, lead.id, now));
-  else yield* op(t.phoneClaims.drop(lead.phone_e164, lead.id));
+  if (result.status === "accepted") yield* op(t.phoneClaims.renew(lead.phoneE164, lead.id, now));
+  else yield* op(t.phoneClaims.drop(lead.phoneE164, lead.id));
   return true;
 }
 

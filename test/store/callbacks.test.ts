@@ -43,7 +43,7 @@ test("a held callback (lead not decided yet) is never claimed", async () => {
 test("a decided lead's callback is claimed with its payload and the vendor's signing secret", async () => {
   const leadId = await decidedLead();
   const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-  expect(due).toMatchObject({ lead_id: leadId, payload: '{"lead_id":"x"}', attempt_count: 0, signing_secret: h.vendor.signingSecret });
+  expect(due).toMatchObject({ leadId, payload: '{"lead_id":"x"}', attemptCount: 0, signingSecret: h.vendor.signingSecret });
   expect(now(t.callbacks.claimDue(decidedAt, 10, 1000, "t2"))).toEqual([]);
 });
 
@@ -91,9 +91,9 @@ describe("recordAttempt", () => {
 test("replay queues a dead or delivered callback again with a fresh schedule, and nothing else", async () => {
   const leadId = await decidedLead();
   const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-  expect(now(t.callbacks.replay(due!.lead_id, decidedAt))).toBe(false);
+  expect(now(t.callbacks.replay(due!.leadId, decidedAt))).toBe(false);
   now(t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "dead" }, decidedAt));
-  expect(now(t.callbacks.replay(due!.lead_id, decidedAt + 10))).toBe(true);
+  expect(now(t.callbacks.replay(due!.leadId, decidedAt + 10))).toBe(true);
   expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
   expect(now(t.callbacks.claimDue(decidedAt + 10, 10, 1000, "t2"))).toHaveLength(1);
 });

@@ -10,11 +10,11 @@ import type { StoredRow } from "../leads/index.ts";
 
 export interface DueCallback {
   id: string;
-  lead_id: string;
+  leadId: string;
   url: string;
   payload: string;
-  attempt_count: number;
-  signing_secret: string;
+  attemptCount: number;
+  signingSecret: string;
 }
 
 export interface AttemptRecord {
@@ -71,7 +71,7 @@ export interface CallbacksTable {
    * Records an attempt and moves the callback on. The attempt is history and is always kept; the
    * callback changes only if `token` still holds its lease (answers whether it did).
    */
-  recordAttempt(callback: Pick<DueCallback, "id" | "lead_id">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
+  recordAttempt(callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
   /** Queues a lead's dead or delivered callback again with a fresh schedule; false if it is neither. */
   replay(leadId: string, now: number): Op<boolean>;
   /** Gives back every lease `token` holds. */

@@ -20,7 +20,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   // Measured against the single UPDATE … WHERE id IN (subquery) RETURNING: about 40% cheaper for
   // the claims of a few rows the worker makes while intake is busy. (Raw SQL: kept as measured.)
   const due = sqlite.prepare<DueCallback, [number, number]>(`
-    SELECT c.id, c.lead_id, c.url, c.payload, c.attempt_count, v.signing_secret
+    SELECT c.id, c.lead_id AS leadId, c.url, c.payload, c.attempt_count AS attemptCount, v.signing_secret AS signingSecret
     FROM callbacks c LEFT JOIN vendors v ON v.id = c.vendor_id
     WHERE c.status = 'pending' AND c.next_attempt_at <= ?1 AND (c.locked_until IS NULL OR c.locked_until < ?1)
     ORDER BY c.next_attempt_at LIMIT ?2`);
@@ -87,7 +87,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       }),
     release: (leadId, payload, now) => void release.run({ payload, now, key: leadKey(leadId) }),
     // Only what was leased: a row not under its lead's key could not be leased, nor finished.
-    claimDue: (now, limit, leaseMs, token) => due.all(now, limit).filter((callback) => lease.run(now + leaseMs, token, leadKey(callback.lead_id)).changes === 1),
+    claimDue: (now, limit, leaseMs, token) => due.all(now, limit).filter((callback) => lease.run(now + leaseMs, token, leadKey(callback.leadId)).changes === 1),
     recordAttempt(callback, token, attempt, next, now) {
       insertAttempt.run({ callbackId: callback.id, ...attempt });
       return finish.run({
@@ -96,7 +96,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
         deliveredAt: next.kind === "delivered" ? now : null,
         error: attempt.error,
         now,
-        key: leadKey(callback.lead_id),
+        key: leadKey(callback.leadId),
         token,
       }).changes === 1;
     },

@@ -23,10 +23,10 @@ export interface NewLead {
 /** A lead the worker holds a lease on, to decide. */
 export interface DueLead {
   id: string;
-  vendor_id: string;
-  phone_e164: string;
-  certificate_url: string | null;
-  vendor_campaign_name: string;
+  vendorId: string;
+  phoneE164: string;
+  certificateUrl: string | null;
+  vendorCampaignName: string;
 }
 
 export type OperatorDecision = "accept" | "reject";

@@ -28,13 +28,7 @@ export function sqliteLeads(db: Db): LeadsTable {
     .update(leads)
     .set({ lockedUntil: sql`${p("lockedUntil")}`, claimToken: sql`${p("token")}` })
     .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit"))))
-    .returning({
-      id: leads.id,
-      vendor_id: leads.vendorId,
-      phone_e164: leads.phoneE164,
-      certificate_url: leads.certificateUrl,
-      vendor_campaign_name: leads.vendorCampaignName,
-    })
+    .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
     .prepare();
   const operatorDecision = db
     .select({ decision: leads.operatorDecision, reason: leads.operatorReason })
