@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gte, inArray, min, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn } from "../sqlite-rows.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../sqlite-rows.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -70,7 +70,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     hold: ({ id, leadId, vendorId, url }, now) =>
       void insert.run({
         id,
-        leadKey: leadKey(leadId),
+        leadKey: keyOfLead(leadId),
         leadId,
         vendorId,
         url,

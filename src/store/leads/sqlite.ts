@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn } from "../sqlite-rows.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../sqlite-rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;
@@ -42,10 +42,15 @@ export function sqliteLeads(db: Db): LeadsTable {
 
   return {
     insertPending(fields: LeadFields, lead: NewLead) {
+      // One spread, the rest written out (see keyOfLead for the measurement).
       insert.run({
         ...fields,
-        ...lead,
-        idKey: leadKey(lead.id),
+        idKey: keyOfLead(lead.id),
+        id: lead.id,
+        vendorId: lead.vendorId,
+        rawRequest: lead.rawRequest,
+        createdAt: lead.createdAt,
+        decideAfter: lead.decideAfter,
         status: "pending",
         decidedAt: null,
         rejectionReason: null,
