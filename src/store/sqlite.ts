@@ -14,15 +14,31 @@ import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
 
-export function sqliteTables(db: Db): Tables {
-  return {
-    leads: sqliteLeads(db),
-    callbacks: sqliteCallbacks(db),
-    phoneClaims: sqlitePhoneClaims(db),
-    vendors: sqliteVendors(db),
-    suppressions: sqliteSuppressions(db),
-    idempotencyKeys: sqliteIdempotencyKeys(db),
-  };
+/** A SQLite connection, as the drizzle database or the bun:sqlite one. */
+export type Connection = Db | Database;
+
+/** The bun:sqlite connection under either form. */
+export const sqliteOf = (connection: Connection): Database => ("$client" in connection ? connection.$client : connection);
+
+const tablesByConnection = new WeakMap<Database, Tables>();
+
+/** The tables of a connection, their statements prepared once per connection. */
+export function sqliteTables(connection: Connection): Tables {
+  const sqlite = sqliteOf(connection);
+  let tables = tablesByConnection.get(sqlite);
+  if (!tables) {
+    const db = "$client" in connection ? connection : (drizzle({ client: sqlite, schema }) as Db);
+    tables = {
+      leads: sqliteLeads(db),
+      callbacks: sqliteCallbacks(db),
+      phoneClaims: sqlitePhoneClaims(db),
+      vendors: sqliteVendors(db),
+      suppressions: sqliteSuppressions(db),
+      idempotencyKeys: sqliteIdempotencyKeys(db),
+    };
+    tablesByConnection.set(sqlite, tables);
+  }
+  return tables;
 }
 
 /**
@@ -36,24 +52,18 @@ export function groupCommittedStore(db: Db, commit: GroupCommitter, tables: Tabl
   };
 }
 
-/** A SQLite connection of its own, as the drizzle database or the bun:sqlite one. */
-export type Connection = Db | Database;
-
-/** The bun:sqlite connection under either form. */
-export const sqliteOf = (connection: Connection): Database => ("$client" in connection ? connection.$client : connection);
-
 const connectionStores = new WeakMap<Database, ConnectionStore>();
 
 /**
- * The store of a connection outside the group committer (the CLI's, a test's second connection),
- * built once per connection: writes in an immediate transaction, reads in a transaction of their
- * own, so a script reads one snapshot.
+ * The store of a connection outside the group committer (the CLI's, a test's second connection):
+ * writes in an immediate transaction, reads in a transaction of their own, so a script reads one
+ * snapshot.
  */
 export function storeOn(connection: Connection): ConnectionStore {
   const sqlite = sqliteOf(connection);
   let store = connectionStores.get(sqlite);
   if (!store) {
-    const tables = sqliteTables("$client" in connection ? connection : (drizzle({ client: sqlite, schema }) as Db));
+    const tables = sqliteTables(connection);
     store = {
       write: (script) => sqlite.transaction(() => runNow(script(tables))).immediate(),
       read: (script) => sqlite.transaction(() => runNow(script(tables)))(),
