@@ -71,7 +71,7 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
         const callbackId = callbackMessageId(id);
         if (decidedAt === null) callback.run(callbackId, key, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
         else {
-          const payload = callbackPayload({ id, phone_e164: phone, vendor_campaign_name: "bench" }, { status: "accepted" }, decidedAt);
+          const payload = callbackPayload({ id, phoneE164: phone, vendorCampaignName: "bench" }, { status: "accepted" }, decidedAt);
           callback.run(callbackId, key, id, vendor.id, url, "pending", payload, 0, decidedAt, createdAt, decidedAt);
         }
       }

@@ -10,6 +10,7 @@ import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
+import { groupCommittedStore } from "./store/sqlite.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -68,8 +69,9 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     },
   });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
-  const app = createApp({ config, database, log, metrics, commit, peerAddress });
-  const worker = config.worker ? startWorker({ config, database, commit, log, metrics, foregroundLoad }) : null;
+  const store = groupCommittedStore(database.db, commit);
+  const app = createApp({ config, database, log, metrics, commit, store, peerAddress });
+  const worker = config.worker ? startWorker({ config, store, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
 

@@ -26,11 +26,9 @@
 //   a check: a password guessed from many addresses costs each one its first guess. The real
 //   vendor, at an address without failures, is still checked in the clean lane.
 // Concurrent checks of the same credentials share one.
-import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import { prepareRead } from "../db/prepared.ts";
-import { vendors } from "../db/schema.ts";
-import { readDirectly, type ReadInSnapshot } from "../db/group-commit.ts";
+import { op } from "../db/script.ts";
+import type { Store } from "../store/index.ts";
+import type { VendorCredentials } from "../store/vendors/index.ts";
 import { parseBasicAuthorization } from "./basic.ts";
 import { createLane, type LaneLimits } from "./check-lanes.ts";
 import { createRateLimiter, type RateDecision, type RateLimits } from "./rate-limit.ts";
@@ -91,21 +89,12 @@ class BoundedSet {
 const digest = (...parts: string[]) => Bun.SHA256.hash(parts.join("\0"), "base64");
 
 export interface AuthenticatorOptions {
-  /** Runs the vendor read; the server passes its group committer's shared per-turn read. */
-  read?: ReadInSnapshot;
   cacheSize?: number;
   clock?: () => number;
   addressFailures?: RateLimits;
   nameFailures?: RateLimits;
   cleanLane?: LaneLimits;
   suspectLane?: LaneLimits;
-}
-
-interface VendorRow {
-  id: string;
-  name: string;
-  password_hash: string;
-  enabled: number;
 }
 
 /** Failed credentials: a known vendor's wrong password, or (null) a name that cannot log in. */
@@ -119,15 +108,12 @@ type Verdict = AuthenticatedVendor | null | FailedGuess;
 const NO_SUCH_VENDOR: FailedGuess = { guessedVendor: null };
 const secondsToWait = (decision: RateDecision) => (decision.ok ? 0 : decision.retryAfterSeconds);
 
-export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}): Authenticator {
-  const { read = readDirectly, cacheSize = 10_000, clock = Date.now } = options;
-  const findVendor = prepareRead<{ name: string }, VendorRow>(db.$client, db
-    .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
-    .from(vendors)
-    .where(eq(vendors.name, sql.placeholder("name"))));
+/** `store`: the service's, whose reads share the turn's snapshot. */
+export function createAuthenticator(store: Store<"now">, options: AuthenticatorOptions = {}): Authenticator {
+  const { cacheSize = 10_000, clock = Date.now } = options;
   // A turn's requests usually share a few vendors, and the turn's reads share one snapshot, so a
   // name is looked up once per turn; the memo ends with the turn, as the snapshot does.
-  const vendorsThisTurn = new Map<string, VendorRow | null>();
+  const vendorsThisTurn = new Map<string, VendorCredentials | null>();
   // And the turn's verdicts by Authorization header: within a turn, the vendor row and the caches
   // give an exact header the same verdict, so a repeat skips the parse and the hash.
   const verdictsThisTurn = new Map<string, Verdict>();
@@ -141,11 +127,11 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
       verdictsThisTurn.clear();
     });
   }
-  function vendorNamed(name: string): VendorRow | null {
+  function vendorNamed(name: string): VendorCredentials | null {
     let vendor = vendorsThisTurn.get(name);
     if (vendor === undefined) {
       rememberThisTurn();
-      vendor = read(() => findVendor.get({ name }));
+      vendor = store.read((t) => op(t.vendors.credentialsOf(name)));
       vendorsThisTurn.set(name, vendor);
     }
     return vendor;
@@ -180,10 +166,10 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
   }
 
   /** Runs argon2 in the lane this client has earned; null when it may not run now. */
-  function startCheck(key: string, password: string, vendor: VendorRow, address: string): Promise<boolean> | null {
+  function startCheck(key: string, password: string, vendor: VendorCredentials, address: string): Promise<boolean> | null {
     const suspect = failuresByAddress.isDrawn(address);
     if (suspect && failuresByName.waitSeconds(vendor.name) > 0) return null;
-    const verify = () => timedVerify(password, vendor.password_hash);
+    const verify = () => timedVerify(password, vendor.passwordHash);
     const run = (!suspect && cleanLane.tryRun(address, verify)) || suspectLane.tryRun(vendor.name, verify);
     if (!run) return null;
     const check = run.then((ok) => ((ok ? verified : refused).add(key), ok)).finally(() => checking.delete(key));
@@ -191,7 +177,7 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
     return check;
   }
 
-  async function checkSlowly(key: string, password: string, vendor: VendorRow, address: string): Promise<AuthOutcome> {
+  async function checkSlowly(key: string, password: string, vendor: VendorCredentials, address: string): Promise<AuthOutcome> {
     const check = checking.get(key) ?? startCheck(key, password, vendor, address);
     if (!check) {
       const wait = Math.max(1, failuresByAddress.waitSeconds(address), failuresByName.waitSeconds(vendor.name));
@@ -205,7 +191,7 @@ export function createAuthenticator(db: Db, options: AuthenticatorOptions = {}):
     if (!credentials) return null;
     const vendor = vendorNamed(credentials.name);
     if (!vendor?.enabled) return NO_SUCH_VENDOR;
-    const key = digest(vendor.password_hash, credentials.password);
+    const key = digest(vendor.passwordHash, credentials.password);
     if (verified.has(key)) return { id: vendor.id, name: vendor.name };
     if (refused.has(key)) return { guessedVendor: vendor.name };
     return checkSlowly(key, credentials.password, vendor, clientAddress());

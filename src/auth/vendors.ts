@@ -1,12 +1,11 @@
 // Vendors: the holders of Basic-auth credentials and callback signing secrets.
-import { eq } from "drizzle-orm";
-import { changedRows } from "../db/changes.ts";
-import type { Db } from "../db/client.ts";
-import { vendors } from "../db/schema.ts";
+import { op } from "../db/script.ts";
+import { storeOn, type Connection } from "../store/sqlite.ts";
+import type { Vendor } from "../store/vendors/index.ts";
 import { VENDOR_NAME } from "./vendor-name.ts";
 import { newSigningSecret } from "../callbacks/signature.ts";
 
-export type Vendor = typeof vendors.$inferSelect;
+export type { Vendor } from "../store/vendors/index.ts";
 
 // OWASP's argon2id baseline: slow enough to resist offline guessing. The authenticator caches
 // verified credentials so this cost is paid once per credential, not per request.
@@ -30,7 +29,7 @@ export interface NewVendor {
   password: string;
 }
 
-export async function createVendor(db: Db, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+export async function createVendor(db: Connection, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
   if (!VENDOR_NAME.test(name)) throw new VendorError(`Vendor name must be 1-64 letters, digits, '.', '_' or '-': ${JSON.stringify(name)}`);
   if (password.length < 8) throw new VendorError("Password must be at least 8 characters");
   if (findVendorByName(db, name)) throw new VendorError(`Vendor already exists: ${name}`);
@@ -44,12 +43,12 @@ export async function createVendor(db: Db, name: string, password = generatePass
     updatedAt: now,
   };
   // The name check above is for a friendly error; the UNIQUE index decides when two processes race.
-  if (changedRows(db.insert(vendors).values(vendor).onConflictDoNothing().run()) === 0) throw new VendorError(`Vendor already exists: ${name}`);
+  if (!storeOn(db).write((t) => op(t.vendors.insert(vendor)))) throw new VendorError(`Vendor already exists: ${name}`);
   return { vendor, password };
 }
 
 /** Creates the configured bootstrap vendor unless one with that name exists (then returns null). */
-export async function ensureBootstrapVendor(db: Db, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
+export async function ensureBootstrapVendor(db: Connection, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
   if (!credentials || findVendorByName(db, credentials.name)) return null;
   try {
     return (await createVendor(db, credentials.name, credentials.password)).vendor;
@@ -59,36 +58,36 @@ export async function ensureBootstrapVendor(db: Db, credentials: { name: string;
   }
 }
 
-export function findVendorByName(db: Db, name: string): Vendor | undefined {
-  return db.select().from(vendors).where(eq(vendors.name, name)).get();
+export function findVendorByName(db: Connection, name: string): Vendor | undefined {
+  return storeOn(db).read((t) => op(t.vendors.findByName(name)));
 }
 
-export function listVendors(db: Db): Vendor[] {
-  return db.select().from(vendors).orderBy(vendors.name).all();
+export function listVendors(db: Connection): Vendor[] {
+  return storeOn(db).read((t) => op(t.vendors.list()));
 }
 
-function requireVendor(db: Db, name: string): Vendor {
+function requireVendor(db: Connection, name: string): Vendor {
   const vendor = findVendorByName(db, name);
   if (!vendor) throw new VendorError(`No such vendor: ${name}`);
   return vendor;
 }
 
-export function setVendorEnabled(db: Db, name: string, enabled: boolean, now = Date.now()): Vendor {
+export function setVendorEnabled(db: Connection, name: string, enabled: boolean, now = Date.now()): Vendor {
   const vendor = requireVendor(db, name);
-  db.update(vendors).set({ enabled, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  storeOn(db).write((t) => op(t.vendors.setEnabled(vendor.id, enabled, now)));
   return { ...vendor, enabled, updatedAt: now };
 }
 
-export async function rotatePassword(db: Db, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+export async function rotatePassword(db: Connection, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
   const vendor = requireVendor(db, name);
   const passwordHash = await hashPassword(password);
-  db.update(vendors).set({ passwordHash, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  storeOn(db).write((t) => op(t.vendors.setPasswordHash(vendor.id, passwordHash, now)));
   return { vendor: { ...vendor, passwordHash, updatedAt: now }, password };
 }
 
-export function rotateSigningSecret(db: Db, name: string, now = Date.now()): Vendor {
+export function rotateSigningSecret(db: Connection, name: string, now = Date.now()): Vendor {
   const vendor = requireVendor(db, name);
   const signingSecret = newSigningSecret();
-  db.update(vendors).set({ signingSecret, updatedAt: now }).where(eq(vendors.id, vendor.id)).run();
+  storeOn(db).write((t) => op(t.vendors.setSigningSecret(vendor.id, signingSecret, now)));
   return { ...vendor, signingSecret, updatedAt: now };
 }

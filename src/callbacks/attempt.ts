@@ -4,7 +4,7 @@
 import { callbackHeaders } from "./signature.ts";
 import { pinnedFetchInit } from "./pinned-fetch.ts";
 import { parseRetryAfter } from "./backoff.ts";
-import type { AttemptRecord, DueCallback } from "./queue.ts";
+import type { AttemptRecord, DueCallback } from "../store/callbacks/index.ts";
 import { resolveCallbackTarget, type Lookup } from "./ssrf.ts";
 
 export interface AttemptResult extends AttemptRecord {
@@ -38,7 +38,7 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
   try {
     const target = await resolveCallbackTarget(new URL(callback.url), { allowPrivate: deps.allowPrivate, lookup: deps.lookup, signal });
     if (!target.ok) return result({ error: target.error });
-    const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret: callback.signing_secret });
+    const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret: callback.signingSecret });
     const pinned = pinnedFetchInit(new URL(callback.url), target, { method: "POST", headers, body: callback.payload, signal });
     const response = await fetch(pinned.url, pinned.init);
     // The status line decides the outcome (2xx within the timeout is delivered); the excerpt is

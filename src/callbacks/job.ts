@@ -1,16 +1,17 @@
 // The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
 // deliveries share one transaction.
-import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
+import { BACKGROUND } from "../db/group-commit.ts";
+import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
+import type { DueCallback } from "../store/callbacks/index.ts";
+import type { ServiceStore } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { nextStep } from "./next-step.ts";
-import type { CallbackQueue, DueCallback } from "./queue.ts";
 
 export interface DeliveryJobDeps {
-  queue: CallbackQueue;
-  commit: GroupCommitter;
+  store: ServiceStore;
   clock: () => number;
   log: Logger;
   attempt: (callback: DueCallback) => Promise<AttemptResult>;
@@ -35,13 +36,13 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
    */
   async function deliver(callback: DueCallback, token: string): Promise<void> {
     const result = await deps.attempt(callback);
-    const attemptNo = callback.attempt_count + 1;
+    const attemptNo = callback.attemptCount + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
-    const line = { callback_id: callback.id, lead_id: callback.lead_id, attempt: attemptNo };
+    const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
     deps.log.info("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
     await deps.log.flush();
-    const kept = await deps.commit.run(() => deps.queue.recordAttempt(callback, token, result, step, now), BACKGROUND);
+    const kept = await deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, result, step, now)), BACKGROUND);
     deps.onAttempt(kept ? step.kind : "lease_lost");
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
@@ -52,7 +53,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
       const free = deps.concurrency() - inFlight.size;
       if (free <= 0) return 0;
       const token = crypto.randomUUID();
-      const due = await deps.commit.run(() => deps.queue.claimDueCallbacks(deps.clock(), free, deps.leaseMs, token), BACKGROUND);
+      const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
       for (const callback of due) {
         // Keyed by id and token: a delivery whose lease expired may still be running when its
         // callback is claimed again, and each must account for itself.
@@ -77,7 +78,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
       await Promise.race([all, Bun.sleep(timeoutMs)]);
       for (const token of new Set([...inFlight.values()].map((d) => d.token))) {
         // Best effort: an unreleased lease only delays redelivery until it expires.
-        await deps.commit.run(() => deps.queue.releaseLeases(token)).catch(() => {});
+        await deps.store.write((t) => op(t.callbacks.releaseLeases(token))).catch(() => {});
       }
     },
   };

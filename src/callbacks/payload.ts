@@ -11,13 +11,13 @@ export const callbackMessageId = (leadId: string): string => `msg_${leadId.repla
 
 export interface CallbackLead {
   id: string;
-  phone_e164: string;
-  vendor_campaign_name: string;
+  phoneE164: string;
+  vendorCampaignName: string;
 }
 
 export function callbackPayload(lead: CallbackLead, result: FinalResult, decidedAt: number): string {
   const common = { lead_id: lead.id };
-  const tail = { phone_number: lead.phone_e164, vendor_campaign_name: lead.vendor_campaign_name, decided_at: new Date(decidedAt).toISOString() };
+  const tail = { phone_number: lead.phoneE164, vendor_campaign_name: lead.vendorCampaignName, decided_at: new Date(decidedAt).toISOString() };
   return JSON.stringify(
     result.status === "accepted"
       ? { ...common, success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE, ...tail }

@@ -1,14 +1,20 @@
 // An operator's decision during the hold (CONTRACT §7): recorded now, applied when the hold ends.
-import type { Database } from "bun:sqlite";
-import { leadKey } from "../db/schema.ts";
+import { op, type Script } from "../db/script.ts";
+import type { Tables } from "../store/index.ts";
+import type { LeadStatus } from "../db/schema.ts";
+import type { OperatorDecision } from "../store/leads/index.ts";
+import { storeOn, type Connection } from "../store/sqlite.ts";
 
 export class DecisionError extends Error {}
 
-export function recordOperatorDecision(sqlite: Database, leadId: string, decision: "accept" | "reject", reason: string | null): void {
-  const result = sqlite
-    .prepare(`UPDATE leads SET operator_decision = ?1, operator_reason = ?2 WHERE id_key = ?3 AND id = ?4 AND status = 'pending'`)
-    .run(decision, reason, leadKey(leadId), leadId);
-  if (result.changes === 1) return;
-  const lead = sqlite.prepare<{ status: string }, [bigint, string]>(`SELECT status FROM leads WHERE id_key = ?1 AND id = ?2`).get(leadKey(leadId), leadId);
-  throw new DecisionError(lead ? `Lead ${leadId} is already ${lead.status}; final results never change` : `No such lead: ${leadId}`);
+/** Records the decision on a pending lead; otherwise answers the lead's status (null: no such lead). */
+function* decide(t: Tables, leadId: string, decision: OperatorDecision, reason: string | null): Script<"recorded" | LeadStatus | null> {
+  if (yield* op(t.leads.recordOperatorDecision(leadId, decision, reason))) return "recorded";
+  return yield* op(t.leads.statusOf(leadId));
+}
+
+export function recordOperatorDecision(connection: Connection, leadId: string, decision: OperatorDecision, reason: string | null): void {
+  const outcome = storeOn(connection).write((t) => decide(t, leadId, decision, reason));
+  if (outcome === "recorded") return;
+  throw new DecisionError(outcome ? `Lead ${leadId} is already ${outcome}; final results never change` : `No such lead: ${leadId}`);
 }

@@ -9,11 +9,12 @@ import { apiDocs } from "../docs/index.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { intakeRoutes } from "../intake/routes.ts";
 import type { IntakeDeps } from "../intake/service.ts";
-import { createIntakeStore } from "../intake/store.ts";
 import { leadRoutes } from "../leads/lookup.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { metricsRoutes } from "../metrics/routes.ts";
+import type { ServiceStore } from "../store/index.ts";
+import { groupCommittedStore } from "../store/sqlite.ts";
 import { createClientAddress, type PeerAddress } from "./client-address.ts";
 import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
 import { createV1Guard, type V1Guard } from "./v1.ts";
@@ -25,6 +26,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The one group committer of the process (the worker writes through it too). */
   commit: GroupCommitter;
+  /** The store over `database` and `commit`; built here when not given (the server shares its own with the worker). */
+  store?: ServiceStore;
   /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
   peerAddress?: PeerAddress;
   clock?: () => number;
@@ -33,16 +36,15 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { config, database, log } = deps;
   const clock = deps.clock ?? Date.now;
-  const store = createIntakeStore(database.db, deps.commit.read);
+  const store = deps.store ?? groupCommittedStore(database.db, deps.commit);
   const guard = createV1Guard({
-    authenticator: createAuthenticator(database.db, { read: deps.commit.read, clock }),
+    authenticator: createAuthenticator(store, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     bodyLimitBytes: config.bodyLimitBytes,
     clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
   });
   const intake: IntakeDeps = {
     store,
-    commit: deps.commit,
     duplicateWindowMs: config.duplicateWindowMs,
     holdPeriodMs: config.holdPeriodMs,
     allowPrivateCallbacks: config.allowPrivateCallbacks,
@@ -59,7 +61,7 @@ export function createApp(deps: AppDeps) {
     })
     .use(apiDocs())
     .use(healthRoutes(database.sqlite, deps.commit.writeFailure))
-    .use(metricsRoutes(deps.metrics, database.sqlite, clock))
+    .use(metricsRoutes(deps.metrics, store, clock))
     .use(intakeRoutes(guard, intake, deps.metrics))
     .use(leadRoutes(guard, store));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none" });

@@ -1,13 +1,11 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
-import type { GroupCommitter } from "../db/group-commit.ts";
-import { leadKey } from "../db/schema.ts";
-import type { IntakeStore } from "./store.ts";
+import { op, type Script } from "../db/script.ts";
+import type { ServiceStore, Tables } from "../store/index.ts";
 import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
 
 export interface IntakeDeps {
-  store: IntakeStore;
-  commit: GroupCommitter;
+  store: ServiceStore;
   duplicateWindowMs: number;
   holdPeriodMs: number;
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
@@ -31,14 +29,15 @@ export type SubmitOutcome =
  * within the duplicate window. postLead's atomic claim uses the same cutoff, so a prePing "yes"
  * means an immediate postLead will not get a 422.
  */
-function isBlocked(deps: IntakeDeps, phone: string, now: number): boolean {
-  return deps.store.isSuppressed(phone) || deps.store.hasClaimSince(phone, now - deps.duplicateWindowMs);
+function* isBlocked(t: Tables, phone: string, claimCutoff: number): Script<boolean> {
+  return (yield* op(t.suppressions.isListed(phone))) || (yield* op(t.phoneClaims.isHeldSince(phone, claimCutoff)));
 }
 
 export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePingOutcome {
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
-  return isBlocked(deps, validation.value.phoneE164, deps.clock()) ? { kind: "blocked" } : { kind: "eligible" };
+  const claimCutoff = deps.clock() - deps.duplicateWindowMs;
+  return deps.store.read((t) => isBlocked(t, validation.value.phoneE164, claimCutoff)) ? { kind: "blocked" } : { kind: "eligible" };
 }
 
 export interface LeadSubmission {
@@ -58,23 +57,22 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
-  return deps.commit.run(() => persistLead(deps, submission, validation.value, requestHash));
+  return deps.store.write((t) => acceptLead(t, deps, submission, validation.value, requestHash));
 }
 
-function persistLead(deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): SubmitOutcome {
-  const { store } = deps;
+function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
   if (key !== null) {
-    const earlier = store.findIdempotencyKey(vendorId, key, now - IDEMPOTENCY_TTL_MS);
+    const earlier = yield* op(t.idempotencyKeys.find(vendorId, key, now - IDEMPOTENCY_TTL_MS));
     if (earlier) return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
   }
   const leadId = Bun.randomUUIDv7();
-  if (!store.claimPhone(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)) return key === null ? repostOrBlocked(store, vendorId, lead, now) : { kind: "blocked" };
-  const idKey = leadKey(leadId);
-  store.insertLead(newLeadRow(idKey, leadId, vendorId, lead, submission.rawBody, now, now + deps.holdPeriodMs));
-  if (lead.callBackUrl !== null) store.insertCallback(heldCallbackRow(idKey, leadId, vendorId, lead.callBackUrl, now));
-  if (key !== null) store.saveIdempotencyKey({ vendorId, key, requestHash, leadId, now });
+  if (!(yield* op(t.phoneClaims.claim(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)))) return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
+  yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
+  // The callback row waits (`held`) until the final result is decided.
+  if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
+  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now));
   return { kind: "accepted", leadId, replayed: false };
 }
 
@@ -85,47 +83,9 @@ function persistLead(deps: IntakeDeps, submission: LeadSubmission, lead: ValidLe
  * is answered whether it is pending or accepted, suppressed since or not, as a key's replay is; a
  * rejected lead no longer holds the claim, so a re-post of it became a new lead before this point.
  */
-function repostOrBlocked(store: IntakeStore, vendorId: string, lead: ValidLead, now: number): SubmitOutcome {
-  const earlier = store.claimingLeadOf(lead.phoneE164, vendorId, now - IDEMPOTENCY_TTL_MS);
-  return earlier && isSameLead(lead, earlier) ? { kind: "accepted", leadId: earlier.id, replayed: true } : { kind: "blocked" };
-}
-
-function newLeadRow(idKey: bigint, id: string, vendorId: string, lead: ValidLead, rawRequest: string, now: number, decideAfter: number) {
-  return {
-    ...lead,
-    idKey,
-    id,
-    vendorId,
-    rawRequest,
-    status: "pending" as const,
-    createdAt: now,
-    decideAfter,
-    decidedAt: null,
-    rejectionReason: null,
-    operatorDecision: null,
-    operatorReason: null,
-    lockedUntil: null,
-    claimToken: null,
-  };
-}
-
-/** The callback row waits (`held`) until the final result is decided. */
-function heldCallbackRow(key: bigint, leadId: string, vendorId: string, url: string, now: number) {
-  return {
-    id: callbackMessageId(leadId),
-    leadKey: key,
-    leadId,
-    vendorId,
-    url,
-    status: "held" as const,
-    payload: null,
-    attemptCount: 0,
-    nextAttemptAt: null,
-    lockedUntil: null,
-    claimToken: null,
-    lastError: null,
-    createdAt: now,
-    updatedAt: now,
-    deliveredAt: null,
-  };
+function* repostOrBlocked(t: Tables, vendorId: string, lead: ValidLead, now: number): Script<SubmitOutcome> {
+  // Runs only when a claim failed (inside the write), so accepting a lead never pays for it.
+  const holder = yield* op(t.phoneClaims.holderOf(lead.phoneE164));
+  const earlier = holder === null ? undefined : yield* op(t.leads.findRecent(holder, vendorId, now - IDEMPOTENCY_TTL_MS));
+  return earlier && isSameLead(lead, earlier) ? { kind: "accepted", leadId: holder!, replayed: true } : { kind: "blocked" };
 }

@@ -3,7 +3,8 @@ import { Elysia } from "elysia";
 import { leadLookupDoc } from "../docs/operations.ts";
 import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
-import type { IntakeStore } from "../intake/store.ts";
+import { op } from "../db/script.ts";
+import type { Store } from "../store/index.ts";
 // The lookup says exactly what the callback said.
 import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 
@@ -11,8 +12,8 @@ export const LEAD_PENDING = "Lead is pending; the final result is not decided ye
 export const LEAD_NOT_FOUND = "Lead not found";
 
 /** Another vendor's lead answers exactly like a missing one: ids reveal nothing. */
-export function leadStatusReply(store: IntakeStore, vendorId: string, leadId: string): Reply {
-  const lead = store.findLead(leadId, vendorId);
+export function leadStatusReply(store: Store<"now">, vendorId: string, leadId: string): Reply {
+  const lead = store.read((t) => op(t.leads.stateFor(leadId, vendorId)));
   if (!lead) return failure("success_bit", 404, [LEAD_NOT_FOUND]);
   const extra = { lead_id: lead.id, status: lead.status };
   switch (lead.status) {
@@ -27,7 +28,7 @@ export function leadStatusReply(store: IntakeStore, vendorId: string, leadId: st
   }
 }
 
-export function leadRoutes(guard: V1Guard, store: IntakeStore) {
+export function leadRoutes(guard: V1Guard, store: Store<"now">) {
   return new Elysia({ name: "leads" }).get(
     "/v1/leads/:lead_id",
     ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),

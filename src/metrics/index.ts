@@ -1,7 +1,8 @@
 // The service's metrics (CONTRACT §9): requests by route and status, leads by outcome, callback
 // attempts by result, and the callback queue's depth and oldest due item, read at scrape time.
-import type { Database } from "bun:sqlite";
-import type { CallbackQueue } from "../callbacks/queue.ts";
+import { op, type Script } from "../db/script.ts";
+import type { QueueDepth } from "../store/callbacks/index.ts";
+import type { Store, Tables } from "../store/index.ts";
 import { Counter, renderGauge } from "./registry.ts";
 
 export function createMetrics() {
@@ -25,15 +26,12 @@ export function routeLabel(path: string): string {
   return "other";
 }
 
-export interface ScrapeReadings {
-  sqlite: Database;
-  queue: Pick<CallbackQueue, "depth">;
-  now: number;
+function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingLeads: number }> {
+  return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()) };
 }
 
-export function renderMetrics(metrics: Metrics, { sqlite, queue: callbacks, now }: ScrapeReadings): string {
-  const queue = callbacks.depth(now);
-  const pendingLeads = sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM leads WHERE status = 'pending'`).get()!;
+export function renderMetrics(metrics: Metrics, store: Store<"now">, now: number): string {
+  const { queue, pendingLeads } = store.read((t) => readings(t, now));
   return [
     ...Object.values(metrics).map((counter) => counter.render()),
     renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks not yet delivered or dead (due now or waiting to retry).", value: queue.pending }),
@@ -43,6 +41,6 @@ export function renderMetrics(metrics: Metrics, { sqlite, queue: callbacks, now 
       help: "Time since the final result of the oldest undelivered callback (0 when none).",
       value: queue.oldestDecidedAt === null ? 0 : Math.max(0, (now - queue.oldestDecidedAt) / 1000),
     }),
-    renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads.n }),
+    renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads }),
   ].join("\n\n") + "\n";
 }

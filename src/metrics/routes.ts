@@ -1,15 +1,13 @@
 // GET /metrics for Prometheus. Counts only, no personal data, so no authentication (like /healthz);
 // keep it off the public interface with the listen address or a reverse proxy.
-import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
-import { createCallbackQueue } from "../callbacks/queue.ts";
+import type { Store } from "../store/index.ts";
 import { renderMetrics, type Metrics } from "./index.ts";
 
-export function metricsRoutes(metrics: Metrics, sqlite: Database, clock: () => number) {
-  const queue = createCallbackQueue(sqlite);
+export function metricsRoutes(metrics: Metrics, store: Store<"now">, clock: () => number) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
-    () => new Response(renderMetrics(metrics, { sqlite, queue, now: clock() }), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+    () => new Response(renderMetrics(metrics, store, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
     { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
   );
 }

@@ -1,10 +1,9 @@
 // The suppression (do-not-contact) list: operator-managed, keyed by the E.164 number so every
 // spelling of a number is one entry.
-import { eq } from "drizzle-orm";
-import { changedRows } from "../db/changes.ts";
-import type { Db } from "../db/client.ts";
-import { suppressions } from "../db/schema.ts";
+import { op } from "../db/script.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
+import type { Suppression } from "../store/suppressions/index.ts";
+import { storeOn, type Connection } from "../store/sqlite.ts";
 
 export class SuppressionError extends Error {}
 
@@ -21,16 +20,17 @@ export function normalisePhone(phone: string): string {
 }
 
 /** Adds a number; true when it was not listed before. */
-export function addSuppression(db: Db, phone: string, reason: string | null = null, now = Date.now()): boolean {
+export function addSuppression(db: Connection, phone: string, reason: string | null = null, now = Date.now()): boolean {
   const row = { phoneE164: normalisePhone(phone), reason, createdAt: now };
-  return changedRows(db.insert(suppressions).values(row).onConflictDoNothing().run()) === 1;
+  return storeOn(db).write((t) => op(t.suppressions.add(row)));
 }
 
 /** Removes a number; true when it was listed. */
-export function removeSuppression(db: Db, phone: string): boolean {
-  return changedRows(db.delete(suppressions).where(eq(suppressions.phoneE164, normalisePhone(phone))).run()) === 1;
+export function removeSuppression(db: Connection, phone: string): boolean {
+  const phoneE164 = normalisePhone(phone);
+  return storeOn(db).write((t) => op(t.suppressions.remove(phoneE164)));
 }
 
-export function listSuppressions(db: Db) {
-  return db.select().from(suppressions).orderBy(suppressions.phoneE164).all();
+export function listSuppressions(db: Connection): Suppression[] {
+  return storeOn(db).read((t) => op(t.suppressions.list()));
 }

@@ -2,23 +2,19 @@
 // housekeeping.
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
-import { createCallbackQueue } from "../callbacks/queue.ts";
 import type { Config } from "../config/index.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import { createIntakeStore } from "../intake/store.ts";
 import { createMaintenanceJob } from "./maintenance.ts";
-import type { GroupCommitter } from "../db/group-commit.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
-import { createFinalResultStore } from "../final-results/store.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { ServiceStore } from "../store/index.ts";
 import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
   config: Config;
-  database: DatabaseHandle;
-  commit: GroupCommitter;
+  /** The service's store, whose writes go through the process's one group committer. */
+  store: ServiceStore;
   log: Logger;
   metrics: Metrics;
   /** HTTP requests in flight now (the foreground the worker yields to). */
@@ -47,8 +43,7 @@ export function startWorker(deps: WorkerDeps): Worker {
   const { config, log } = deps;
   const clock = deps.clock ?? Date.now;
   const decisions = createFinalResultJob({
-    store: createFinalResultStore(deps.database.sqlite),
-    commit: deps.commit,
+    store: deps.store,
     clock,
     log,
     verifyCertificate: config.verifyCertificates
@@ -59,8 +54,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({
-    queue: createCallbackQueue(deps.database.sqlite),
-    commit: deps.commit,
+    store: deps.store,
     clock,
     log,
     attempt: (callback) => attemptDelivery(callback, { allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.callbackTimeoutMs, clock }),
@@ -72,7 +66,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     onSettled: () => loop.wake(),
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
   });
-  const maintenance = createMaintenanceJob({ commit: deps.commit, store: createIntakeStore(deps.database.db), clock });
+  const maintenance = createMaintenanceJob({ store: deps.store, clock });
   // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at
   // once again while it keeps finding due leads), not on every such wake-up: the claim is a write.
   let decideNextAt = 0;

@@ -1,20 +1,21 @@
 // Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
 // then deleted in small chunks so no transaction holds the write lock for long.
-import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
+import { BACKGROUND } from "../db/group-commit.ts";
+import { op } from "../db/script.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
-import type { IntakeStore } from "../intake/store.ts";
+import type { ServiceStore } from "../store/index.ts";
 
 const CHUNK = 5_000;
 const EVERY_MS = 60_000;
 
-export function createMaintenanceJob(deps: { commit: GroupCommitter; store: Pick<IntakeStore, "purgeIdempotencyKeys">; clock: () => number }) {
+export function createMaintenanceJob(deps: { store: ServiceStore; clock: () => number }) {
   let lastFinished = -Infinity;
   return {
     /** Deletes one chunk of expired keys when due; a full chunk means more remain (so: busy). */
     async runOnce(): Promise<number> {
       const now = deps.clock();
       if (now - lastFinished < EVERY_MS) return 0;
-      const deleted = await deps.commit.run(() => deps.store.purgeIdempotencyKeys(now - IDEMPOTENCY_TTL_MS, CHUNK), BACKGROUND);
+      const deleted = await deps.store.write((t) => op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK)), BACKGROUND);
       if (deleted < CHUNK) lastFinished = now;
       return deleted;
     },

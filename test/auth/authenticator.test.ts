@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { createAuthenticator, type Authenticator } from "../../src/auth/authenticator.ts";
 import { createVendor, findVendorByName, rotatePassword, setVendorEnabled } from "../../src/auth/vendors.ts";
+import { storeOn } from "../../src/store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 
 const basic = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
@@ -11,7 +12,7 @@ let auth: Authenticator;
 
 beforeAll(async () => {
   handle = openDatabase(":memory:");
-  auth = createAuthenticator(handle.db);
+  auth = createAuthenticator(storeOn(handle.db));
   await createVendor(handle.db, "acme", "acme-password-1");
   await createVendor(handle.db, "globex", "globex-password-1");
 });
@@ -77,7 +78,7 @@ describe("authenticate", () => {
 
 test("the requests of one turn read their vendor once; the next turn reads it again", async () => {
   let reads = 0;
-  const counting = createAuthenticator(handle.db, { read: (read) => (reads++, read()) });
+  const counting = createAuthenticator({ ...storeOn(handle.db), read: (script) => (reads++, storeOn(handle.db).read(script)) });
   const header = basic("acme", "acme-password-1");
   await counting.authenticate(header);
   await nextTurn();
@@ -90,7 +91,7 @@ test("the requests of one turn read their vendor once; the next turn reads it ag
 });
 
 test("a header answered once in a turn is answered again without parsing or hashing; the next turn checks it again", async () => {
-  const memo = createAuthenticator(handle.db);
+  const memo = createAuthenticator(storeOn(handle.db));
   const header = basic("acme", "acme-password-1");
   await memo.authenticate(header);
   await nextTurn();
@@ -162,7 +163,7 @@ describe("vendor changes", () => {
 });
 
 test("concurrent first requests with the same credentials share one check", async () => {
-  const fresh = createAuthenticator(handle.db);
+  const fresh = createAuthenticator(storeOn(handle.db));
   const verify = spyOn(Bun.password, "verify");
   try {
     const results = await Promise.all(Array.from({ length: 8 }, () => vendorOf(basic("acme", "acme-password-1"), fresh)));
@@ -193,7 +194,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
   test("an unknown or disabled name costs no argon2 check; it is answered after a timer, not at once", async () => {
     await createVendor(handle.db, "stark", "stark-password");
     setVendorEnabled(handle.db, "stark", false);
-    const fresh = createAuthenticator(handle.db);
+    const fresh = createAuthenticator(storeOn(handle.db));
     const verify = spyOn(Bun.password, "verify");
     try {
       for (const header of [basic("nobody", "guess-1"), basic("stark", "stark-password")]) {
@@ -209,7 +210,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("failures past an address's budget get 429 with Retry-After; other addresses are not affected; the budget refills", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(handle.db, { clock: clock.now, addressFailures: { burst: 3, perSecond: 1 / 10 } });
+    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, addressFailures: { burst: 3, perSecond: 1 / 10 } });
     const attacker = from("203.0.113.1");
     for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("nobody", `guess-${i}`), attacker)).toBeNull();
     expect(await fresh.authenticate(basic("nobody", "guess-3"), attacker)).toEqual(throttled(10));
@@ -221,7 +222,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("credentials this process verified are never throttled, and new valid ones from an address over its budget are still checked", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(handle.db, { clock: clock.now, addressFailures: { burst: 2, perSecond: 1 / 60 } });
+    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, addressFailures: { burst: 2, perSecond: 1 / 60 } });
     const shared = from("192.0.2.10"); // a load balancer's address, shared by an attacker and two vendors
     expect(await vendorOf(basic("acme", "acme-password-1"), fresh)).toMatchObject({ name: "acme" });
     for (let i = 0; i < 5; i++) await fresh.authenticate(basic("nobody", `guess-${i}`), shared);
@@ -231,7 +232,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
   });
 
   test("a flood of wrong passwords waits in the suspect lane, one check at a time and two places per name; valid credentials from another address are checked apart", async () => {
-    const fresh = createAuthenticator(handle.db);
+    const fresh = createAuthenticator(storeOn(handle.db));
     const attacker = from("203.0.113.1");
     expect(await fresh.authenticate(basic("nobody", "guess-0"), attacker)).toBeNull(); // now the address has failed lately
     const held = holdGuesses();
@@ -254,7 +255,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("a vendor name under attack: the attackers' addresses get 429 without a check, the real vendor from an address without failures gets in", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(handle.db, { clock: clock.now, nameFailures: { burst: 3, perSecond: 1 / 60 } });
+    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, nameFailures: { burst: 3, perSecond: 1 / 60 } });
     const attacker = from("203.0.113.1");
     for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("acme", `wrong-${i}`), attacker)).toBeNull();
     const verify = spyOn(Bun.password, "verify");

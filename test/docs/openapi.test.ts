@@ -102,7 +102,7 @@ test("postLead describes the callback: both bodies as sent, and the Standard Web
   const headers = callback.parameters.filter((p: any) => p.in === "header" && p.required).map((p: any) => p.name);
   expect(headers).toEqual(expect.arrayContaining(["webhook-id", "webhook-timestamp", "webhook-signature"]));
 
-  const lead = { id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69", phone_e164: "+12125550123", vendor_campaign_name: "spring-2026" };
+  const lead = { id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69", phoneE164: "+12125550123", vendorCampaignName: "spring-2026" };
   const sent = {
     accepted: JSON.parse(callbackPayload(lead, { status: "accepted" }, 0)),
     rejected: JSON.parse(callbackPayload(lead, { status: "rejected", reason: "Rejected by operator." }, 0)),

@@ -2,8 +2,8 @@
 // vendor receiver, both on 127.0.0.1 ephemeral ports (CONTRACT §7, §8).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { createCallbackQueue } from "../../src/callbacks/queue.ts";
 import { recordOperatorDecision } from "../../src/final-results/operator.ts";
+import { replayCallback } from "../../src/operations/callbacks.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
@@ -135,7 +135,7 @@ describe("delivery and retries", () => {
     expect(callback).toMatchObject({ last_error: "HTTP 500", attempt_count: SCHEDULE.length + 1 });
 
     receiver.resetBehaviour(path);
-    expect(createCallbackQueue(server.db.sqlite).replay(leadId, Date.now())).toBe(true);
+    expect(replayCallback(server.db.sqlite, leadId, Date.now()).kind).toBe("replayed");
     await waitUntil(callbackStatus(leadId, "delivered"));
     expect(receiver.received(path).at(-1)!.headers["webhook-id"]).toBe(callback.id);
   });

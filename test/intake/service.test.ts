@@ -8,7 +8,8 @@ import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { leadKey, vendors } from "../../src/db/schema.ts";
 import { IDEMPOTENCY_TTL_MS, prePing, submitLead, type IntakeDeps, type LeadSubmission } from "../../src/intake/service.ts";
-import { createIntakeStore, type IntakeStore } from "../../src/intake/store.ts";
+import type { Tables } from "../../src/store/index.ts";
+import { groupCommittedStore, sqliteTables } from "../../src/store/sqlite.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
 
@@ -24,8 +25,7 @@ const advance = (ms: number) => void (now += ms);
 
 function deps(overrides: Partial<IntakeDeps> = {}): IntakeDeps {
   return {
-    store: createIntakeStore(handle.db),
-    commit: createGroupCommitter(handle.sqlite),
+    store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)),
     duplicateWindowMs: WINDOW,
     holdPeriodMs: HOLD,
     allowPrivateCallbacks: false,
@@ -181,14 +181,17 @@ describe("submitLead: acceptance", () => {
   });
 
   test("the lead row and the callback row are written in one transaction", async () => {
-    const real = createIntakeStore(handle.db);
-    const failingStore: IntakeStore = {
+    const real = sqliteTables(handle.db);
+    const failing: Tables = {
       ...real,
-      insertCallback: () => {
-        throw new Error("disk full");
+      callbacks: {
+        ...real.callbacks,
+        hold: () => {
+          throw new Error("disk full");
+        },
       },
     };
-    const d = deps({ store: failingStore });
+    const d = deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) });
     await expect(submitLead(d, submission(validLead(), { key: "k1" }))).rejects.toThrow("disk full");
     expect([count("leads"), count("callbacks"), count("phone_claims"), count("idempotency_keys")]).toEqual([0, 0, 0, 0]);
     // Nothing half-written blocks the number.
@@ -196,14 +199,17 @@ describe("submitLead: acceptance", () => {
   });
 
   test("a failed lead insert leaves no claim behind", async () => {
-    const real = createIntakeStore(handle.db);
-    const failingStore: IntakeStore = {
+    const real = sqliteTables(handle.db);
+    const failing: Tables = {
       ...real,
-      insertLead: () => {
-        throw new Error("constraint failed");
+      leads: {
+        ...real.leads,
+        insertPending: () => {
+          throw new Error("constraint failed");
+        },
       },
     };
-    await expect(submitLead(deps({ store: failingStore }), submission(validLead()))).rejects.toThrow("constraint failed");
+    await expect(submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(validLead()))).rejects.toThrow("constraint failed");
     expect(count("phone_claims")).toBe(0);
     expect(prePing(deps(), { phone_number: "2125551234" })).toEqual({ kind: "eligible" });
   });
@@ -285,7 +291,7 @@ describe("submitLead: eligibility", () => {
     const first = openDatabase(join(directory, "leads.db"));
     const second = openDatabase(join(directory, "leads.db"));
     try {
-      const on = (h: DatabaseHandle): IntakeDeps => ({ ...deps(), store: createIntakeStore(h.db), commit: createGroupCommitter(h.sqlite) });
+      const on = (h: DatabaseHandle): IntakeDeps => ({ ...deps(), store: groupCommittedStore(h.db, createGroupCommitter(h.sqlite)) });
       addVendor("vendor-a", first);
       const [a, b] = [on(first), on(second)];
       const outcomes = await Promise.all([a, b, a, b].map((d, i) => submitLead(d, submission(validLead({ customer_name: `Caller ${i}` })))));

@@ -4,11 +4,9 @@
 // sink that records what was flushed and a committer that records each transaction's effect.
 import { beforeEach, expect, test } from "bun:test";
 import { createDeliveryJob } from "../../src/callbacks/job.ts";
-import { createCallbackQueue } from "../../src/callbacks/queue.ts";
-import type { GroupCommitter } from "../../src/db/group-commit.ts";
 import { createFinalResultJob } from "../../src/final-results/job.ts";
-import { createFinalResultStore } from "../../src/final-results/store.ts";
 import { createLogger, type Logger } from "../../src/log/index.ts";
+import type { ServiceStore } from "../../src/store/index.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { intakeHarness, type IntakeHarness } from "../helpers/intake.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
@@ -48,13 +46,13 @@ function recordingLog(): Logger {
 }
 
 /** The state each write leaves, recorded as its transaction commits. */
-function recordingCommit(): GroupCommitter {
-  const real = h.deps.commit;
+function recordingStore(): ServiceStore {
+  const real = h.deps.store;
   return {
     ...real,
-    run: (write, options) =>
-      real.run(() => {
-        const value = write();
+    write: (script, options) =>
+      real.write(function* (tables) {
+        const value = yield* script(tables);
         events.push(`commit: ${state()}`);
         return value;
       }, options),
@@ -63,8 +61,7 @@ function recordingCommit(): GroupCommitter {
 
 function decisionJob(log: Logger) {
   return createFinalResultJob({
-    store: createFinalResultStore(h.database.sqlite),
-    commit: recordingCommit(),
+    store: recordingStore(),
     clock: () => h.now.value,
     log,
     verifyCertificate: null,
@@ -112,8 +109,7 @@ test("callback_attempt is on stdout before the attempt is committed", async () =
   let settled!: () => void;
   const done = new Promise<void>((resolve) => (settled = resolve));
   const job = createDeliveryJob({
-    queue: createCallbackQueue(h.database.sqlite),
-    commit: recordingCommit(),
+    store: recordingStore(),
     clock: () => h.now.value,
     log,
     attempt: async () => ({ startedAt: h.now.value, durationMs: 5, statusCode: 200, error: null, responseExcerpt: "ok", retryAfterMs: null }),

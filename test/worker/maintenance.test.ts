@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/intake/service.ts";
-import { createIntakeStore } from "../../src/intake/store.ts";
+import { groupCommittedStore } from "../../src/store/sqlite.ts";
 import { createMaintenanceJob } from "../../src/worker/maintenance.ts";
 
 test("idempotency keys older than 24 h are deleted, in chunks, at most once a minute; newer ones stay", async () => {
@@ -12,7 +12,7 @@ test("idempotency keys older than 24 h are deleted, in chunks, at most once a mi
   for (let i = 0; i < 6_000; i++) insert.run(`old-${i}`, now - IDEMPOTENCY_TTL_MS - 1);
   insert.run("fresh", now);
   let clock = now;
-  const job = createMaintenanceJob({ commit: createGroupCommitter(handle.sqlite), store: createIntakeStore(handle.db), clock: () => clock });
+  const job = createMaintenanceJob({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)), clock: () => clock });
   const count = () => (handle.sqlite.query("SELECT count(*) AS n FROM idempotency_keys").get() as { n: number }).n;
 
   expect(await job.runOnce()).toBe(5_000); // a full chunk: more remain

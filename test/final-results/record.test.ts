@@ -1,35 +1,28 @@
-// Claiming due leads and recording decisions, on a real (in-memory) database.
+// Recording a decision as one script over the leads, callbacks and phone claims, on a real
+// (in-memory) database: only the holder of the lead's lease writes, and the three change together.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { createFinalResultStore, type FinalResultStore } from "../../src/final-results/store.ts";
+import { runNow } from "../../src/db/script.ts";
+import type { FinalResult } from "../../src/final-results/decide.ts";
+import { checksNow, recordDecision } from "../../src/final-results/record.ts";
 import { prePing } from "../../src/intake/service.ts";
+import type { Tables } from "../../src/store/index.ts";
+import type { DueLead } from "../../src/store/leads/index.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { intakeHarness, type IntakeHarness } from "../helpers/intake.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { now, tablesOf } from "../helpers/tables.ts";
 
 let h: IntakeHarness;
-let store: FinalResultStore;
+let t: Tables;
 const HOLD = 60_000;
 const row = (table: string, where: string, id: string) => h.database.sqlite.query(`SELECT * FROM ${table} WHERE ${where} = ?`).get(id) as Record<string, any> | null;
+const claim = (at: number, token: string) => now(t.leads.claimDue(at, 10, 1000, token));
+const record = (lead: DueLead, token: string, result: FinalResult, at: number, payload: string) =>
+  h.database.sqlite.transaction(() => runNow(recordDecision(t, lead, token, result, at, payload)))();
 
 beforeEach(async () => {
   h = await intakeHarness({ holdPeriodMs: HOLD });
-  store = createFinalResultStore(h.database.sqlite);
-});
-
-describe("claimDueLeads", () => {
-  test("claims only pending leads whose hold is over", async () => {
-    const id = await h.accept(validLead());
-    expect(store.claimDueLeads(h.now.value + HOLD - 1, 10, 1000, "t1")).toEqual([]);
-    expect(store.claimDueLeads(h.now.value + HOLD, 10, 1000, "t1").map((l) => l.id)).toEqual([id]);
-  });
-
-  test("a claimed lead is not claimed again until its lease expires", async () => {
-    await h.accept(validLead());
-    const at = h.now.value + HOLD;
-    expect(store.claimDueLeads(at, 10, 1000, "t1")).toHaveLength(1);
-    expect(store.claimDueLeads(at + 999, 10, 1000, "t2")).toHaveLength(0);
-    expect(store.claimDueLeads(at + 1001, 10, 1000, "t2")).toHaveLength(1);
-  });
+  t = tablesOf(h.database.db);
 });
 
 describe("recordDecision", () => {
@@ -37,8 +30,8 @@ describe("recordDecision", () => {
     const phone = uniquePhone();
     const id = await h.accept(validLead({ phone_number: phone }));
     const at = h.now.value + HOLD;
-    const [lead] = store.claimDueLeads(at, 10, 1000, "t1");
-    expect(h.database.sqlite.transaction(() => store.recordDecision(lead!, "t1", { status: "accepted" }, at, '{"x":1}'))()).toBe(true);
+    const [lead] = claim(at, "t1");
+    expect(record(lead!, "t1", { status: "accepted" }, at, '{"x":1}')).toBe(true);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted", decided_at: at, rejection_reason: null, claim_token: null });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "pending", payload: '{"x":1}', next_attempt_at: at });
     expect(row("phone_claims", "lead_id", id)).toMatchObject({ claimed_at: at });
@@ -48,31 +41,34 @@ describe("recordDecision", () => {
     const phone = uniquePhone();
     const id = await h.accept(validLead({ phone_number: phone }));
     const at = h.now.value + HOLD;
-    const [lead] = store.claimDueLeads(at, 10, 1000, "t1");
-    store.recordDecision(lead!, "t1", { status: "rejected", reason: "nope" }, at, "{}");
+    const [lead] = claim(at, "t1");
+    record(lead!, "t1", { status: "rejected", reason: "nope" }, at, "{}");
     expect(row("leads", "id", id)).toMatchObject({ status: "rejected", rejection_reason: "nope" });
     expect(row("phone_claims", "lead_id", id)).toBeNull();
     h.now.value = at;
     expect(prePing(h.deps, { phone_number: phone })).toEqual({ kind: "eligible" });
   });
 
-  test("a worker whose lease expired cannot overwrite the newer claim's decision", async () => {
+  test("a worker whose lease expired cannot overwrite the newer claim's decision, nor release the callback", async () => {
     const id = await h.accept(validLead());
     const at = h.now.value + HOLD;
-    const [stale] = store.claimDueLeads(at, 10, 1000, "old");
-    const [fresh] = store.claimDueLeads(at + 2000, 10, 1000, "new");
-    expect(store.recordDecision(stale!, "old", { status: "rejected", reason: "stale" }, at, "{}")).toBe(false);
+    const [stale] = claim(at, "old");
+    const [fresh] = claim(at + 2000, "new");
+    expect(record(stale!, "old", { status: "rejected", reason: "stale" }, at, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "pending" });
-    expect(store.recordDecision(fresh!, "new", { status: "accepted" }, at + 2000, "{}")).toBe(true);
-    expect(store.recordDecision(fresh!, "new", { status: "rejected", reason: "twice" }, at + 2001, "{}")).toBe(false);
+    expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "held" });
+    expect(row("phone_claims", "lead_id", id)).not.toBeNull();
+    expect(record(fresh!, "new", { status: "accepted" }, at + 2000, "{}")).toBe(true);
+    expect(record(fresh!, "new", { status: "rejected", reason: "twice" }, at + 2001, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted" });
   });
 });
 
 test("checksNow sees a suppression added during the hold", async () => {
   const phone = uniquePhone();
-  const id = await h.accept(validLead({ phone_number: phone }));
-  expect(store.checksNow(id)).toMatchObject({ suppressed: 0 });
+  await h.accept(validLead({ phone_number: phone }));
+  const [lead] = claim(h.now.value + HOLD, "t1");
+  expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: false, operatorDecision: null });
   addSuppression(h.database.db, phone);
-  expect(store.checksNow(id)).toMatchObject({ suppressed: 1 });
+  expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: true, operatorDecision: null });
 });

@@ -1,0 +1,31 @@
+import { and, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { prepareWrite } from "../../db/prepared.ts";
+import { idempotencyKeys } from "../../db/schema.ts";
+import type { IdempotencyKey, IdempotencyKeysTable } from "./index.ts";
+
+const p = sql.placeholder;
+
+export function sqliteIdempotencyKeys(db: Db): IdempotencyKeysTable {
+  const lookup = db
+    .select({ requestHash: idempotencyKeys.requestHash, leadId: idempotencyKeys.leadId })
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.vendorId, p("vendorId")), eq(idempotencyKeys.key, p("key")), gt(idempotencyKeys.createdAt, p("cutoff"))))
+    .prepare();
+  const save = prepareWrite<IdempotencyKey & { now: number }>(db.$client, db
+    .insert(idempotencyKeys)
+    .values({ vendorId: p("vendorId"), key: p("key"), requestHash: p("requestHash"), leadId: p("leadId"), createdAt: p("now") })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.vendorId, idempotencyKeys.key],
+      set: { requestHash: sql`excluded.request_hash`, leadId: sql`excluded.lead_id`, createdAt: sql`excluded.created_at` },
+    }));
+  const purge = prepareWrite<{ cutoff: number; limit: number }>(db.$client, db
+    .delete(idempotencyKeys)
+    .where(sql`rowid IN (SELECT rowid FROM ${idempotencyKeys} WHERE ${idempotencyKeys.createdAt} < ${p("cutoff")} LIMIT ${p("limit")})`));
+
+  return {
+    find: (vendorId, key, cutoff) => lookup.get({ vendorId, key, cutoff }),
+    save: ({ vendorId, key, requestHash, leadId }, now) => void save.run({ vendorId, key, requestHash, leadId, now }),
+    purge: (cutoff, limit) => purge.run({ cutoff, limit }).changes,
+  };
+}

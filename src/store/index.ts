@@ -1,0 +1,42 @@
+// The store: one home per table (the only module that reads and writes it), and the scripts that
+// span tables, run as one transaction. Domain modules write a script once, as a generator over the
+// tables' operations (db/script.ts), and hand it to `write` or `read`; the backend runs it.
+import type { Script } from "../db/script.ts";
+import type { CallbacksTable } from "./callbacks/index.ts";
+import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
+import type { LeadsTable } from "./leads/index.ts";
+import type { PhoneClaimsTable } from "./phone-claims/index.ts";
+import type { SuppressionsTable } from "./suppressions/index.ts";
+import type { VendorsTable } from "./vendors/index.ts";
+
+export interface Tables {
+  leads: LeadsTable;
+  callbacks: CallbacksTable;
+  phoneClaims: PhoneClaimsTable;
+  vendors: VendorsTable;
+  suppressions: SuppressionsTable;
+  idempotencyKeys: IdempotencyKeysTable;
+}
+
+/** A transaction script over the tables: `(t) => acceptLead(t, …)`, or `(t) => op(t.leads.statusOf(id))`. */
+export type TableScript<T> = (tables: Tables) => Script<T>;
+
+/** How a store answers: at once (SQLite's reads, a connection's writes) or with a promise. */
+export type Answering = "now" | "promise";
+export type Answer<How extends Answering, T> = How extends "now" ? T : Promise<T>;
+
+/**
+ * Runs scripts as transactions. `write` runs one as a write transaction (on the service, inside
+ * the group commit's batch, so it may run twice: it must touch nothing but the tables); `read`
+ * runs one in a read snapshot. SQLite answers reads at once, so the hot path (authentication,
+ * prePing, lookups) stays synchronous there; a PostgreSQL store answers with promises.
+ */
+export interface Store<Reads extends Answering = Answering, Writes extends Answering = Answering> {
+  write<T>(script: TableScript<T>, options?: { background?: boolean }): Answer<Writes, T>;
+  read<T>(script: TableScript<T>): Answer<Reads, T>;
+}
+
+/** The service's store on SQLite: synchronous reads, writes answered when their batch is on disk. */
+export type ServiceStore = Store<"now", "promise">;
+/** A store on a connection of its own (the operator's CLI, tests): every answer at once. */
+export type ConnectionStore = Store<"now", "now">;

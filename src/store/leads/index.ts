@@ -1,0 +1,94 @@
+// Leads: stored when accepted (pending), claimed by the worker when their hold ends (a lease,
+// fenced by its token), and finished once as accepted or rejected. An operator's decision during
+// the hold is recorded on the lead and applied when it is decided.
+import type { Op } from "../../db/script.ts";
+import type { CallbackStatus, LeadStatus, leads } from "../../db/schema.ts";
+
+type LeadRow = typeof leads.$inferSelect;
+
+/** What the vendor sent, as validated: the lead's own fields. */
+export type LeadFields = Omit<LeadRow, "idKey" | "id" | "vendorId" | "rawRequest" | "status" | "createdAt" | "decideAfter" | "decidedAt" | "rejectionReason" | "operatorDecision" | "operatorReason" | "lockedUntil" | "claimToken">;
+
+/** A new lead's identity and times. */
+export interface NewLead {
+  id: string;
+  vendorId: string;
+  /** The request body exactly as received. */
+  rawRequest: string;
+  createdAt: number;
+  /** End of the hold period. */
+  decideAfter: number;
+}
+
+/** A lead the worker holds a lease on, to decide. */
+export interface DueLead {
+  id: string;
+  vendorId: string;
+  phoneE164: string;
+  certificateUrl: string | null;
+  vendorCampaignName: string;
+}
+
+export type OperatorDecision = "accept" | "reject";
+
+/** What the vendor's own lookup answers. */
+export interface LeadState {
+  id: string;
+  status: LeadStatus;
+  rejectionReason: string | null;
+}
+
+export interface LeadSummary {
+  id: string;
+  created_at: number;
+  status: LeadStatus;
+  vendor: string;
+  phone_e164: string;
+  vendor_campaign_name: string;
+  decided_at: number | null;
+  /** null when the lead has no call_back_url. */
+  callback_status: CallbackStatus | null;
+}
+
+export interface LeadFilter {
+  status?: LeadStatus;
+  vendorName?: string;
+  limit: number;
+}
+
+/** Every stored column of a row, under its column name. */
+export type StoredRow = Record<string, string | number | null>;
+
+export type StoredLead = StoredRow & {
+  id: string;
+  vendor: string;
+  status: LeadStatus;
+  decide_after: number;
+  decided_at: number | null;
+  rejection_reason: string | null;
+  operator_decision: OperatorDecision | null;
+  operator_reason: string | null;
+};
+
+export interface LeadsTable {
+  /** Stores an accepted lead, pending until its hold ends. */
+  insertPending(fields: LeadFields, lead: NewLead): Op<void>;
+  /** The vendor's own lead, as its lookup answers it; another vendor's is not found. */
+  stateFor(leadId: string, vendorId: string): Op<LeadState | undefined>;
+  /** The vendor's own lead if created after `cutoff`, with its fields (to recognise a re-post). */
+  findRecent(leadId: string, vendorId: string, cutoff: number): Op<LeadFields | undefined>;
+  /** Leases up to `limit` pending leads whose hold ended by `now` to `token`, oldest first. */
+  claimDue(now: number, limit: number, leaseMs: number, token: string): Op<DueLead[]>;
+  /** The operator's decision recorded for the lead (both null when none); undefined if there is no such lead. */
+  operatorDecisionOf(leadId: string): Op<{ decision: OperatorDecision | null; reason: string | null } | undefined>;
+  /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
+  finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;
+  /** Records an operator's decision on a pending lead; false if the lead is not pending (or absent). */
+  recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
+  statusOf(leadId: string): Op<LeadStatus | null>;
+  countPending(): Op<number>;
+  /** Newest first, with the vendor's name and the callback's status. */
+  list(filter: LeadFilter): Op<LeadSummary[]>;
+  /** Every stored column (but the key) and the vendor's name. */
+  detail(leadId: string): Op<StoredLead | null>;
+}

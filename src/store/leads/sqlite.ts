@@ -1,0 +1,100 @@
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { changedRows } from "../../db/changes.ts";
+import type { Db } from "../../db/client.ts";
+import { prepareWrite } from "../../db/prepared.ts";
+import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../sqlite-rows.ts";
+import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
+
+const p = sql.placeholder;
+/** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
+const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
+const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")));
+
+export function sqliteLeads(db: Db): LeadsTable {
+  const insert = prepareWrite<Record<string, unknown>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
+  const stateFor = db
+    .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
+    .from(leads)
+    .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId"))))
+    .prepare();
+  const findRecent = db
+    .select()
+    .from(leads)
+    .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId")), gt(leads.createdAt, p("cutoff"))))
+    .prepare();
+  const claimable = and(eq(leads.status, "pending"), lte(leads.decideAfter, p("now")), or(isNull(leads.lockedUntil), lt(leads.lockedUntil, p("now"))));
+  const claim = db
+    .update(leads)
+    .set({ lockedUntil: sql`${p("lockedUntil")}`, claimToken: sql`${p("token")}` })
+    .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit"))))
+    .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
+    .prepare();
+  const operatorDecision = db
+    .select({ decision: leads.operatorDecision, reason: leads.operatorReason })
+    .from(leads)
+    .where(byIdPlaceholders)
+    .prepare();
+  const finish = prepareWrite<{ status: string; now: number; reason: string | null; key: bigint; leadId: string; token: string }>(db.$client, db
+    .update(leads)
+    .set({ status: sql`${p("status")}`, decidedAt: sql`${p("now")}`, rejectionReason: sql`${p("reason")}`, lockedUntil: null, claimToken: null })
+    .where(and(byIdPlaceholders, eq(leads.claimToken, p("token")), eq(leads.status, "pending"))));
+
+  return {
+    insertPending(fields: LeadFields, lead: NewLead) {
+      // One spread, the rest written out (see keyOfLead for the measurement).
+      insert.run({
+        ...fields,
+        idKey: keyOfLead(lead.id),
+        id: lead.id,
+        vendorId: lead.vendorId,
+        rawRequest: lead.rawRequest,
+        createdAt: lead.createdAt,
+        decideAfter: lead.decideAfter,
+        status: "pending",
+        decidedAt: null,
+        rejectionReason: null,
+        operatorDecision: null,
+        operatorReason: null,
+        lockedUntil: null,
+        claimToken: null,
+      });
+    },
+    stateFor: (leadId, vendorId) => stateFor.get({ key: leadKey(leadId), leadId, vendorId }),
+    findRecent: (leadId, vendorId, cutoff) => findRecent.get({ key: leadKey(leadId), leadId, vendorId, cutoff }),
+    claimDue: (now, limit, leaseMs, token) => claim.all({ lockedUntil: now + leaseMs, token, now, limit }),
+    operatorDecisionOf: (leadId) => operatorDecision.get({ key: leadKey(leadId), leadId }),
+    finish: (leadId, token, status, reason, now) => finish.run({ status, now, reason, key: leadKey(leadId), leadId, token }).changes === 1,
+    recordOperatorDecision: (leadId, decision, reason) =>
+      changedRows(db.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending"))).run()) === 1,
+    statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
+    countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
+    list: ({ status, vendorName, limit }) =>
+      db
+        .select({
+          id: leads.id,
+          created_at: leads.createdAt,
+          status: leads.status,
+          vendor: vendors.name,
+          phone_e164: leads.phoneE164,
+          vendor_campaign_name: leads.vendorCampaignName,
+          decided_at: leads.decidedAt,
+          callback_status: callbacks.status,
+        })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
+        // Conditions only when given, so the planner can use leads_vendor_created for a vendor.
+        .where(and(status ? eq(leads.status, status) : undefined, vendorName ? eq(vendors.name, vendorName) : undefined))
+        .orderBy(desc(leads.createdAt), desc(leads.id))
+        .limit(limit)
+        .all(),
+    detail: (leadId) =>
+      (db
+        .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .where(byId(leadId))
+        .get() as StoredLead | undefined) ?? null,
+  };
+}

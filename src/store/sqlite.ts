@@ -1,0 +1,74 @@
+// The SQLite store: the tables built once per connection, and scripts run synchronously (runNow),
+// on the service inside the group commit's batch, elsewhere in a transaction of their own.
+import type { Database } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Db } from "../db/client.ts";
+import type { GroupCommitter } from "../db/group-commit.ts";
+import * as schema from "../db/schema.ts";
+import { runNow } from "../db/script.ts";
+import { sqliteCallbacks } from "./callbacks/sqlite.ts";
+import { sqliteIdempotencyKeys } from "./idempotency-keys/sqlite.ts";
+import type { ConnectionStore, ServiceStore, Tables } from "./index.ts";
+import { sqliteLeads } from "./leads/sqlite.ts";
+import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
+import { sqliteSuppressions } from "./suppressions/sqlite.ts";
+import { sqliteVendors } from "./vendors/sqlite.ts";
+
+/** A SQLite connection, as the drizzle database or the bun:sqlite one. */
+export type Connection = Db | Database;
+
+/** The bun:sqlite connection under either form. */
+export const sqliteOf = (connection: Connection): Database => ("$client" in connection ? connection.$client : connection);
+
+const tablesByConnection = new WeakMap<Database, Tables>();
+
+/** The tables of a connection, their statements prepared once per connection. */
+export function sqliteTables(connection: Connection): Tables {
+  const sqlite = sqliteOf(connection);
+  let tables = tablesByConnection.get(sqlite);
+  if (!tables) {
+    const db = "$client" in connection ? connection : (drizzle({ client: sqlite, schema }) as Db);
+    tables = {
+      leads: sqliteLeads(db),
+      callbacks: sqliteCallbacks(db),
+      phoneClaims: sqlitePhoneClaims(db),
+      vendors: sqliteVendors(db),
+      suppressions: sqliteSuppressions(db),
+      idempotencyKeys: sqliteIdempotencyKeys(db),
+    };
+    tablesByConnection.set(sqlite, tables);
+  }
+  return tables;
+}
+
+/**
+ * The service's store: writes join the group commit's batch, reads share the turn's snapshot.
+ * `tables`: the connection's own unless a test passes altered ones.
+ */
+export function groupCommittedStore(db: Db, commit: GroupCommitter, tables: Tables = sqliteTables(db)): ServiceStore {
+  return {
+    write: (script, options) => commit.run(() => runNow(script(tables)), options),
+    read: (script) => commit.read(() => runNow(script(tables))),
+  };
+}
+
+const connectionStores = new WeakMap<Database, ConnectionStore>();
+
+/**
+ * The store of a connection outside the group committer (the CLI's, a test's second connection):
+ * writes in an immediate transaction, reads in a transaction of their own, so a script reads one
+ * snapshot.
+ */
+export function storeOn(connection: Connection): ConnectionStore {
+  const sqlite = sqliteOf(connection);
+  let store = connectionStores.get(sqlite);
+  if (!store) {
+    const tables = sqliteTables(connection);
+    store = {
+      write: (script) => sqlite.transaction(() => runNow(script(tables))).immediate(),
+      read: (script) => sqlite.transaction(() => runNow(script(tables)))(),
+    };
+    connectionStores.set(sqlite, store);
+  }
+  return store;
+}

@@ -1,0 +1,34 @@
+// The suppression (do-not-contact) list, keyed by the E.164 number.
+import type { Op } from "../../db/script.ts";
+
+export interface Suppression {
+  phoneE164: string;
+  reason: string | null;
+  createdAt: number;
+}
+
+export interface SuppressionsTable {
+  isListed(phoneE164: string): Op<boolean>;
+  /** Adds a number; true when it was not listed before. */
+  add(entry: Suppression): Op<boolean>;
+  /** Removes a number; true when it was listed. */
+  remove(phoneE164: string): Op<boolean>;
+  /** Every entry, by number. */
+  list(): Op<Suppression[]>;
+}
+
+/** A row of an import file, checked. */
+export interface StagedSuppression {
+  line: number;
+  e164: string;
+  reason: string | null;
+}
+
+/** A bulk import: all its rows are staged first, then added to the list in one write, or none are. */
+export interface SuppressionImport {
+  stage(rows: StagedSuppression[]): Op<void>;
+  /** Adds the staged numbers not yet listed (a number staged twice keeps its first reason); answers how many. */
+  copyIntoList(now: number): Op<number>;
+  /** Forgets the staged rows. */
+  drop(): Op<void>;
+}

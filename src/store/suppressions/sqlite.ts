@@ -1,0 +1,19 @@
+import { eq, sql } from "drizzle-orm";
+import { changedRows } from "../../db/changes.ts";
+import type { Db } from "../../db/client.ts";
+import { prepareRead } from "../../db/prepared.ts";
+import { suppressions } from "../../db/schema.ts";
+import type { SuppressionsTable } from "./index.ts";
+
+export function sqliteSuppressions(db: Db): SuppressionsTable {
+  const listed = prepareRead<{ phone: string }, unknown>(db.$client, db
+    .select({ one: sql`1` })
+    .from(suppressions)
+    .where(eq(suppressions.phoneE164, sql.placeholder("phone"))));
+  return {
+    isListed: (phone) => listed.get({ phone }) !== null,
+    add: (entry) => changedRows(db.insert(suppressions).values(entry).onConflictDoNothing().run()) === 1,
+    remove: (phone) => changedRows(db.delete(suppressions).where(eq(suppressions.phoneE164, phone)).run()) === 1,
+    list: () => db.select().from(suppressions).orderBy(suppressions.phoneE164).all(),
+  };
+}
