@@ -5,8 +5,10 @@
 // below `reserveBytes` of free space, foreground writes (intake) are refused with SQLITE_FULL (503
 // for HTTP callers) while the worker's background writes and the checkpoints go on into the
 // reserve. Free space is read with statfs on a timer, never per commit: the group committer only
-// reads a boolean. A write that fails with SQLITE_FULL marks the disk full until a write succeeds
-// or the timer sees room again (at least the reserve, and at least MIN_ROOM_BYTES).
+// reads a boolean. A write that fails with SQLITE_FULL marks the disk full until the timer sees
+// room again (at least the reserve, and at least MIN_ROOM_BYTES). A write that succeeds meanwhile
+// clears nothing: a small one may fit in pages the WAL already has, while a new lead does not, and
+// readiness would flap between 200 and 503 (seen in the disk-full test under load).
 import { statfs } from "node:fs/promises";
 import { dirname } from "node:path";
 
@@ -17,8 +19,6 @@ export interface DiskSpace {
   foregroundRefusal(): Error | null;
   /** Told of every failed batch: SQLITE_FULL marks the disk full. */
   writeFailed(error: unknown): void;
-  /** Told of every committed batch: the disk is not full. */
-  writeSucceeded(): void;
   stop(): void;
 }
 
@@ -35,7 +35,7 @@ export interface DiskSpaceOptions {
 
 export type DiskState = "ok" | "full" | "reserve_reached";
 
-/** Room that must be free again before a full disk counts as having room (without a write succeeding). */
+/** Room that must be free again before a full disk counts as having room. */
 const MIN_ROOM_BYTES = 1024 * 1024;
 
 const fullError = (message: string) => Object.assign(new Error(message), { code: "SQLITE_FULL" });
@@ -88,11 +88,6 @@ export function watchDiskSpace(databasePath: string, options: DiskSpaceOptions):
     writeFailed(error) {
       if (!isFull(error) || full) return;
       full = error instanceof Error ? error : fullError(String(error));
-      report();
-    },
-    writeSucceeded() {
-      if (!full) return;
-      full = null;
       report();
     },
     stop: () => clearInterval(timer),

@@ -121,7 +121,7 @@ export interface GroupCommitOptions {
   /** How many writes waiting during a WAL fsync are committed before it returns (default 8). */
   commitDuringSyncAt?: number;
   /** The disk's state: told of every batch's outcome; while it says so, foreground writes are refused. */
-  diskSpace?: Pick<DiskSpace, "problem" | "foregroundRefusal" | "writeFailed" | "writeSucceeded"> | null;
+  diskSpace?: Pick<DiskSpace, "problem" | "foregroundRefusal" | "writeFailed"> | null;
 }
 
 /** A committed batch and what each of its writes returned or threw. */
@@ -261,7 +261,6 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       rejectAll(batch, error);
       return null;
     }
-    diskSpace?.writeSucceeded();
     checkpointer?.committed(batch.length);
     if (!walSync) settle(batch, outcomes);
     else {

@@ -1,5 +1,5 @@
 // The disk under the database: the reserve (read on a timer) refuses foreground writes; a write
-// failing with SQLITE_FULL marks the disk full until a write succeeds or room is read again.
+// failing with SQLITE_FULL marks the disk full until room is read again.
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { watchDiskSpace, type DiskState } from "../../src/db/disk-space.ts";
@@ -36,7 +36,7 @@ test("below the reserve foreground writes are refused with SQLITE_FULL and the s
   expect(changes).toEqual(["reserve_reached", "ok"]);
 });
 
-test("SQLITE_FULL marks the disk full until a write succeeds; other errors do not", async () => {
+test("SQLITE_FULL marks the disk full; other errors do not", async () => {
   const { space, changes } = watcher(0);
   space.writeFailed(Object.assign(new Error("locked"), { code: "SQLITE_BUSY" }));
   expect(space.problem()).toBeNull();
@@ -45,9 +45,7 @@ test("SQLITE_FULL marks the disk full until a write succeeds; other errors do no
   space.writeFailed(full());
   expect(space.problem()).toBe(error);
   expect(space.foregroundRefusal()).toBeNull();
-  space.writeSucceeded();
-  expect(space.problem()).toBeNull();
-  expect(changes).toEqual(["full", "ok"]);
+  expect(changes).toEqual(["full"]);
 });
 
 test("a full disk is cleared by reading room again (at least the reserve and 1 MiB), not by a reading taken before it failed", async () => {
@@ -80,7 +78,6 @@ test("group commit: a write failing with SQLITE_FULL (SQLite rolls the transacti
       problem: () => null,
       foregroundRefusal: () => (reserveReached ? full() : null),
       writeFailed: (error) => seen.push(`failed ${(error as { code?: string }).code}`),
-      writeSucceeded: () => seen.push("succeeded"),
     },
   });
   const insert = (name: string) => () => void sqlite.run("INSERT INTO items (name) VALUES (?)", [name]);
@@ -89,7 +86,7 @@ test("group commit: a write failing with SQLITE_FULL (SQLite rolls the transacti
   await expect(committer.run(insert("x".repeat(100_000)))).rejects.toMatchObject({ code: "SQLITE_FULL" });
   expect(committer.writeFailure()).toBeNull();
   await committer.run(insert("small"));
-  expect(seen).toEqual(["failed SQLITE_FULL", "succeeded"]);
+  expect(seen).toEqual(["failed SQLITE_FULL"]);
   reserveReached = true;
   await expect(committer.run(insert("intake"))).rejects.toMatchObject({ code: "SQLITE_FULL" });
   await committer.run(insert("decision"), { background: true });
