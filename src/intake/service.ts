@@ -78,7 +78,7 @@ function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, le
   yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
   // The callback row waits (`held`) until the final result is decided.
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
-  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now));
+  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));
   return { kind: "accepted", leadId, replayed: false };
 }
 

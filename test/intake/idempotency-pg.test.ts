@@ -59,3 +59,14 @@ test("concurrent submissions of different bodies for one number with one key: on
   expect(outcomes.filter((outcome) => outcome.kind === "accepted")).toHaveLength(1);
   expect(outcomes.filter((outcome) => outcome.kind === "idempotencyConflict")).toHaveLength(19);
 });
+
+test("concurrent submissions of different numbers with one key: one lead is stored and answered, the others are told the key is taken", async () => {
+  const outcomes = await race(() => validLead());
+  const accepted = outcomes.filter((outcome) => outcome.kind === "accepted");
+  expect(accepted).toHaveLength(1);
+  expect(outcomes.filter((outcome) => outcome.kind === "idempotencyConflict")).toHaveLength(19);
+  const [lead] = await pg.handle.sql`SELECT id FROM leads`;
+  expect(await pg.handle.sql`SELECT count(*)::int AS n FROM leads`).toEqual([{ n: 1 }]);
+  expect(await pg.handle.sql`SELECT lead_id FROM idempotency_keys`).toEqual([{ lead_id: lead.id }]);
+  expect(lead.id).toBe((accepted[0] as { leadId: string }).leadId);
+});
