@@ -75,6 +75,21 @@ test("a write script the database rolled back as a serialization failure or dead
   expect(runs).toBe(1);
 });
 
+test("a lead whose key another instance took in the same millisecond is accepted on the script's next run, under a new id", async () => {
+  const store = postgresStore(pg.handle.db);
+  const taken = Bun.randomUUIDv7();
+  await t.leads.insertPending(leadFields(), { id: taken, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED });
+  // The same first 64 bits (milliseconds and counter), another UUID: the key collides, the id does not.
+  const ids = [`${taken.slice(0, 19)}ffff-ffffffffffff`, Bun.randomUUIDv7()];
+  let runs = 0;
+  const stored = await store.write(function* (t) {
+    const id = ids[runs++]!;
+    yield* op(t.leads.insertPending(leadFields(), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }));
+    return id;
+  });
+  expect({ stored, runs }).toEqual({ stored: ids[1]!, runs: 2 });
+});
+
 /** Claims in batches of `batch` from every store at once until none is left; the leases each got. */
 async function drain<T>(stores: Store<"promise", "promise">[], claim: (t: Tables, token: string) => Promise<T[]> | T[]): Promise<T[][]> {
   return Promise.all(
