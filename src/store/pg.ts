@@ -48,10 +48,10 @@ const WRITE_ATTEMPTS = 5;
 
 /**
  * Errors after which the script's transaction may simply run again: a serialization failure or a
- * deadlock (the database rolled the transaction back), a table's WriteConflict, and a lead key taken by another instance in
- * the same millisecond. leadKey is a UUIDv7's first 64 bits: its millisecond and a 12-bit counter
- * each process starts at random, so two instances accepting leads in one millisecond collide with
- * a chance of about 1 in 4096; the script's next run draws a new id.
+ * deadlock (the database rolled the transaction back), a table's WriteConflict, and a lead key
+ * taken by another instance in the same millisecond. leadKey is a UUIDv7's first 64 bits: its
+ * millisecond and a 12-bit counter each process starts at random, so two instances accepting leads
+ * in one millisecond collide with a chance of about 1 in 4096; the script's next run draws a new id.
  */
 function isRetryable(error: unknown): boolean {
   if (error instanceof WriteConflict) return true;
