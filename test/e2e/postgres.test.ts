@@ -4,13 +4,16 @@
 // The service reaches the cluster through a TCP relay the test can cut, as a database host that
 // goes away would be (refused connections, dropped sockets).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { Socket, TCPSocketListener } from "bun";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { run } from "../cli/run.ts";
-import { spawnServer } from "../helpers/process.ts";
+import { productCommand, spawnServer } from "../helpers/process.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
+import { findPgBinaries, startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
 import { basicAuth, get, post, startTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -176,6 +179,50 @@ describe("operator commands against a PostgreSQL URL", () => {
     expect([suppressed.code, suppressed.out]).toEqual([0, expect.stringContaining("Added")]);
     const prePing = await post(`${server.url}/v1/prePing`, { phone_number: phone }, auth());
     expect(prePing.status).toBe(422);
+  });
+
+  test("suppress import: a CSV file's numbers are listed, all or none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-import-"));
+    try {
+      const [a, b] = [uniquePhone(), uniquePhone()];
+      const good = join(dir, "good.csv");
+      await Bun.write(good, `phone,reason\n${a},first\n${b},\n${a},again\n`);
+      const imported = await run(["suppress", "import", good, "--database", databaseUrl]);
+      expect([imported.code, imported.err]).toEqual([0, ""]);
+      expect(imported.out).toContain("3 rows, 2 added, 1 already listed");
+      const bad = join(dir, "bad.csv");
+      const c = uniquePhone();
+      await Bun.write(bad, `phone\n${c}\nnot-a-number\n`);
+      expect((await run(["suppress", "import", bad, "--database", databaseUrl])).code).toBe(1);
+      const listed = JSON.parse((await run(["suppress", "list", "--json", "--database", databaseUrl])).out) as { phone: string; reason: string | null }[];
+      const e164 = (phone: string) => `+1${phone.replace(/\D/g, "")}`;
+      const reasons = new Map(listed.map((entry) => [entry.phone, entry.reason]));
+      expect([a, b, c].map((phone) => reasons.get(e164(phone)))).toEqual(["first", null, undefined]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("backup runs pg_dump when it is on PATH, and says how to when it is not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-backup-"));
+    const backup = async (file: string, path: string) => {
+      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", databaseUrl], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      return { code, out, err };
+    };
+    try {
+      const explained = await backup("none.dump", dir); // a PATH with no pg_dump on it
+      expect(explained.code).toBe(2);
+      expect(explained.err).toContain("pg_dump --format=custom");
+      // The cluster's own pg_dump when its binaries have one (pg_dump refuses a newer server).
+      const { bin } = findPgBinaries();
+      const pgDumpDir = existsSync(join(bin, "pg_dump")) ? bin : dirname(Bun.which("pg_dump") ?? "/usr/bin/pg_dump");
+      const done = await backup("leads.dump", pgDumpDir);
+      expect([done.code, done.err]).toEqual([0, ""]);
+      expect((await Bun.file(join(dir, "leads.dump")).bytes()).subarray(0, 5)).toEqual(new TextEncoder().encode("PGDMP"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a wrong password in the URL: a clear error that does not show the password", async () => {
