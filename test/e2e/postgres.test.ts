@@ -120,7 +120,7 @@ describe("the README walkthrough on PostgreSQL", () => {
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone }), auth());
     expect(accepted.status).toBe(200);
     expect(accepted.body.lead_id).toMatch(/^[0-9a-f-]{36}$/);
-    const duplicate = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, first_name: "Other" }), auth());
+    const duplicate = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: "Someone Else" }), auth());
     expect([duplicate.status, duplicate.body.success_bit]).toEqual([422, false]);
     const lookup = await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, auth());
     expect(lookup.status).toBe(200);
