@@ -37,8 +37,8 @@ ${GROUPS.map((g) => `  ${g.name.padEnd(15)}  ${g.about}`).join("\n")}
   replay DIR       Run the fixtures in DIR against a running instance and report each case.
 
 'lead-ingress COMMAND --help' describes a command and its subcommands. Operator commands work on
-the service's database (--database FILE or LEAD_INGRESS_DATABASE), also while the service runs;
-list and show commands print tables, or JSON with --json.
+the service's database (--database FILE or postgres://URL, or LEAD_INGRESS_DATABASE), also while
+the service runs; list and show commands print tables, or JSON with --json.
 
 Exit codes: 0 done; 1 failed (for example a CSV file with malformed rows: nothing was imported);
 2 wrong usage, or a vendor, lead, callback or file that does not exist or cannot be changed so.
