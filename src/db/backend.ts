@@ -11,7 +11,7 @@ import { cachedCredentials, storedCredentials, type CredentialsLookup } from "..
 import type { Database } from "bun:sqlite";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
-import type { ServiceStore, Store } from "../store/index.ts";
+import type { Answering, Store } from "../store/index.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
@@ -25,7 +25,9 @@ import { isMigrated as isPgMigrated } from "./pg/migrate.ts";
 /** The PostgreSQL store: every answer a promise. */
 export type PostgresStore = Store<"promise", "promise">;
 
-interface BackendParts {
+export interface ServiceBackend {
+  /** SQLite's reads answer at once (the hot path stays synchronous), PostgreSQL's with promises; writes always with one. */
+  store: Store<Answering, "promise">;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
   /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
@@ -36,7 +38,6 @@ interface BackendParts {
   close(deadline: number): Promise<void>;
 }
 
-export type ServiceBackend = BackendParts & ({ kind: "sqlite"; store: ServiceStore } | { kind: "postgres"; store: PostgresStore });
 
 /** What a test may pass instead: its own opened SQLite database (with limits of its own), the disk's free space. */
 export interface BackendStandIns {
@@ -74,7 +75,6 @@ const millisUntil = (deadline: number) => Math.max(0, deadline - Date.now());
 export function sqliteBackend(database: DatabaseHandle, commit: GroupCommitter, onClose: () => void = () => {}): ServiceBackend {
   const store = groupCommittedStore(database.db, commit);
   return {
-    kind: "sqlite",
     store,
     credentialsOf: storedCredentials(store),
     vendorsChanged: async () => {},
@@ -141,7 +141,6 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
   return {
-    kind: "postgres",
     store: store.store,
     credentialsOf: credentials.lookup,
     vendorsChanged: credentials.refresh,
