@@ -2,6 +2,8 @@
 // work on the service's database file, also while the service runs.
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
 import { openDatabase } from "../db/client.ts";
+import { databaseKind } from "../db/kind.ts";
+import { DatabaseOpenError, openMigratedPostgres } from "../db/backend.ts";
 import { VendorError } from "../auth/vendors.ts";
 import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
@@ -35,8 +37,8 @@ ${GROUPS.map((g) => `  ${g.name.padEnd(15)}  ${g.about}`).join("\n")}
   replay DIR       Run the fixtures in DIR against a running instance and report each case.
 
 'lead-ingress COMMAND --help' describes a command and its subcommands. Operator commands work on
-the service's database (--database FILE or LEAD_INGRESS_DATABASE), also while the service runs;
-list and show commands print tables, or JSON with --json.
+the service's database (--database FILE or postgres://URL, or LEAD_INGRESS_DATABASE), also while
+the service runs; list and show commands print tables, or JSON with --json.
 
 Exit codes: 0 done; 1 failed (for example a CSV file with malformed rows: nothing was imported);
 2 wrong usage, or a vendor, lead, callback or file that does not exist or cannot be changed so.
@@ -45,7 +47,7 @@ Options of serve and migrate (flag / environment variable):
 ${describeOptions()}`;
 
 const MIGRATE_HELP = `Usage:
-  lead-ingress migrate [--database FILE]
+  lead-ingress migrate [--database FILE|postgres://URL]
       Creates the database if needed and applies pending migrations, then exits. serve does the same at start.`;
 
 const COMMAND_HELP: Record<string, string> = { serve: HELP, migrate: MIGRATE_HELP, backup: BACKUP_HELP, "mock-receiver": MOCK_RECEIVER_HELP, replay: REPLAY_HELP };
@@ -68,14 +70,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case "serve":
         return await serve(config(args));
-      case "migrate": {
-        const handle = openDatabase(config(args).databasePath);
-        handle.close();
+      case "migrate":
+        await migrate(config(args).databasePath);
         io.print("Database is migrated.");
         return 0;
-      }
       case "backup":
-        return await backupCommand(args, config, io.print);
+        return await backupCommand(args, config, io);
       case "mock-receiver":
         return await mockReceiverCommand(args, io.print);
       case "replay":
@@ -84,6 +84,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(`Unknown command: ${command}\n\n${HELP}`);
     }
   } catch (error) {
+    if (error instanceof DatabaseOpenError) {
+      // Not the operator's usage: the database is away. 1, so systemd's Restart=on-failure tries again.
+      io.printError(error.message);
+      return 1;
+    }
     if (OPERATOR_ERRORS.some((type) => error instanceof type)) {
       io.printError((error as Error).message);
       return 2;
@@ -99,6 +104,12 @@ function terminalProgress(): Progress | null {
     update: (text) => process.stdout.write(`\r${text}\x1b[K`),
     clear: () => process.stdout.write("\r\x1b[K"),
   };
+}
+
+/** Creates (SQLite) and migrates the database; on PostgreSQL under the instances' advisory lock. */
+async function migrate(setting: string): Promise<void> {
+  if (databaseKind(setting) === "postgres") await (await openMigratedPostgres(setting, 1)).close();
+  else openDatabase(setting).close();
 }
 
 async function serve(config: Config): Promise<number> {

@@ -2,6 +2,7 @@
 // (issue 16 item 8): a kill -9 may undo a logged decision (it is then made again, with another
 // line) but never leaves a recorded one without its line. On a real in-memory database, with a log
 // sink that records what was flushed and a committer that records each transaction's effect.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { beforeEach, expect, test } from "bun:test";
 import { createDeliveryJob } from "../../src/callbacks/job.ts";
 import { createFinalResultJob } from "../../src/final-results/job.ts";
@@ -88,7 +89,7 @@ test("a suppression landing between the line and the commit: nothing recorded fr
   h.now.value += HOLD;
   onFlush = () => {
     onFlush = () => {};
-    addSuppression(h.database.db, phone, "test", h.now.value);
+    void addSuppression(storeOn(h.database.db), phone, "test", h.now.value);
   };
   await decisionJob(recordingLog()).runOnce();
   expect(events).toEqual([
