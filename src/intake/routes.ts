@@ -43,7 +43,10 @@ export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics)
   return new Elysia({ name: "intake" })
     .post(
       "/v1/prePing",
-      ({ request }) => guard.withBody(request, "can_post_phone_bit", (_vendor, body) => prePingReply(prePing(deps, body.value))),
+      ({ request }) => guard.withBody(request, "can_post_phone_bit", (_vendor, body) => {
+        const outcome = prePing(deps, body.value);
+        return outcome instanceof Promise ? outcome.then(prePingReply) : prePingReply(outcome);
+      }),
       { parse: "none", detail: prePingDoc },
     )
     .post(

@@ -1,11 +1,12 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { op, type Script } from "../db/script.ts";
-import type { ServiceStore, Tables } from "../store/index.ts";
+import type { Answering, Store, Tables } from "../store/index.ts";
 import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
 
 export interface IntakeDeps {
-  store: ServiceStore;
+  /** The service's store: SQLite's answers reads at once, PostgreSQL's with promises. */
+  store: Store<Answering, "promise">;
   duplicateWindowMs: number;
   holdPeriodMs: number;
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
@@ -33,12 +34,16 @@ function* isBlocked(t: Tables, phone: string, claimCutoff: number): Script<boole
   return (yield* op(t.suppressions.isListed(phone))) || (yield* op(t.phoneClaims.isHeldSince(phone, claimCutoff)));
 }
 
-export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePingOutcome {
+/** At once on SQLite (its reads answer synchronously: the hot path makes no promise), a promise on PostgreSQL. */
+export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePingOutcome | Promise<PrePingOutcome> {
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
   const claimCutoff = deps.clock() - deps.duplicateWindowMs;
-  return deps.store.read((t) => isBlocked(t, validation.value.phoneE164, claimCutoff)) ? { kind: "blocked" } : { kind: "eligible" };
+  const blocked = deps.store.read((t) => isBlocked(t, validation.value.phoneE164, claimCutoff));
+  return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
+
+const eligibility = (blocked: boolean): PrePingOutcome => (blocked ? { kind: "blocked" } : { kind: "eligible" });
 
 export interface LeadSubmission {
   vendorId: string;
