@@ -11,6 +11,7 @@ import { createApp } from "../src/http/app.ts";
 import { createLogger } from "../src/log/index.ts";
 import { createMetrics } from "../src/metrics/index.ts";
 import { createGroupCommitter } from "../src/db/group-commit.ts";
+import { sqliteBackend } from "../src/db/backend.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const LINT_TIMEOUT_MS = 120_000;
@@ -24,7 +25,7 @@ async function fetchDocument(baseUrl: string | undefined): Promise<string> {
   // The real app on a throwaway in-memory database: no port, no files.
   const database = openDatabase(":memory:");
   try {
-    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, database, log: createLogger("silent"), metrics: createMetrics(), commit: createGroupCommitter(database.sqlite) });
+    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
     return await (await app.handle(new Request("http://localhost/swagger/json"))).text();
   } finally {
     database.close();

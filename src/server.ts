@@ -1,16 +1,13 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { openDatabase, type DatabaseHandle } from "./db/client.ts";
-import { watchDiskSpace, type DiskSpaceOptions } from "./db/disk-space.ts";
-import { createGroupCommitter } from "./db/group-commit.ts";
+import { databaseForDisplay, openServiceBackend, type BackendStandIns } from "./db/backend.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
-import { groupCommittedStore } from "./store/sqlite.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -32,46 +29,28 @@ export interface StopOutcome {
 /** The share of the shutdown timeout kept for closing the database (at most this, at most half). */
 const CLOSE_BUDGET_MS = 1_000;
 
-/** What a test may pass instead: its own opened database (with limits of its own), the disk's free space. */
-export interface ServerStandIns {
-  database?: DatabaseHandle;
-  freeBytes?: DiskSpaceOptions["freeBytes"];
-}
+/** What a test may pass instead: its own opened SQLite database (with limits of its own), the disk's free space. */
+export type ServerStandIns = BackendStandIns;
 
 export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}): Promise<RunningServer> {
-  // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
-  const database = standIns.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20 });
-  const bootstrapped = await ensureBootstrapVendor(database.db, config.bootstrapVendor);
-  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
-  const metrics = createMetrics();
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
-  const diskSpace = watchDiskSpace(config.databasePath, {
-    reserveBytes: config.diskReserveBytes,
-    freeBytes: standIns.freeBytes,
-    onChange: (state, freeBytes) => {
-      const fields = { state, free_bytes: freeBytes, reserve_bytes: config.diskReserveBytes };
-      if (state === "ok") log.info("disk_space_ok", fields);
-      else log.error("disk_space_low", { ...fields, action: state === "full" ? "writes fail; retrying" : "intake refused; the reserve is kept for deciding and calling back" });
-    },
-  });
-  const commit = createGroupCommitter(database.sqlite, {
+  const backend = await openServiceBackend(config, log, {
     foregroundBusy: () => foregroundLoad() > 0,
-    diskSpace,
-    onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),
-    checkpointInThread: {
-      // Resolved from src/: in the compiled binary every module has the entry's URL, and the
-      // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
-      threadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
-      onThreadStart: () => log.info("checkpoint_thread_started"),
-      onError: (error) => log.error("checkpoint_thread_failed", { error: error.message, action: "SQLite checkpoints meanwhile; retrying with backoff" }),
-      onRecovered: () => log.info("checkpoint_thread_recovered"),
-    },
+    // Resolved from src/: in the compiled binary every module has the entry's URL, and the
+    // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
+    checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
+    standIns,
   });
+  const bootstrapped = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
+  if (bootstrapped) {
+    await backend.vendorsChanged();
+    log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
+  }
+  const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
-  const store = groupCommittedStore(database.db, commit);
-  const app = createApp({ config, database, log, metrics, commit, store, peerAddress });
-  const worker = config.worker ? startWorker({ config, store, log, metrics, foregroundLoad }) : null;
+  const app = createApp({ config, backend, log, metrics, peerAddress });
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
 
@@ -113,7 +92,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   });
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
-  log.info("listening", { url: url.origin, database: config.databasePath });
+  log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 
   return {
     url,
@@ -144,9 +123,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline))]);
       cutShort = stopped.some(Boolean);
-      await commit.drain(left(workDeadline));
-      diskSpace.stop();
-      database.close();
+      await backend.close(workDeadline);
     })();
     let timer: Timer | undefined;
     const timeout = new Promise<Error>((resolve) => {

@@ -4,11 +4,11 @@
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
 // SHA-256(stored hash, password): the next request with the same credentials costs one hash (the
-// vendor is read once per turn of the event loop, in the turn's shared read transaction), and is
+// vendor is looked up once per turn of the event loop: see vendor-credentials.ts), and is
 // answered synchronously, before any throttle. Because the stored hash is part of the key, a
-// rotated password invalidates the entry by itself; `enabled` comes with that per-turn read, so a
-// disabled vendor is locked out from the next turn of the event loop, even when the CLI disabled
-// it from another process. Refusals are cached the same way, so replaying bad credentials cannot
+// rotated password invalidates the entry by itself; `enabled` comes with that lookup, so a
+// disabled vendor is locked out from the next turn of the event loop on SQLite (within a second
+// on PostgreSQL), even when the CLI disabled it from another process. Refusals are cached the same way, so replaying bad credentials cannot
 // make us burn CPU.
 //
 // A flood of bad credentials must not keep valid vendors out. (It did: one argon2 queue of 64
@@ -26,12 +26,11 @@
 //   a check: a password guessed from many addresses costs each one its first guess. The real
 //   vendor, at an address without failures, is still checked in the clean lane.
 // Concurrent checks of the same credentials share one.
-import { op } from "../db/script.ts";
-import type { Store } from "../store/index.ts";
 import type { VendorCredentials } from "../store/vendors/index.ts";
 import { parseBasicAuthorization } from "./basic.ts";
 import { createLane, type LaneLimits } from "./check-lanes.ts";
 import { createRateLimiter, type RateDecision, type RateLimits } from "./rate-limit.ts";
+import type { CredentialsLookup } from "./vendor-credentials.ts";
 import { verifyPassword } from "./vendors.ts";
 
 /** Who a request comes from. */
@@ -108,11 +107,11 @@ type Verdict = AuthenticatedVendor | null | FailedGuess;
 const NO_SUCH_VENDOR: FailedGuess = { guessedVendor: null };
 const secondsToWait = (decision: RateDecision) => (decision.ok ? 0 : decision.retryAfterSeconds);
 
-/** `store`: the service's, whose reads share the turn's snapshot. */
-export function createAuthenticator(store: Store<"now">, options: AuthenticatorOptions = {}): Authenticator {
+/** `credentialsOf`: the vendors' credentials, synchronously (see vendor-credentials.ts). */
+export function createAuthenticator(credentialsOf: CredentialsLookup, options: AuthenticatorOptions = {}): Authenticator {
   const { cacheSize = 10_000, clock = Date.now } = options;
-  // A turn's requests usually share a few vendors, and the turn's reads share one snapshot, so a
-  // name is looked up once per turn; the memo ends with the turn, as the snapshot does.
+  // A turn's requests usually share a few vendors, and on SQLite the turn's reads share one
+  // snapshot, so a name is looked up once per turn; the memo ends with the turn, as the snapshot does.
   const vendorsThisTurn = new Map<string, VendorCredentials | null>();
   // And the turn's verdicts by Authorization header: within a turn, the vendor row and the caches
   // give an exact header the same verdict, so a repeat skips the parse and the hash.
@@ -131,7 +130,7 @@ export function createAuthenticator(store: Store<"now">, options: AuthenticatorO
     let vendor = vendorsThisTurn.get(name);
     if (vendor === undefined) {
       rememberThisTurn();
-      vendor = store.read((t) => op(t.vendors.credentialsOf(name)));
+      vendor = credentialsOf(name);
       vendorsThisTurn.set(name, vendor);
     }
     return vendor;

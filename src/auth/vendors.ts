@@ -1,6 +1,7 @@
-// Vendors: the holders of Basic-auth credentials and callback signing secrets.
+// Vendors: the holders of Basic-auth credentials and callback signing secrets. Every function takes
+// a store, SQLite's or PostgreSQL's, and answers with a promise.
 import { op } from "../db/script.ts";
-import { storeOn, type Connection } from "../store/sqlite.ts";
+import type { Store } from "../store/index.ts";
 import type { Vendor } from "../store/vendors/index.ts";
 import { VENDOR_NAME } from "./vendor-name.ts";
 import { newSigningSecret } from "../callbacks/signature.ts";
@@ -29,10 +30,10 @@ export interface NewVendor {
   password: string;
 }
 
-export async function createVendor(db: Connection, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+export async function createVendor(store: Store, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
   if (!VENDOR_NAME.test(name)) throw new VendorError(`Vendor name must be 1-64 letters, digits, '.', '_' or '-': ${JSON.stringify(name)}`);
   if (password.length < 8) throw new VendorError("Password must be at least 8 characters");
-  if (findVendorByName(db, name)) throw new VendorError(`Vendor already exists: ${name}`);
+  if (await findVendorByName(store, name)) throw new VendorError(`Vendor already exists: ${name}`);
   const vendor: Vendor = {
     id: Bun.randomUUIDv7(),
     name,
@@ -43,51 +44,51 @@ export async function createVendor(db: Connection, name: string, password = gene
     updatedAt: now,
   };
   // The name check above is for a friendly error; the UNIQUE index decides when two processes race.
-  if (!storeOn(db).write((t) => op(t.vendors.insert(vendor)))) throw new VendorError(`Vendor already exists: ${name}`);
+  if (!(await store.write((t) => op(t.vendors.insert(vendor))))) throw new VendorError(`Vendor already exists: ${name}`);
   return { vendor, password };
 }
 
 /** Creates the configured bootstrap vendor unless one with that name exists (then returns null). */
-export async function ensureBootstrapVendor(db: Connection, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
-  if (!credentials || findVendorByName(db, credentials.name)) return null;
+export async function ensureBootstrapVendor(store: Store, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
+  if (!credentials || (await findVendorByName(store, credentials.name))) return null;
   try {
-    return (await createVendor(db, credentials.name, credentials.password)).vendor;
+    return (await createVendor(store, credentials.name, credentials.password)).vendor;
   } catch (error) {
-    if (error instanceof VendorError && findVendorByName(db, credentials.name)) return null;
+    if (error instanceof VendorError && (await findVendorByName(store, credentials.name))) return null;
     throw error;
   }
 }
 
-export function findVendorByName(db: Connection, name: string): Vendor | undefined {
-  return storeOn(db).read((t) => op(t.vendors.findByName(name)));
+export async function findVendorByName(store: Store, name: string): Promise<Vendor | undefined> {
+  return store.read((t) => op(t.vendors.findByName(name)));
 }
 
-export function listVendors(db: Connection): Vendor[] {
-  return storeOn(db).read((t) => op(t.vendors.list()));
+export async function listVendors(store: Store): Promise<Vendor[]> {
+  return store.read((t) => op(t.vendors.list()));
 }
 
-function requireVendor(db: Connection, name: string): Vendor {
-  const vendor = findVendorByName(db, name);
+async function requireVendor(store: Store, name: string): Promise<Vendor> {
+  const vendor = await findVendorByName(store, name);
   if (!vendor) throw new VendorError(`No such vendor: ${name}`);
   return vendor;
 }
 
-export function setVendorEnabled(db: Connection, name: string, enabled: boolean, now = Date.now()): Vendor {
-  const vendor = requireVendor(db, name);
-  storeOn(db).write((t) => op(t.vendors.setEnabled(vendor.id, enabled, now)));
+export async function setVendorEnabled(store: Store, name: string, enabled: boolean, now = Date.now()): Promise<Vendor> {
+  const vendor = await requireVendor(store, name);
+  await store.write((t) => op(t.vendors.setEnabled(vendor.id, enabled, now)));
   return { ...vendor, enabled, updatedAt: now };
 }
 
-export async function rotatePassword(db: Connection, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
-  const vendor = requireVendor(db, name);
+export async function rotatePassword(store: Store, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+  const vendor = await requireVendor(store, name);
   const passwordHash = await hashPassword(password);
-  storeOn(db).write((t) => op(t.vendors.setPasswordHash(vendor.id, passwordHash, now)));
+  await store.write((t) => op(t.vendors.setPasswordHash(vendor.id, passwordHash, now)));
   return { vendor: { ...vendor, passwordHash, updatedAt: now }, password };
 }
 
-export function rotateSigningSecret(db: Connection, name: string, now = Date.now()): Vendor {
-  const vendor = requireVendor(db, name);
+export async function rotateSigningSecret(store: Store, name: string, now = Date.now()): Promise<Vendor> {
+  const vendor = await requireVendor(store, name);
   const signingSecret = newSigningSecret();
-  storeOn(db).write((t) => op(t.vendors.setSigningSecret(vendor.id, signingSecret, now)));
+  await store.write((t) => op(t.vendors.setSigningSecret(vendor.id, signingSecret, now)));
   return { ...vendor, signingSecret, updatedAt: now };
 }

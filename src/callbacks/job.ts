@@ -5,13 +5,13 @@ import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
 import type { DueCallback } from "../store/callbacks/index.ts";
-import type { ServiceStore } from "../store/index.ts";
+import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { nextStep } from "./next-step.ts";
 
 export interface DeliveryJobDeps {
-  store: ServiceStore;
+  store: Store<Answering, "promise">;
   clock: () => number;
   log: Logger;
   attempt: (callback: DueCallback) => Promise<AttemptResult>;

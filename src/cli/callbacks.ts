@@ -20,7 +20,7 @@ export const callbacksGroup: CommandGroup = {
         const status = takeChoice(args, "--status", CALLBACK_STATUSES);
         const limit = takeLimit(args, DEFAULT_LIMIT);
         const asJson = takeSwitch(args, "--json");
-        const callbacks = await context.useDatabase(args, (database) => listCallbacks(database.sqlite, { status, limit }));
+        const callbacks = await context.useDatabase(args, (database) => listCallbacks(database.store, { status, limit }));
         const lines = renderListing(callbacks, {
           asJson,
           asJsonValue: withIsoTimes,
@@ -47,12 +47,12 @@ export const callbacksGroup: CommandGroup = {
         const now = Date.now();
         if (id === undefined) {
           const diedSince = since === undefined ? null : parseSince(since, now);
-          const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.sqlite, diedSince, now));
+          const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.store, diedSince, now));
           const which = diedSince === null ? "" : ` that died since ${isoTime(diedSince)}`;
           context.print(replayed === 0 ? `No dead callbacks${which}; nothing was queued.` : `Queued ${count(replayed)} dead callback${replayed === 1 ? "" : "s"}${which} again; ${afterReplay(replayed === 1 ? "it" : "them")}.`);
           return 0;
         }
-        const outcome = await context.useDatabase(args, (database) => replayCallback(database.sqlite, id, now));
+        const outcome = await context.useDatabase(args, (database) => replayCallback(database.store, id, now));
         if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
         if (outcome.kind === "notFinished") throw new OperatorError(`Callback ${outcome.callbackId} is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
         context.print(`Queued callback ${outcome.callbackId} again; ${afterReplay("it")}.`);

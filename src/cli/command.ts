@@ -2,7 +2,14 @@
 // with its own usage and --help, sharing how the service's database is found and opened.
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config/index.ts";
+import { databaseForDisplay, type PostgresStore } from "../db/backend.ts";
 import { openDatabase, type DatabaseHandle, type OpenOptions } from "../db/client.ts";
+import { databaseKind } from "../db/kind.ts";
+import { openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { isMigrated } from "../db/pg/migrate.ts";
+import type { ConnectionStore } from "../store/index.ts";
+import { postgresStore } from "../store/pg.ts";
+import { storeOn } from "../store/sqlite.ts";
 import { takeFlag, UsageError, OperatorError } from "./args.ts";
 
 export interface CliIo {
@@ -23,8 +30,13 @@ export interface CommandContext extends CliIo {
    * Opens the service's database (--database, else LEAD_INGRESS_DATABASE, else the default), runs
    * `use`, and closes it. Call it after taking every other argument: leftovers are a usage error.
    */
-  useDatabase<T>(args: string[], use: (database: DatabaseHandle) => T | Promise<T>): Promise<T>;
+  useDatabase<T>(args: string[], use: (database: OperatorDatabase) => T | Promise<T>): Promise<T>;
 }
+
+/** The service's database as an operator command sees it: its store, and the connection beneath. */
+export type OperatorDatabase =
+  | { kind: "sqlite"; store: ConnectionStore; connection: DatabaseHandle }
+  | { kind: "postgres"; store: PostgresStore; connection: PostgresHandle };
 
 export interface Subcommand {
   /** What follows the subcommand's name in its usage line: "NAME [--password PASSWORD]". */
@@ -39,7 +51,7 @@ export interface CommandGroup {
   subcommands: Record<string, Subcommand>;
 }
 
-const COMMON_OPTIONS = "Every subcommand also takes --database FILE (default: $LEAD_INGRESS_DATABASE, else lead-ingress.db) and --help.";
+const COMMON_OPTIONS = "Every subcommand also takes --database FILE|postgres://URL (default: $LEAD_INGRESS_DATABASE, else lead-ingress.db) and --help.";
 
 /** Help text wrapped at word boundaries, indented under its usage line. */
 function wrap(text: string, indent = "      ", width = 100): string {
@@ -87,23 +99,41 @@ export async function runGroup(group: CommandGroup, args: string[], io: CliIo & 
   }
 }
 
-async function useDatabase<T>(env: CliIo["env"], rest: string[], use: (database: DatabaseHandle) => T | Promise<T>): Promise<T> {
+async function useDatabase<T>(env: CliIo["env"], rest: string[], use: (database: OperatorDatabase) => T | Promise<T>): Promise<T> {
   const flag = takeFlag(rest, "--database");
   if (rest.length > 0) throw new UsageError(`Unexpected argument(s): ${rest.join(" ")}`);
   return withExistingDatabase(loadConfig(env, flag === undefined ? [] : ["--database", flag]).databasePath, use);
 }
 
-/** Opens the database at `path` for an operator command, runs `use`, and closes it. */
-export async function withExistingDatabase<T>(path: string, use: (database: DatabaseHandle) => T | Promise<T>, options?: OpenOptions): Promise<T> {
+/** Opens the database (a file's path or a postgres:// URL) for an operator command, runs `use`, and closes it. */
+export async function withExistingDatabase<T>(setting: string, use: (database: OperatorDatabase) => T | Promise<T>, options?: OpenOptions): Promise<T> {
+  if (databaseKind(setting) === "postgres") return withPostgres(setting, use, options);
   // Only serve and migrate create a database: an operator command run in the wrong folder must
   // not quietly make an empty one and report on that.
-  if (!existsSync(path)) throw new OperatorError(`No database at ${path}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
-  const database = openDatabase(path, options);
+  if (!existsSync(setting)) throw new OperatorError(`No database at ${setting}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
+  const database = openDatabase(setting, options);
   try {
-    return await use(database);
+    return await use({ kind: "sqlite", store: storeOn(database.db), connection: database });
   } finally {
     // Not database.close(): its TRUNCATE checkpoint would stall the running server's writers for
     // up to the busy timeout. SQLite checkpoints by itself when the last connection closes.
     database.sqlite.close();
+  }
+}
+
+/** An operator command runs one statement at a time: two connections are plenty. */
+const OPERATOR_POOL_SIZE = 2;
+
+/** As on SQLite, a command never migrates (nor creates) a database: 'migrate' or 'serve' does. */
+async function withPostgres<T>(url: string, use: (database: OperatorDatabase) => T | Promise<T>, options?: OpenOptions): Promise<T> {
+  const postgres = await openPostgres(url, { poolSize: OPERATOR_POOL_SIZE, migrate: false });
+  try {
+    const migrated = await isMigrated(postgres.db).catch((error: Error) => {
+      throw new OperatorError(`Could not reach PostgreSQL at ${databaseForDisplay(url)}: ${error.message}`);
+    });
+    if (!migrated && options?.migrate !== false) throw new OperatorError(`The database at ${databaseForDisplay(url)} is not migrated: run 'lead-ingress migrate --database URL' or start the service first.`);
+    return await use({ kind: "postgres", store: postgresStore(postgres.db), connection: postgres });
+  } finally {
+    await postgres.close();
   }
 }

@@ -2,6 +2,8 @@
 // work on the service's database file, also while the service runs.
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
 import { openDatabase } from "../db/client.ts";
+import { databaseKind } from "../db/kind.ts";
+import { openPostgres } from "../db/pg/client.ts";
 import { VendorError } from "../auth/vendors.ts";
 import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
@@ -45,7 +47,7 @@ Options of serve and migrate (flag / environment variable):
 ${describeOptions()}`;
 
 const MIGRATE_HELP = `Usage:
-  lead-ingress migrate [--database FILE]
+  lead-ingress migrate [--database FILE|postgres://URL]
       Creates the database if needed and applies pending migrations, then exits. serve does the same at start.`;
 
 const COMMAND_HELP: Record<string, string> = { serve: HELP, migrate: MIGRATE_HELP, backup: BACKUP_HELP, "mock-receiver": MOCK_RECEIVER_HELP, replay: REPLAY_HELP };
@@ -68,14 +70,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case "serve":
         return await serve(config(args));
-      case "migrate": {
-        const handle = openDatabase(config(args).databasePath);
-        handle.close();
+      case "migrate":
+        await migrate(config(args).databasePath);
         io.print("Database is migrated.");
         return 0;
-      }
       case "backup":
-        return await backupCommand(args, config, io.print);
+        return await backupCommand(args, config, io);
       case "mock-receiver":
         return await mockReceiverCommand(args, io.print);
       case "replay":
@@ -99,6 +99,12 @@ function terminalProgress(): Progress | null {
     update: (text) => process.stdout.write(`\r${text}\x1b[K`),
     clear: () => process.stdout.write("\r\x1b[K"),
   };
+}
+
+/** Creates (SQLite) and migrates the database; on PostgreSQL under the instances' advisory lock. */
+async function migrate(setting: string): Promise<void> {
+  if (databaseKind(setting) === "postgres") await (await openPostgres(setting, { poolSize: 1 })).close();
+  else openDatabase(setting).close();
 }
 
 async function serve(config: Config): Promise<number> {

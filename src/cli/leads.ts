@@ -22,9 +22,9 @@ export const leadsGroup: CommandGroup = {
         const vendorName = takeFlag(args, "--vendor");
         const limit = takeLimit(args, DEFAULT_LIMIT);
         const asJson = takeSwitch(args, "--json");
-        const leads = await context.useDatabase(args, (database) => {
-          if (vendorName !== undefined && !findVendorByName(database.db, vendorName)) throw new OperatorError(`No such vendor: ${vendorName}`);
-          return listLeads(database.sqlite, { status, vendorName, limit });
+        const leads = await context.useDatabase(args, async (database) => {
+          if (vendorName !== undefined && !(await findVendorByName(database.store, vendorName))) throw new OperatorError(`No such vendor: ${vendorName}`);
+          return listLeads(database.store, { status, vendorName, limit });
         });
         const lines = renderListing(leads, {
           asJson,
@@ -44,7 +44,7 @@ export const leadsGroup: CommandGroup = {
       async run(args, context) {
         const leadId = takeRequired(args, "LEAD_ID");
         const asJson = takeSwitch(args, "--json");
-        const detail = await context.useDatabase(args, (database) => findLeadDetail(database.sqlite, leadId));
+        const detail = await context.useDatabase(args, (database) => findLeadDetail(database.store, leadId));
         if (!detail) throw new OperatorError(`No such lead: ${leadId}`);
         if (asJson) context.print(json(detailAsJson(detail)));
         // Stored values come from vendors and receivers: printed only with control characters escaped.
@@ -60,7 +60,7 @@ export const leadsGroup: CommandGroup = {
         const decision = takeRequired(args, "accept|reject");
         if (decision !== "accept" && decision !== "reject") throw new UsageError(`The decision must be accept or reject; got ${JSON.stringify(decision)}`);
         const reason = takeFlag(args, "--reason") ?? null;
-        await context.useDatabase(args, (database) => recordOperatorDecision(database.sqlite, leadId, decision, reason));
+        await context.useDatabase(args, (database) => recordOperatorDecision(database.store, leadId, decision, reason));
         context.print(`Recorded: lead ${leadId} will be ${decision === "accept" ? "accepted" : "rejected"} when its hold period ends.`);
         return 0;
       },

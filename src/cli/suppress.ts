@@ -22,7 +22,7 @@ export const suppressGroup: CommandGroup = {
       async run(args, context) {
         const phone = normalisePhone(takeRequired(args, "PHONE"));
         const reason = takeFlag(args, "--reason")?.trim() || null;
-        const added = await context.useDatabase(args, (database) => addSuppression(database.db, phone, reason));
+        const added = await context.useDatabase(args, (database) => addSuppression(database.store, phone, reason));
         context.print(added ? `Added ${phone} to the suppression list.` : `${phone} is already on the suppression list; nothing changed.`);
         return 0;
       },
@@ -32,7 +32,7 @@ export const suppressGroup: CommandGroup = {
       about: "Removes a number. Removing a number that is not listed changes nothing.",
       async run(args, context) {
         const phone = normalisePhone(takeRequired(args, "PHONE"));
-        const removed = await context.useDatabase(args, (database) => removeSuppression(database.db, phone));
+        const removed = await context.useDatabase(args, (database) => removeSuppression(database.store, phone));
         context.print(removed ? `Removed ${phone} from the suppression list.` : `${phone} is not on the suppression list; nothing changed.`);
         return 0;
       },
@@ -42,7 +42,7 @@ export const suppressGroup: CommandGroup = {
       about: "Lists every number by E.164, with when it was added and why.",
       async run(args, context) {
         const asJson = takeSwitch(args, "--json");
-        const entries = await context.useDatabase(args, (database) => listSuppressions(database.db));
+        const entries = await context.useDatabase(args, (database) => listSuppressions(database.store));
         const lines = renderListing(entries, {
           asJson,
           asJsonValue: (e) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) }),
@@ -64,7 +64,7 @@ export const suppressGroup: CommandGroup = {
         const file = takeRequired(args, "FILE.csv");
         const started = performance.now();
         const progress = context.progress ? throttled(context.progress, basename(file)) : undefined;
-        const result = await context.useDatabase(args, (database) => importSuppressionCsv(database.sqlite, file, { onProgress: progress })).finally(() => context.progress?.clear());
+        const result = await context.useDatabase(args, (database) => importSuppressionCsv(database, file, { onProgress: progress })).finally(() => context.progress?.clear());
         return reportImport(context, file, result, (performance.now() - started) / 1000);
       },
     },

@@ -17,7 +17,7 @@ function enabling(enabled: boolean): Subcommand {
     about: enabled ? "Lets a disabled vendor authenticate again." : "Locks a vendor out at once (401), even in the running service; its data stays.",
     async run(args, context) {
       const name = takeRequired(args, "NAME");
-      await context.useDatabase(args, (database) => setVendorEnabled(database.db, name, enabled));
+      await context.useDatabase(args, (database) => setVendorEnabled(database.store, name, enabled));
       context.print(`Vendor ${name} is ${enabled ? "enabled" : "disabled"}.`);
       return 0;
     },
@@ -34,7 +34,7 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const password = takeFlag(args, "--password");
-        const created = await context.useDatabase(args, (database) => createVendor(database.db, name, password));
+        const created = await context.useDatabase(args, (database) => createVendor(database.store, name, password));
         return printSecrets(
           context,
           [["vendor:", created.vendor.name], ["password:", created.password], ["signing secret:", created.vendor.signingSecret]],
@@ -47,7 +47,7 @@ export const vendorsGroup: CommandGroup = {
       about: "Lists vendors by name: enabled or disabled, created, last changed. Never shows secrets.",
       async run(args, context) {
         const asJson = takeSwitch(args, "--json");
-        const vendors = await context.useDatabase(args, (database) => listVendors(database.db));
+        const vendors = await context.useDatabase(args, (database) => listVendors(database.store));
         const lines = renderListing(vendors, {
           asJson,
           asJsonValue: (v) => ({ name: v.name, enabled: v.enabled, created_at: isoTime(v.createdAt), updated_at: isoTime(v.updatedAt) }),
@@ -67,7 +67,7 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const password = takeFlag(args, "--password");
-        const rotated = await context.useDatabase(args, (database) => rotatePassword(database.db, name, password));
+        const rotated = await context.useDatabase(args, (database) => rotatePassword(database.store, name, password));
         return printSecrets(context, [["vendor:", name], ["password:", rotated.password]], "Store it now: it is not shown again. The old password no longer works.");
       },
     },
@@ -76,7 +76,7 @@ export const vendorsGroup: CommandGroup = {
       about: "Replaces a vendor's callback signing secret and prints it once; every callback sent from now on (retries too) is signed with it.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.db, name));
+        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name));
         return printSecrets(context, [["vendor:", name], ["signing secret:", vendor.signingSecret]], "Store it now and give it to the vendor: callbacks from now on are signed with it.");
       },
     },

@@ -5,7 +5,10 @@ import { parseAddressRanges, parseReadableFile, within, parseBoolean, parseCrede
 export interface Config {
   host: string;
   port: number;
+  /** A SQLite file's path, or a postgres:// URL (see db/kind.ts). */
   databasePath: string;
+  /** PostgreSQL connections per instance (unused on SQLite). */
+  databasePoolSize: number;
   bodyLimitBytes: number;
   duplicateWindowMs: number;
   /** Requests per second per vendor; 0 turns the limit off. */
@@ -71,7 +74,8 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: 8080, parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
   option({ key: "tlsCertFile", flag: "--tls-cert", env: "LEAD_INGRESS_TLS_CERT", default: undefined, parse: parseReadableFile, doc: "PEM certificate (chain) file: serve HTTPS. Needs --tls-key." }),
   option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", default: undefined, parse: parseReadableFile, doc: "PEM private key file for --tls-cert." }),
-  option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, doc: "SQLite database file, created and migrated at start." }),
+  option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, secret: true, doc: "SQLite database file, or a postgres:// URL; created (SQLite) and migrated at start." }),
+  option({ key: "databasePoolSize", flag: "--database-pool-size", env: "LEAD_INGRESS_DATABASE_POOL_SIZE", default: 20, parse: parseInteger(1, 1_000), doc: "PostgreSQL connections per instance (ignored on SQLite)." }),
   option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),

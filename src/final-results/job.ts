@@ -3,7 +3,7 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { maskPhone, type Logger } from "../log/index.ts";
-import type { ServiceStore } from "../store/index.ts";
+import type { Answering, Store } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
 import { certificateCheckMatters, type FinalResult } from "./decide.ts";
 import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./record.ts";
@@ -11,7 +11,8 @@ import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./re
 export type { CertificateCheck } from "./record.ts";
 
 export interface FinalResultJobDeps {
-  store: ServiceStore;
+  /** The service's store: SQLite's or PostgreSQL's (reads may answer with promises). */
+  store: Store<Answering, "promise">;
   clock: () => number;
   log: Logger;
   /** Verifies a certificate URL; null when verification is off. */
@@ -27,7 +28,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
   /** Certificate verification is a network call, so it runs before (never inside) the transaction. */
   async function certificateFor(lead: DueLead): Promise<CertificateCheck> {
     if (!deps.verifyCertificate || !lead.certificateUrl) return null;
-    const checks = store.read((t) => checksNow(t, lead));
+    const checks = await store.read((t) => checksNow(t, lead));
     if (!checks || !certificateCheckMatters(checks)) return null;
     return deps.verifyCertificate(lead.certificateUrl);
   }
@@ -39,7 +40,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    */
   async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): Promise<void> {
     for (;;) {
-      const result = store.read((t) => decideNow(t, lead, certificate));
+      const result = await store.read((t) => decideNow(t, lead, certificate));
       if (result === null) return;
       logFinalResult(lead, result);
       await log.flush();

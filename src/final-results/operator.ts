@@ -1,9 +1,8 @@
 // An operator's decision during the hold (CONTRACT §7): recorded now, applied when the hold ends.
 import { op, type Script } from "../db/script.ts";
-import type { Tables } from "../store/index.ts";
+import type { Store, Tables } from "../store/index.ts";
 import type { LeadStatus } from "../db/schema.ts";
 import type { OperatorDecision } from "../store/leads/index.ts";
-import { storeOn, type Connection } from "../store/sqlite.ts";
 
 export class DecisionError extends Error {}
 
@@ -13,8 +12,8 @@ function* decide(t: Tables, leadId: string, decision: OperatorDecision, reason: 
   return yield* op(t.leads.statusOf(leadId));
 }
 
-export function recordOperatorDecision(connection: Connection, leadId: string, decision: OperatorDecision, reason: string | null): void {
-  const outcome = storeOn(connection).write((t) => decide(t, leadId, decision, reason));
+export async function recordOperatorDecision(store: Store, leadId: string, decision: OperatorDecision, reason: string | null): Promise<void> {
+  const outcome = await store.write((t) => decide(t, leadId, decision, reason));
   if (outcome === "recorded") return;
   throw new DecisionError(outcome ? `Lead ${leadId} is already ${outcome}; final results never change` : `No such lead: ${leadId}`);
 }

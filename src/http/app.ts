@@ -3,8 +3,7 @@ import { Elysia } from "elysia";
 import { createAuthenticator } from "../auth/authenticator.ts";
 import { createRateLimiter } from "../auth/rate-limit.ts";
 import type { Config } from "../config/index.ts";
-import type { DatabaseHandle } from "../db/client.ts";
-import type { GroupCommitter } from "../db/group-commit.ts";
+import { isDatabaseUnavailable, type ServiceBackend } from "../db/backend.ts";
 import { apiDocs } from "../docs/index.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { intakeRoutes } from "../intake/routes.ts";
@@ -13,32 +12,27 @@ import { leadRoutes } from "../leads/lookup.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { metricsRoutes } from "../metrics/routes.ts";
-import type { ServiceStore } from "../store/index.ts";
-import { groupCommittedStore } from "../store/sqlite.ts";
 import { createClientAddress, type PeerAddress } from "./client-address.ts";
 import { failure, flagForPath, success, toResponse, type Flag } from "./envelope.ts";
 import { createV1Guard, type V1Guard } from "./v1.ts";
 
 export interface AppDeps {
   config: Config;
-  database: DatabaseHandle;
+  /** The database (its store is shared with the worker). */
+  backend: ServiceBackend;
   log: Logger;
   metrics: Metrics;
-  /** The one group committer of the process (the worker writes through it too). */
-  commit: GroupCommitter;
-  /** The store over `database` and `commit`; built here when not given (the server shares its own with the worker). */
-  store?: ServiceStore;
   /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
   peerAddress?: PeerAddress;
   clock?: () => number;
 }
 
 export function createApp(deps: AppDeps) {
-  const { config, database, log } = deps;
+  const { config, backend, log } = deps;
+  const { store } = backend;
   const clock = deps.clock ?? Date.now;
-  const store = deps.store ?? groupCommittedStore(database.db, deps.commit);
   const guard = createV1Guard({
-    authenticator: createAuthenticator(store, { clock }),
+    authenticator: createAuthenticator(backend.credentialsOf, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     bodyLimitBytes: config.bodyLimitBytes,
     clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
@@ -60,7 +54,7 @@ export function createApp(deps: AppDeps) {
       return toResponse(failure(flag, 500, ["Internal server error"]));
     })
     .use(apiDocs())
-    .use(healthRoutes(database.sqlite, deps.commit.writeFailure))
+    .use(healthRoutes(backend.ready))
     .use(metricsRoutes(deps.metrics, store, clock))
     .use(intakeRoutes(guard, intake, deps.metrics))
     .use(leadRoutes(guard, store));
@@ -91,10 +85,4 @@ function routeMatches(pattern: string, path: string): boolean {
   const want = pattern.split("/");
   const got = path.split("/");
   return want.length === got.length && want.every((segment, i) => segment.startsWith(":") ? got[i] !== "" : segment === got[i]);
-}
-
-/** Locked by another process, disk full, I/O failing: a retry later may succeed, so 503. */
-function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code);
 }

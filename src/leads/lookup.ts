@@ -5,15 +5,23 @@ import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
+import type { LeadState } from "../store/leads/index.ts";
 // The lookup says exactly what the callback said.
 import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 
 export const LEAD_PENDING = "Lead is pending; the final result is not decided yet.";
 export const LEAD_NOT_FOUND = "Lead not found";
 
-/** Another vendor's lead answers exactly like a missing one: ids reveal nothing. */
-export function leadStatusReply(store: Store<"now">, vendorId: string, leadId: string): Reply {
+/**
+ * Another vendor's lead answers exactly like a missing one: ids reveal nothing. At once on SQLite
+ * (its reads answer synchronously), a promise on PostgreSQL.
+ */
+export function leadStatusReply(store: Store, vendorId: string, leadId: string): Reply | Promise<Reply> {
   const lead = store.read((t) => op(t.leads.stateFor(leadId, vendorId)));
+  return lead instanceof Promise ? lead.then(replyFor) : replyFor(lead);
+}
+
+function replyFor(lead: LeadState | undefined): Reply {
   if (!lead) return failure("success_bit", 404, [LEAD_NOT_FOUND]);
   const extra = { lead_id: lead.id, status: lead.status };
   switch (lead.status) {
@@ -28,7 +36,7 @@ export function leadStatusReply(store: Store<"now">, vendorId: string, leadId: s
   }
 }
 
-export function leadRoutes(guard: V1Guard, store: Store<"now">) {
+export function leadRoutes(guard: V1Guard, store: Store) {
   return new Elysia({ name: "leads" }).get(
     "/v1/leads/:lead_id",
     ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),

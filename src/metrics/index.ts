@@ -30,8 +30,8 @@ function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingL
   return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()) };
 }
 
-export function renderMetrics(metrics: Metrics, store: Store<"now">, now: number): string {
-  const { queue, pendingLeads } = store.read((t) => readings(t, now));
+export async function renderMetrics(metrics: Metrics, store: Store, now: number): Promise<string> {
+  const { queue, pendingLeads } = await store.read((t) => readings(t, now));
   return [
     ...Object.values(metrics).map((counter) => counter.render()),
     renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks not yet delivered or dead (due now or waiting to retry).", value: queue.pending }),

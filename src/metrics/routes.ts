@@ -4,10 +4,10 @@ import { Elysia } from "elysia";
 import type { Store } from "../store/index.ts";
 import { renderMetrics, type Metrics } from "./index.ts";
 
-export function metricsRoutes(metrics: Metrics, store: Store<"now">, clock: () => number) {
+export function metricsRoutes(metrics: Metrics, store: Store, clock: () => number) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
-    () => new Response(renderMetrics(metrics, store, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+    async () => new Response(await renderMetrics(metrics, store, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
     { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
   );
 }

@@ -4,14 +4,13 @@
 import { op, type Script } from "../db/script.ts";
 import type { CallbackStatus } from "../db/schema.ts";
 import type { CallbackSummary } from "../store/callbacks/index.ts";
-import type { Tables } from "../store/index.ts";
-import { storeOn, type Connection } from "../store/sqlite.ts";
+import type { Store, Tables } from "../store/index.ts";
 
 export type { CallbackSummary } from "../store/callbacks/index.ts";
 
 /** Most recently changed first: the callbacks that just died or were just delivered lead. */
-export function listCallbacks(connection: Connection, filter: { status?: CallbackStatus; limit: number }): CallbackSummary[] {
-  return storeOn(connection).read((t) => op(t.callbacks.list(filter)));
+export async function listCallbacks(store: Store, filter: { status?: CallbackStatus; limit: number }): Promise<CallbackSummary[]> {
+  return store.read((t) => op(t.callbacks.list(filter)));
 }
 
 export type ReplayOutcome =
@@ -20,13 +19,12 @@ export type ReplayOutcome =
   | { kind: "notFinished"; callbackId: string; status: CallbackStatus };
 
 /** Queues one dead or delivered callback again, found by its id (the webhook-id) or its lead's id. */
-export function replayCallback(connection: Connection, id: string, now: number): ReplayOutcome {
-  const store = storeOn(connection);
+export async function replayCallback(store: Store, id: string, now: number): Promise<ReplayOutcome> {
   // Found before any write lock is taken: by lead through the key, else by webhook-id with a scan
   // (not indexed; one operator command can afford it). The replay itself re-checks the status.
-  const callback = store.read((t) => op(t.callbacks.find(id)));
+  const callback = await store.read((t) => op(t.callbacks.find(id)));
   if (!callback) return { kind: "missing" };
-  if (!store.write((t) => op(t.callbacks.replay(callback.leadId, now)))) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
+  if (!(await store.write((t) => op(t.callbacks.replay(callback.leadId, now))))) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
   return { kind: "replayed", callbackId: callback.id };
 }
 
@@ -42,6 +40,6 @@ function* replayDead(t: Tables, diedSince: number | null, now: number): Script<n
  * Queues every dead callback again, or those that died at or after `diedSince` (a dead
  * callback's updated_at is when its last attempt failed). Returns how many were queued.
  */
-export function replayDeadCallbacks(connection: Connection, diedSince: number | null, now: number): number {
-  return storeOn(connection).write((t) => replayDead(t, diedSince, now));
+export async function replayDeadCallbacks(store: Store, diedSince: number | null, now: number): Promise<number> {
+  return store.write((t) => replayDead(t, diedSince, now));
 }

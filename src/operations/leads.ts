@@ -1,17 +1,16 @@
 // What an operator reads about leads: a filtered newest-first list, and one lead with everything
 // stored about it, its callback and every delivery attempt. Reads only; beside the running service
-// (WAL) a reader never blocks its writers.
+// a reader never blocks its writers (SQLite's WAL, PostgreSQL's snapshots).
 import { op, type Script } from "../db/script.ts";
 import type { CallbackAttempt, StoredCallback } from "../store/callbacks/index.ts";
-import type { Tables } from "../store/index.ts";
+import type { Store, Tables } from "../store/index.ts";
 import type { LeadFilter, LeadSummary, StoredLead } from "../store/leads/index.ts";
-import { storeOn, type Connection } from "../store/sqlite.ts";
 
 export type { CallbackAttempt } from "../store/callbacks/index.ts";
 export type { LeadSummary, StoredLead } from "../store/leads/index.ts";
 
-export function listLeads(connection: Connection, filter: LeadFilter): LeadSummary[] {
-  return storeOn(connection).read((t) => op(t.leads.list(filter)));
+export async function listLeads(store: Store, filter: LeadFilter): Promise<LeadSummary[]> {
+  return store.read((t) => op(t.leads.list(filter)));
 }
 
 export interface LeadDetail {
@@ -28,6 +27,6 @@ function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
 }
 
 /** The lead (with its vendor's name), its callback and the callback's attempts, from one snapshot. */
-export function findLeadDetail(connection: Connection, leadId: string): LeadDetail | null {
-  return storeOn(connection).read((t) => leadDetail(t, leadId));
+export async function findLeadDetail(store: Store, leadId: string): Promise<LeadDetail | null> {
+  return store.read((t) => leadDetail(t, leadId));
 }

@@ -1,15 +1,16 @@
 // `suppress import`: adds the numbers of a CSV file to the suppression list, all of them or none.
 //
 // The file is streamed once. Each row is checked and its E.164 number staged in a TEMP table (on
-// disk, so millions of rows do not fill memory). Only when every row is good are the staged
+// disk, so millions of rows do not fill memory; on PostgreSQL in the importing session). Only when every row is good are the staged
 // numbers copied into the list, by one INSERT … SELECT in one write transaction. So a malformed
 // row, Ctrl-C or a crash leaves the list as it was, and the running service's writers wait only
 // for that one statement (about 0.5 s per million numbers on our 2-core VM), not for the reading
 // and checking of the file.
 import { stat } from "node:fs/promises";
 import type { StagedSuppression } from "../store/suppressions/index.ts";
+import type { OperatorDatabase } from "../cli/command.ts";
+import { pgSuppressionImport } from "../store/suppressions/pg-import.ts";
 import { sqliteSuppressionImport } from "../store/suppressions/sqlite-import.ts";
-import type { Connection } from "../store/sqlite.ts";
 import { readCsvRecords } from "./csv.ts";
 import { e164OrNull, SuppressionError } from "./index.ts";
 
@@ -41,7 +42,7 @@ interface Header {
 }
 
 export async function importSuppressionCsv(
-  connection: Connection,
+  database: OperatorDatabase,
   path: string,
   options: { onProgress?: (progress: ImportProgress) => void; now?: number } = {},
 ): Promise<ImportResult> {
@@ -55,7 +56,7 @@ export async function importSuppressionCsv(
   let rows = 0;
   let header: Header | null = null;
   let chunk: StagedSuppression[] = [];
-  const staging = sqliteSuppressionImport(connection);
+  const staging = database.kind === "sqlite" ? sqliteSuppressionImport(database.connection.sqlite) : await pgSuppressionImport(database.connection);
   try {
     for await (const record of readCsvRecords(counted(Bun.file(path).stream(), (n) => (bytesRead += n)))) {
       if ("error" in record) {

@@ -3,7 +3,7 @@
 import { op } from "../db/script.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
 import type { Suppression } from "../store/suppressions/index.ts";
-import { storeOn, type Connection } from "../store/sqlite.ts";
+import type { Store } from "../store/index.ts";
 
 export class SuppressionError extends Error {}
 
@@ -20,17 +20,17 @@ export function normalisePhone(phone: string): string {
 }
 
 /** Adds a number; true when it was not listed before. */
-export function addSuppression(db: Connection, phone: string, reason: string | null = null, now = Date.now()): boolean {
+export async function addSuppression(store: Store, phone: string, reason: string | null = null, now = Date.now()): Promise<boolean> {
   const row = { phoneE164: normalisePhone(phone), reason, createdAt: now };
-  return storeOn(db).write((t) => op(t.suppressions.add(row)));
+  return store.write((t) => op(t.suppressions.add(row)));
 }
 
 /** Removes a number; true when it was listed. */
-export function removeSuppression(db: Connection, phone: string): boolean {
+export async function removeSuppression(store: Store, phone: string): Promise<boolean> {
   const phoneE164 = normalisePhone(phone);
-  return storeOn(db).write((t) => op(t.suppressions.remove(phoneE164)));
+  return store.write((t) => op(t.suppressions.remove(phoneE164)));
 }
 
-export function listSuppressions(db: Connection): Suppression[] {
-  return storeOn(db).read((t) => op(t.suppressions.list()));
+export async function listSuppressions(store: Store): Promise<Suppression[]> {
+  return store.read((t) => op(t.suppressions.list()));
 }

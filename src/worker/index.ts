@@ -8,13 +8,13 @@ import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
-import type { ServiceStore } from "../store/index.ts";
+import type { Answering, Store } from "../store/index.ts";
 import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
   config: Config;
-  /** The service's store, whose writes go through the process's one group committer. */
-  store: ServiceStore;
+  /** The service's store (on SQLite its writes go through the process's one group committer). */
+  store: Store<Answering, "promise">;
   log: Logger;
   metrics: Metrics;
   /** HTTP requests in flight now (the foreground the worker yields to). */

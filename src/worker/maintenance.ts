@@ -3,12 +3,12 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
-import type { ServiceStore } from "../store/index.ts";
+import type { Answering, Store } from "../store/index.ts";
 
 const CHUNK = 5_000;
 const EVERY_MS = 60_000;
 
-export function createMaintenanceJob(deps: { store: ServiceStore; clock: () => number }) {
+export function createMaintenanceJob(deps: { store: Store<Answering, "promise">; clock: () => number }) {
   let lastFinished = -Infinity;
   return {
     /** Deletes one chunk of expired keys when due; a full chunk means more remain (so: busy). */

@@ -1,6 +1,7 @@
 // CONTRACT §3: Basic credentials belong to a vendor; wrong, unknown, malformed or disabled → null.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { createAuthenticator, type Authenticator } from "../../src/auth/authenticator.ts";
+import { storedCredentials } from "../../src/auth/vendor-credentials.ts";
 import { createVendor, findVendorByName, rotatePassword, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { storeOn } from "../../src/store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
@@ -12,9 +13,9 @@ let auth: Authenticator;
 
 beforeAll(async () => {
   handle = openDatabase(":memory:");
-  auth = createAuthenticator(storeOn(handle.db));
-  await createVendor(handle.db, "acme", "acme-password-1");
-  await createVendor(handle.db, "globex", "globex-password-1");
+  auth = createAuthenticator(storedCredentials(storeOn(handle.db)));
+  await createVendor(storeOn(handle.db), "acme", "acme-password-1");
+  await createVendor(storeOn(handle.db), "globex", "globex-password-1");
 });
 
 afterAll(() => handle.close());
@@ -33,7 +34,7 @@ describe("authenticate", () => {
   test("the right credentials → that vendor", async () => {
     const vendor = await vendorOf(basic("acme", "acme-password-1"));
     expect(vendor?.name).toBe("acme");
-    expect(vendor?.id).toBe(findVendorByName(handle.db, "acme")!.id);
+    expect(vendor?.id).toBe((await findVendorByName(storeOn(handle.db), "acme"))!.id);
   });
 
   test("each vendor gets its own identity", async () => {
@@ -78,7 +79,7 @@ describe("authenticate", () => {
 
 test("the requests of one turn read their vendor once; the next turn reads it again", async () => {
   let reads = 0;
-  const counting = createAuthenticator({ ...storeOn(handle.db), read: (script) => (reads++, storeOn(handle.db).read(script)) });
+  const counting = createAuthenticator(storedCredentials({ ...storeOn(handle.db), read: (script) => (reads++, storeOn(handle.db).read(script)) }));
   const header = basic("acme", "acme-password-1");
   await counting.authenticate(header);
   await nextTurn();
@@ -91,7 +92,7 @@ test("the requests of one turn read their vendor once; the next turn reads it ag
 });
 
 test("a header answered once in a turn is answered again without parsing or hashing; the next turn checks it again", async () => {
-  const memo = createAuthenticator(storeOn(handle.db));
+  const memo = createAuthenticator(storedCredentials(storeOn(handle.db)));
   const header = basic("acme", "acme-password-1");
   await memo.authenticate(header);
   await nextTurn();
@@ -110,60 +111,60 @@ test("a header answered once in a turn is answered again without parsing or hash
 
 describe("vendor changes", () => {
   test("a disabled vendor is refused from the next turn of the event loop, even after a cached success, and accepted again once enabled", async () => {
-    await createVendor(handle.db, "umbrella", "umbrella-password");
+    await createVendor(storeOn(handle.db), "umbrella", "umbrella-password");
     const header = basic("umbrella", "umbrella-password");
     expect((await vendorOf(header))?.name).toBe("umbrella");
 
-    setVendorEnabled(handle.db, "umbrella", false);
+    await setVendorEnabled(storeOn(handle.db), "umbrella", false);
     await nextTurn();
     expect(await vendorOf(header)).toBeNull();
 
-    setVendorEnabled(handle.db, "umbrella", true);
+    await setVendorEnabled(storeOn(handle.db), "umbrella", true);
     await nextTurn();
     expect((await vendorOf(header))?.name).toBe("umbrella");
   });
 
   test("a vendor disabled before its first request is refused with the right password", async () => {
-    await createVendor(handle.db, "hooli", "hooli-password");
-    setVendorEnabled(handle.db, "hooli", false);
+    await createVendor(storeOn(handle.db), "hooli", "hooli-password");
+    await setVendorEnabled(storeOn(handle.db), "hooli", false);
     expect(await vendorOf(basic("hooli", "hooli-password"))).toBeNull();
   });
 
   test("after rotatePassword the old password is refused (even cached) and the new one accepted", async () => {
-    await createVendor(handle.db, "soylent", "soylent-old-password");
+    await createVendor(storeOn(handle.db), "soylent", "soylent-old-password");
     const oldHeader = basic("soylent", "soylent-old-password");
     expect((await vendorOf(oldHeader))?.name).toBe("soylent");
 
-    const { password } = await rotatePassword(handle.db, "soylent", "soylent-new-password");
+    const { password } = await rotatePassword(storeOn(handle.db), "soylent", "soylent-new-password");
     expect(password).toBe("soylent-new-password");
     expect(await vendorOf(oldHeader)).toBeNull();
     expect((await vendorOf(basic("soylent", "soylent-new-password")))?.name).toBe("soylent");
   });
 
   test("a password refused before rotation is accepted once it becomes the new password", async () => {
-    await createVendor(handle.db, "vandelay", "vandelay-password-a");
+    await createVendor(storeOn(handle.db), "vandelay", "vandelay-password-a");
     const laterHeader = basic("vandelay", "vandelay-password-b");
     expect(await vendorOf(laterHeader)).toBeNull();
-    await rotatePassword(handle.db, "vandelay", "vandelay-password-b");
+    await rotatePassword(storeOn(handle.db), "vandelay", "vandelay-password-b");
     expect((await vendorOf(laterHeader))?.name).toBe("vandelay");
   });
 
   test("a name refused while unknown is accepted once the vendor is created", async () => {
     const header = basic("wayne", "wayne-password");
     expect(await vendorOf(header)).toBeNull();
-    await createVendor(handle.db, "wayne", "wayne-password");
+    await createVendor(storeOn(handle.db), "wayne", "wayne-password");
     expect((await vendorOf(header))?.name).toBe("wayne");
   });
 
-  test("the stored hash is not the password", () => {
-    const stored = findVendorByName(handle.db, "acme")!;
+  test("the stored hash is not the password", async () => {
+    const stored = (await findVendorByName(storeOn(handle.db), "acme"))!;
     expect(stored.passwordHash).not.toContain("acme-password-1");
     expect(stored.passwordHash.startsWith("$argon2id$")).toBe(true);
   });
 });
 
 test("concurrent first requests with the same credentials share one check", async () => {
-  const fresh = createAuthenticator(storeOn(handle.db));
+  const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)));
   const verify = spyOn(Bun.password, "verify");
   try {
     const results = await Promise.all(Array.from({ length: 8 }, () => vendorOf(basic("acme", "acme-password-1"), fresh)));
@@ -192,9 +193,9 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
   }
 
   test("an unknown or disabled name costs no argon2 check; it is answered after a timer, not at once", async () => {
-    await createVendor(handle.db, "stark", "stark-password");
-    setVendorEnabled(handle.db, "stark", false);
-    const fresh = createAuthenticator(storeOn(handle.db));
+    await createVendor(storeOn(handle.db), "stark", "stark-password");
+    await setVendorEnabled(storeOn(handle.db), "stark", false);
+    const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)));
     const verify = spyOn(Bun.password, "verify");
     try {
       for (const header of [basic("nobody", "guess-1"), basic("stark", "stark-password")]) {
@@ -210,7 +211,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("failures past an address's budget get 429 with Retry-After; other addresses are not affected; the budget refills", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, addressFailures: { burst: 3, perSecond: 1 / 10 } });
+    const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)), { clock: clock.now, addressFailures: { burst: 3, perSecond: 1 / 10 } });
     const attacker = from("203.0.113.1");
     for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("nobody", `guess-${i}`), attacker)).toBeNull();
     expect(await fresh.authenticate(basic("nobody", "guess-3"), attacker)).toEqual(throttled(10));
@@ -222,7 +223,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("credentials this process verified are never throttled, and new valid ones from an address over its budget are still checked", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, addressFailures: { burst: 2, perSecond: 1 / 60 } });
+    const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)), { clock: clock.now, addressFailures: { burst: 2, perSecond: 1 / 60 } });
     const shared = from("192.0.2.10"); // a load balancer's address, shared by an attacker and two vendors
     expect(await vendorOf(basic("acme", "acme-password-1"), fresh)).toMatchObject({ name: "acme" });
     for (let i = 0; i < 5; i++) await fresh.authenticate(basic("nobody", `guess-${i}`), shared);
@@ -232,7 +233,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
   });
 
   test("a flood of wrong passwords waits in the suspect lane, one check at a time and two places per name; valid credentials from another address are checked apart", async () => {
-    const fresh = createAuthenticator(storeOn(handle.db));
+    const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)));
     const attacker = from("203.0.113.1");
     expect(await fresh.authenticate(basic("nobody", "guess-0"), attacker)).toBeNull(); // now the address has failed lately
     const held = holdGuesses();
@@ -255,7 +256,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("a vendor name under attack: the attackers' addresses get 429 without a check, the real vendor from an address without failures gets in", async () => {
     const clock = fakeClock();
-    const fresh = createAuthenticator(storeOn(handle.db), { clock: clock.now, nameFailures: { burst: 3, perSecond: 1 / 60 } });
+    const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)), { clock: clock.now, nameFailures: { burst: 3, perSecond: 1 / 60 } });
     const attacker = from("203.0.113.1");
     for (let i = 0; i < 3; i++) expect(await fresh.authenticate(basic("acme", `wrong-${i}`), attacker)).toBeNull();
     const verify = spyOn(Bun.password, "verify");

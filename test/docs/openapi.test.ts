@@ -11,6 +11,7 @@ import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
+import { sqliteBackend } from "../../src/db/backend.ts";
 
 let server: TestServer;
 let doc: any;
@@ -128,7 +129,7 @@ test("health and metrics need no authentication and document their answers", () 
 test("every route of the app is documented, with a unique operationId, a summary and described responses", () => {
   const database = openDatabase(":memory:");
   try {
-    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, database, log: createLogger("silent"), metrics: createMetrics(), commit: createGroupCommitter(database.sqlite) });
+    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
     const routes = app.routes.filter((route) => (route.hooks?.detail as { hide?: boolean } | undefined)?.hide !== true);
     const ids = new Set<string>();
     for (const route of routes) {

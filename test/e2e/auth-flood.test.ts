@@ -61,7 +61,7 @@ async function freshVendorsPost(vendorHeaders: (authorization: string) => Record
   const answers: Answer[] = [];
   for (let v = 0; v < count; v++) {
     await Bun.sleep(300);
-    const { vendor, password } = await createVendor(server!.db.db, `fresh-${v}-${crypto.randomUUID().slice(0, 8)}`);
+    const { vendor, password } = await createVendor(server!.store, `fresh-${v}-${crypto.randomUUID().slice(0, 8)}`);
     for (let i = 0; i < requestsEach; i++) answers.push(await prePing(vendorHeaders(basicAuth(vendor.name, password))));
   }
   return answers;
@@ -109,7 +109,7 @@ test("without a proxy: unknown names flooding from the vendors' own address neve
 
 test("a vendor whose own name is under attack from another address still gets in", async () => {
   server = await startTestServer({ trustedProxies: ["127.0.0.1"] });
-  const { vendor, password } = await createVendor(server.db.db, "attacked-vendor");
+  const { vendor, password } = await createVendor(server.store, "attacked-vendor");
   let done!: () => void;
   const vendorDone = new Promise<void>((resolve) => (done = resolve));
   const attack = flood((n) => ({ authorization: basicAuth(vendor.name, `guess-${n}`), "x-forwarded-for": ATTACKER }), vendorDone);

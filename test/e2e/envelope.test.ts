@@ -56,10 +56,10 @@ describe("401 Unauthorized", () => {
   });
 
   test("a disabled vendor cannot authenticate, even right after a successful request", async () => {
-    await createVendor(server.db.db, "vendor-disabled", "password-disabled");
+    await createVendor(server.store, "vendor-disabled", "password-disabled");
     const headers = { authorization: basicAuth("vendor-disabled", "password-disabled") };
     expect((await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers)).status).toBe(200);
-    setVendorEnabled(server.db.db, "vendor-disabled", false);
+    await setVendorEnabled(server.store, "vendor-disabled", false);
     expectFailure(await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers), 401, "can_post_phone_bit", "Unauthorized");
   });
 
@@ -181,7 +181,7 @@ describe("routes", () => {
 describe("429 rate limit", () => {
   test("over the vendor's burst → 429 with Retry-After; other vendors are not affected", async () => {
     await withOwnServer({ rateLimitPerSecond: 1, rateLimitBurst: 2 }, async (limited) => {
-      await createVendor(limited.db.db, "vendor-other", "password-other");
+      await createVendor(limited.store, "vendor-other", "password-other");
       const headers = { authorization: limited.auth };
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(await post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, headers));

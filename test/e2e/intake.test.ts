@@ -151,14 +151,14 @@ describe("phone eligibility (422), shared by prePing and postLead", () => {
 
   test("a suppressed number gets 422 from both endpoints", async () => {
     const phone = uniquePhone();
-    addSuppression(server.db.db, phone, "asked not to be called");
+    await addSuppression(server.store, phone, "asked not to be called");
     expect((await prePing({ phone_number: phone })).status).toBe(422);
     expect((await postLead(validLead({ phone_number: phone }))).status).toBe(422);
   });
 
   test("a failed validation is answered before eligibility", async () => {
     const phone = uniquePhone();
-    addSuppression(server.db.db, phone);
+    await addSuppression(server.store, phone);
     const answer = await postLead(validLead({ phone_number: phone, email: "" }));
     expect(answer).toMatchObject({ status: 400, body: { message: [{ error: "Missing Field: email" }] } });
   });
@@ -193,7 +193,7 @@ describe("Idempotency-Key", () => {
   });
 
   test("keys belong to a vendor: another vendor's same key is a new request", async () => {
-    await createVendor(server.db.db, "vendor-key-b", "password-key-b");
+    await createVendor(server.store, "vendor-key-b", "password-key-b");
     const body = validLead();
     const mine = await postLead(body, { "idempotency-key": "shared-key" });
     const theirs = await post(`${server.url}/v1/postLead`, { ...body, phone_number: uniquePhone() }, {
@@ -216,7 +216,7 @@ describe("GET /v1/leads/{lead_id}", () => {
   });
 
   test("another vendor's lead and an unknown id are both 404", async () => {
-    await createVendor(server.db.db, "vendor-lookup-b", "password-lookup-b");
+    await createVendor(server.store, "vendor-lookup-b", "password-lookup-b");
     const accepted = await postLead(validLead());
     const other = await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, { authorization: basicAuth("vendor-lookup-b", "password-lookup-b") });
     const unknown = await get(`${server.url}/v1/leads/00000000-0000-0000-0000-000000000000`, auth);

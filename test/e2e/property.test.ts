@@ -1,4 +1,5 @@
 // Property-based: whatever JSON value or string a caller sends, both endpoints answer in the
+import { storeOn } from "../../src/store/sqlite.ts";
 // envelope with a contract status, never a 5xx (CONTRACT §1). Runs the real app without a socket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -7,6 +8,7 @@ import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
+import { sqliteBackend } from "../../src/db/backend.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { validLead } from "../helpers/leads.ts";
@@ -18,8 +20,8 @@ const authorization = basicAuth("prop-vendor", "prop-password");
 
 beforeAll(async () => {
   database = openDatabase(":memory:");
-  await createVendor(database.db, "prop-vendor", "prop-password");
-  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, database, log: createLogger("silent"), metrics: createMetrics(), commit: createGroupCommitter(database.sqlite) });
+  await createVendor(storeOn(database.db), "prop-vendor", "prop-password");
+  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
 });
 afterAll(() => database.close());
 

@@ -1,4 +1,5 @@
 // A retry after a lost answer (issue 16 item 7, CONTRACT §6): the vendor's first postLead was
+import { storeOn } from "../../src/store/sqlite.ts";
 // stored but its answer never arrived (the connection dropped, then the server was killed with
 // SIGKILL). Its re-post, without an Idempotency-Key, gets the stored lead's id back.
 import { expect, test } from "bun:test";
@@ -54,7 +55,7 @@ test("postLead's answer lost, server killed with SIGKILL, restarted: the re-post
 
       // Another vendor posting the same lead, or this vendor another lead with the number: 422.
       const writer = openDatabase(temp.path);
-      await createVendor(writer.db, "vendor-b", "password-b-123").finally(() => writer.close());
+      await createVendor(storeOn(writer.db), "vendor-b", "password-b-123").finally(() => writer.close());
       const other = await post(`${server.url}/v1/postLead`, lead, { authorization: basicAuth("vendor-b", "password-b-123") });
       expect(other.status).toBe(422);
       const changed = await post(`${server.url}/v1/postLead`, { ...lead, customer_name: "Someone Else" }, { authorization: basicAuth(VENDOR.name, VENDOR.password) });

@@ -1,4 +1,5 @@
 // Recording a decision as one script over the leads, callbacks and phone claims, on a real
+import { storeOn } from "../../src/store/sqlite.ts";
 // (in-memory) database: only the holder of the lead's lease writes, and the three change together.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { runNow } from "../../src/db/script.ts";
@@ -69,6 +70,6 @@ test("checksNow sees a suppression added during the hold", async () => {
   await h.accept(validLead({ phone_number: phone }));
   const [lead] = claim(h.now.value + HOLD, "t1");
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: false, operatorDecision: null });
-  addSuppression(h.database.db, phone);
+  await addSuppression(storeOn(h.database.db), phone);
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: true, operatorDecision: null });
 });

@@ -1,30 +1,37 @@
 // Readiness (CONTRACT §9): the database is migrated, and writes still reach the disk.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { sqliteReady } from "../../src/db/backend.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
 import { healthRoutes } from "../../src/health/routes.ts";
 
-test("/readyz is 200 on a migrated database, and 503 once a WAL sync has failed (writes stopped)", async () => {
+const readiness = async (ready: () => boolean | Promise<boolean>) => {
+  const response = await healthRoutes(ready).handle(new Request("http://health.local/readyz"));
+  return [response.status, await response.json()];
+};
+
+test("/readyz is 200 on a migrated SQLite database, and 503 once a WAL sync has failed (writes stopped)", async () => {
   const sqlite = new Database(":memory:");
   applyMigrations(sqlite);
   let failure: Error | null = null;
-  const app = healthRoutes(sqlite, () => failure);
-  const readiness = async () => {
-    const response = await app.handle(new Request("http://health.local/readyz"));
-    return [response.status, await response.json()];
-  };
-  expect(await readiness()).toEqual([200, { status: "ready" }]);
+  const ready = () => sqliteReady(sqlite, () => failure);
+  expect(await readiness(ready)).toEqual([200, { status: "ready" }]);
   failure = new Error("disk gone");
-  expect(await readiness()).toEqual([503, { status: "not ready" }]);
+  expect(await readiness(ready)).toEqual([503, { status: "not ready" }]);
   sqlite.close();
 });
 
-test("/readyz is 503 on a database that is not migrated, and on one that is closed", async () => {
-  const readiness = async (sqlite: Database) => (await healthRoutes(sqlite, () => null).handle(new Request("http://health.local/readyz"))).status;
+test("/readyz is 503 on a SQLite database that is not migrated, and on one that is closed", async () => {
   const bare = new Database(":memory:");
-  expect(await readiness(bare)).toBe(503);
+  const ready = () => sqliteReady(bare, () => null);
+  expect((await readiness(ready))[0]).toBe(503);
   applyMigrations(bare);
-  expect(await readiness(bare)).toBe(200);
+  expect((await readiness(ready))[0]).toBe(200);
   bare.close();
-  expect(await readiness(bare)).toBe(503);
+  expect((await readiness(ready))[0]).toBe(503);
+});
+
+test("/readyz waits for an answer that is a promise (PostgreSQL's)", async () => {
+  expect(await readiness(async () => true)).toEqual([200, { status: "ready" }]);
+  expect(await readiness(async () => false)).toEqual([503, { status: "not ready" }]);
 });

@@ -1,4 +1,5 @@
 // An in-memory database with one vendor and the intake service, for tests below the HTTP layer.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { createVendor, type Vendor } from "../../src/auth/vendors.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
@@ -17,7 +18,7 @@ export interface IntakeHarness {
 
 export async function intakeHarness(options: { holdPeriodMs?: number; duplicateWindowMs?: number } = {}): Promise<IntakeHarness> {
   const database = openDatabase(":memory:");
-  const { vendor } = await createVendor(database.db, "vendor-test", "password-test");
+  const { vendor } = await createVendor(storeOn(database.db), "vendor-test", "password-test");
   const now = { value: Date.UTC(2026, 0, 1) };
   const deps: IntakeDeps = {
     store: groupCommittedStore(database.db, createGroupCommitter(database.sqlite)),

@@ -1,9 +1,17 @@
-// Starts the real service in-process on 127.0.0.1 and an ephemeral port, on a temporary database.
+// Starts the real service in-process on 127.0.0.1 and an ephemeral port, on a temporary database:
+// a SQLite file, or with LEAD_INGRESS_TEST_BACKEND=postgres (for the files that use
+// startApiTestServer) a fresh database in a throwaway PostgreSQL cluster started once per process.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig, OPTIONS, type Config } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { databaseKind } from "../../src/db/kind.ts";
+import { openPostgres } from "../../src/db/pg/client.ts";
+import type { Store } from "../../src/store/index.ts";
+import { postgresStore } from "../../src/store/pg.ts";
+import { storeOn } from "../../src/store/sqlite.ts";
+import { startPgCluster, type PgCluster } from "./pg-cluster.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startServer } from "../../src/server.ts";
 import { spawnServer } from "./process.ts";
@@ -13,13 +21,20 @@ export const VENDOR = { name: "vendor-a", password: "password-a-123" };
 
 export const basicAuth = basicAuthorization;
 
-export interface TestServer {
+/** A test's server on either database. */
+export interface ApiTestServer {
   url: string;
   config: Config;
-  /** A second connection to the same file, for assertions about what was stored. */
-  db: DatabaseHandle;
+  /** The same tables through a connection (SQLite) or pool (PostgreSQL) of the test's own, to arrange and assert. */
+  store: Store;
   auth: string;
   stop(): Promise<void>;
+}
+
+/** A test's server on SQLite. */
+export interface TestServer extends ApiTestServer {
+  /** A second connection to the same file, for assertions about what was stored. */
+  db: DatabaseHandle;
 }
 
 export function tempDatabasePath(): { path: string; cleanup: () => void } {
@@ -27,7 +42,27 @@ export function tempDatabasePath(): { path: string; cleanup: () => void } {
   return { path: join(dir, "test.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+/** The backend the suites that can run on both use: LEAD_INGRESS_TEST_BACKEND=postgres or SQLite. */
+export const TEST_BACKEND = Bun.env.LEAD_INGRESS_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+
+let sharedCluster: Promise<PgCluster> | undefined;
+
+/** One cluster per test process, started on first use; its server dies with the process (pg-cluster.ts). */
+export function sharedPgCluster(): Promise<PgCluster> {
+  sharedCluster ??= startPgCluster();
+  return sharedCluster;
+}
+
+/** On the backend LEAD_INGRESS_TEST_BACKEND names: a fresh database of the shared cluster, or a SQLite file. */
+export async function startApiTestServer(overrides: Partial<Config> = {}): Promise<ApiTestServer> {
+  if (TEST_BACKEND === "sqlite") return startTestServer(overrides);
+  return startTestServer({ ...overrides, databasePath: await (await sharedPgCluster()).createDatabase(`test_${crypto.randomUUID().replaceAll("-", "")}`) });
+}
+
+/** On SQLite, unless `databasePath` is a postgres:// URL (then `db` is not there: use `store`). */
+export async function startTestServer(overrides: Partial<Config> & { databasePath: `postgres://${string}` }): Promise<ApiTestServer>;
+export async function startTestServer(overrides?: Partial<Config>): Promise<TestServer>;
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<ApiTestServer> {
   const temp = tempDatabasePath();
   const config: Config = {
     ...defaultConfig(),
@@ -46,18 +81,31 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const server = Bun.env.LEAD_INGRESS_TEST_BINARY
     ? await spawnedServer(config)
     : await startServer(config, createLogger("silent"));
+  const base = { url: new URL(server.url).origin, config, auth: basicAuth(VENDOR.name, VENDOR.password) };
+  if (databaseKind(config.databasePath) === "postgres") {
+    const postgres = await openPostgres(config.databasePath, { poolSize: 2, migrate: false });
+    return {
+      ...base,
+      store: postgresStore(postgres.db),
+      async stop() {
+        await server.stop();
+        await postgres.close();
+        temp.cleanup();
+      },
+    };
+  }
   const db = openDatabase(config.databasePath);
-  return {
-    url: new URL(server.url).origin,
-    config,
+  const onSqlite: TestServer = {
+    ...base,
     db,
-    auth: basicAuth(VENDOR.name, VENDOR.password),
+    store: storeOn(db.db),
     async stop() {
       await server.stop();
       db.close();
       temp.cleanup();
     },
   };
+  return onSqlite;
 }
 
 /** The config as the command-line flags an operator would pass. */

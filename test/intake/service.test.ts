@@ -1,4 +1,5 @@
 // prePing and submitLead on a real in-memory database (CONTRACT §5 eligibility, §6 acceptance and
+import { storeOn } from "../../src/store/sqlite.ts";
 // idempotency), with a fixed clock that the tests move by hand.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,7 +48,7 @@ function submission(body: Body, options: { key?: string; vendorId?: string; rawB
 
 const rows = (sql: string, ...params: (string | number | bigint)[]) => handle.sqlite.query(sql).all(...params) as Record<string, unknown>[];
 const count = (table: string) => (handle.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const suppress = (phone: string) => addSuppression(handle.db, phone, "test", now);
+const suppress = (phone: string) => addSuppression(storeOn(handle.db), phone, "test", now);
 /** What the final-result code does when a lead is rejected: its claim stops blocking the number. */
 const releaseClaim = (leadId: string) => handle.sqlite.run("DELETE FROM phone_claims WHERE lead_id = ?", [leadId]);
 

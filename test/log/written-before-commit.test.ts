@@ -1,4 +1,5 @@
 // The worker's decision and attempt lines reach stdout before the state they report is committed
+import { storeOn } from "../../src/store/sqlite.ts";
 // (issue 16 item 8): a kill -9 may undo a logged decision (it is then made again, with another
 // line) but never leaves a recorded one without its line. On a real in-memory database, with a log
 // sink that records what was flushed and a committer that records each transaction's effect.
@@ -88,7 +89,7 @@ test("a suppression landing between the line and the commit: nothing recorded fr
   h.now.value += HOLD;
   onFlush = () => {
     onFlush = () => {};
-    addSuppression(h.database.db, phone, "test", h.now.value);
+    void addSuppression(storeOn(h.database.db), phone, "test", h.now.value);
   };
   await decisionJob(recordingLog()).runOnce();
   expect(events).toEqual([

@@ -1,4 +1,5 @@
 // The fixtures replayed against the real service, started as a process the way an operator runs it
+import { storeOn } from "../../src/store/sqlite.ts";
 // (or the compiled binary under LEAD_INGRESS_TEST_BINARY), with the mock receiver in-process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -39,9 +40,9 @@ beforeAll(async () => {
   ]);
   // What an operator would do with the CLI: a second vendor, a suppressed number, the signing secret.
   database = openDatabase(temp.path);
-  await createVendor(database.db, OTHER.user, OTHER.password);
+  await createVendor(storeOn(database.db), OTHER.user, OTHER.password);
   const suppressed = freshPhone().display;
-  addSuppression(database.db, suppressed, "replay test");
+  await addSuppression(storeOn(database.db), suppressed, "replay test");
   const { signing_secret } = database.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(VENDOR.user) as { signing_secret: string };
   receiver = startMockReceiver({ secret: signing_secret });
   options = {

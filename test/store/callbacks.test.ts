@@ -1,107 +1,155 @@
-// The callback table on a real (in-memory) database: hold, release, claims, fenced outcomes, replay.
+// The callback table, on both backends: hold, release, claims, fenced outcomes, replay.
 import { beforeEach, describe, expect, test } from "bun:test";
-import type { Tables } from "../../src/store/index.ts";
 import type { AttemptRecord } from "../../src/store/callbacks/index.ts";
-import { intakeHarness, type IntakeHarness } from "../helpers/intake.ts";
-import { now, tablesOf } from "../helpers/tables.ts";
-import { validLead } from "../helpers/leads.ts";
+import { describeOnBothBackends } from "../helpers/store-backends.ts";
+import { leadFields, vendorRow } from "../helpers/tables.ts";
 
-let h: IntakeHarness;
-let t: Tables;
-let decidedAt: number;
-const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({ startedAt: decidedAt, durationMs: 5, statusCode: 500, error: "HTTP 500", responseExcerpt: "oops", ...fields });
-const callback = (leadId: string) => h.database.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").get(leadId) as Record<string, any>;
-const attempts = (callbackId: string) => h.database.sqlite.query("SELECT * FROM callback_attempts WHERE callback_id = ? ORDER BY attempt_no").all(callbackId) as Record<string, any>[];
+const VENDOR = vendorRow("vendor-a");
+const CREATED = Date.UTC(2026, 0, 1);
 
-/** A lead accepted and decided, so its callback is pending. */
-async function decidedLead(): Promise<string> {
-  const id = await h.accept(validLead());
-  decidedAt = h.now.value + 60_000;
-  now(t.callbacks.release(id, '{"lead_id":"x"}', decidedAt));
-  return id;
-}
+describeOnBothBackends("callbacks", (backend) => {
+  let decidedAt: number;
+  const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({ startedAt: decidedAt, durationMs: 5, statusCode: 500, error: "HTTP 500", responseExcerpt: "oops", ...fields });
+  const callback = async (leadId: string) => (await backend.rows("SELECT * FROM callbacks WHERE lead_id = $1", leadId))[0]!;
+  const attempts = (callbackId: string) => backend.rows("SELECT * FROM callback_attempts WHERE callback_id = $1 ORDER BY attempt_no", callbackId);
 
-beforeEach(async () => {
-  h = await intakeHarness();
-  t = tablesOf(h.database.db);
-});
+  /** A lead accepted with a call_back_url: its callback is held. */
+  async function acceptedLead(): Promise<string> {
+    const id = Bun.randomUUIDv7();
+    const t = backend.tables;
+    await t.leads.insertPending(leadFields(), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: CREATED + 60_000 });
+    await t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
+    return id;
+  }
 
-test("hold stores a lead's callback held, and release makes it due once, with its payload", async () => {
-  const leadId = await h.accept(validLead());
-  expect(callback(leadId)).toMatchObject({ status: "held", payload: null, attempt_count: 0, next_attempt_at: null, created_at: h.now.value });
-  now(t.callbacks.release(leadId, "{}", h.now.value + 5));
-  expect(callback(leadId)).toMatchObject({ status: "pending", payload: "{}", next_attempt_at: h.now.value + 5, updated_at: h.now.value + 5 });
-  now(t.callbacks.release(leadId, "{\"again\":1}", h.now.value + 9));
-  expect(callback(leadId)).toMatchObject({ payload: "{}", next_attempt_at: h.now.value + 5 });
-});
+  /** A lead accepted and decided, so its callback is pending. */
+  async function decidedLead(): Promise<string> {
+    const id = await acceptedLead();
+    decidedAt = CREATED + 60_000;
+    await backend.tables.callbacks.release(id, '{"lead_id":"x"}', decidedAt);
+    return id;
+  }
 
-test("a held callback (lead not decided yet) is never claimed", async () => {
-  await h.accept(validLead());
-  expect(now(t.callbacks.claimDue(h.now.value + 10 * 86_400_000, 10, 1000, "t"))).toEqual([]);
-});
+  beforeEach(async () => {
+    await backend.tables.vendors.insert(VENDOR);
+  });
 
-test("a decided lead's callback is claimed with its payload and the vendor's signing secret", async () => {
-  const leadId = await decidedLead();
-  const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-  expect(due).toMatchObject({ leadId, payload: '{"lead_id":"x"}', attemptCount: 0, signingSecret: h.vendor.signingSecret });
-  expect(now(t.callbacks.claimDue(decidedAt, 10, 1000, "t2"))).toEqual([]);
-});
+  test("hold stores a lead's callback held, and release makes it due once, with its payload", async () => {
+    const t = backend.tables;
+    const leadId = await acceptedLead();
+    expect(await callback(leadId)).toMatchObject({ status: "held", payload: null, attempt_count: 0, next_attempt_at: null, created_at: CREATED });
+    await t.callbacks.release(leadId, "{}", CREATED + 5);
+    expect(await callback(leadId)).toMatchObject({ status: "pending", payload: "{}", next_attempt_at: CREATED + 5, updated_at: CREATED + 5 });
+    await t.callbacks.release(leadId, "{\"again\":1}", CREATED + 9);
+    expect(await callback(leadId)).toMatchObject({ payload: "{}", next_attempt_at: CREATED + 5 });
+  });
 
-test("a due callback stored under another key than its lead's is not claimed: it could be neither leased nor finished", async () => {
-  const leadId = await decidedLead();
-  h.database.sqlite.run("UPDATE callbacks SET lead_key = lead_key + 1 WHERE lead_id = ?", [leadId]);
-  expect(now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"))).toEqual([]);
-  expect(callback(leadId)).toMatchObject({ status: "pending", claim_token: null });
-});
+  test("a held callback (lead not decided yet) is never claimed", async () => {
+    await acceptedLead();
+    expect(await backend.tables.callbacks.claimDue(CREATED + 10 * 86_400_000, 10, 1000, "t")).toEqual([]);
+  });
 
-describe("recordAttempt", () => {
-  test("retry: the attempt is recorded and the callback waits for its next attempt", async () => {
+  test("a decided lead's callback is claimed with its payload and the vendor's signing secret", async () => {
+    const t = backend.tables;
     const leadId = await decidedLead();
-    const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-    expect(now(t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt))).toBe(true);
-    expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 5000, last_error: "HTTP 500", claim_token: null });
-    expect(attempts(due!.id)).toEqual([expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 })]);
-    expect(now(t.callbacks.claimDue(decidedAt + 4999, 10, 1000, "t2"))).toEqual([]);
-    expect(now(t.callbacks.claimDue(decidedAt + 5000, 10, 1000, "t2"))).toHaveLength(1);
+    const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+    expect(due).toMatchObject({ leadId, payload: '{"lead_id":"x"}', attemptCount: 0, signingSecret: VENDOR.signingSecret });
+    expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "t2")).toEqual([]);
   });
 
-  test("delivered and dead are final", async () => {
-    const first = await decidedLead();
-    const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-    now(t.callbacks.recordAttempt(due!, "t", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt));
-    expect(callback(first)).toMatchObject({ status: "delivered", delivered_at: decidedAt, attempt_count: 1 });
-    const second = await decidedLead();
-    const [other] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "u"));
-    now(t.callbacks.recordAttempt(other!, "u", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt));
-    expect(callback(second)).toMatchObject({ status: "dead", last_error: "HTTP 410" });
-    expect(now(t.callbacks.claimDue(decidedAt + 86_400_000, 10, 1000, "v"))).toEqual([]);
-  });
-
-  test("after its lease expired, a worker's outcome is recorded as history but changes nothing", async () => {
+  test("a due callback stored under another key than its lead's is not claimed: it could be neither leased nor finished", async () => {
     const leadId = await decidedLead();
-    const [stale] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "old"));
-    const [fresh] = now(t.callbacks.claimDue(decidedAt + 1001, 10, 1000, "new"));
-    expect(fresh!.id).toBe(stale!.id);
-    expect(now(t.callbacks.recordAttempt(stale!, "old", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt))).toBe(false);
-    expect(callback(leadId)).toMatchObject({ status: "pending", claim_token: "new", attempt_count: 0 });
-    expect(attempts(stale!.id)).toHaveLength(1);
+    await backend.rows("UPDATE callbacks SET lead_key = lead_key + 1 WHERE lead_id = $1", leadId);
+    expect(await backend.tables.callbacks.claimDue(decidedAt, 10, 1000, "t")).toEqual([]);
+    expect(await callback(leadId)).toMatchObject({ status: "pending", claim_token: null });
   });
-});
 
-test("replay queues a dead or delivered callback again with a fresh schedule, and nothing else", async () => {
-  const leadId = await decidedLead();
-  const [due] = now(t.callbacks.claimDue(decidedAt, 10, 1000, "t"));
-  expect(now(t.callbacks.replay(due!.leadId, decidedAt))).toBe(false);
-  now(t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "dead" }, decidedAt));
-  expect(now(t.callbacks.replay(due!.leadId, decidedAt + 10))).toBe(true);
-  expect(callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
-  expect(now(t.callbacks.claimDue(decidedAt + 10, 10, 1000, "t2"))).toHaveLength(1);
-});
+  describe("recordAttempt", () => {
+    test("retry: the attempt is recorded and the callback waits for its next attempt", async () => {
+      const t = backend.tables;
+      const leadId = await decidedLead();
+      const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+      expect(await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt)).toBe(true);
+      expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 5000, last_error: "HTTP 500", claim_token: null });
+      expect(await attempts(due!.id)).toEqual([expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 })]);
+      expect(await t.callbacks.claimDue(decidedAt + 4999, 10, 1000, "t2")).toEqual([]);
+      expect(await t.callbacks.claimDue(decidedAt + 5000, 10, 1000, "t2")).toHaveLength(1);
+    });
 
-test("releaseLeases gives back a token's claims at once", async () => {
-  await decidedLead();
-  now(t.callbacks.claimDue(decidedAt, 10, 60_000, "leaving"));
-  expect(now(t.callbacks.claimDue(decidedAt, 10, 1000, "other"))).toEqual([]);
-  now(t.callbacks.releaseLeases("leaving"));
-  expect(now(t.callbacks.claimDue(decidedAt, 10, 1000, "other"))).toHaveLength(1);
+    test("delivered and dead are final", async () => {
+      const t = backend.tables;
+      const first = await decidedLead();
+      const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+      await t.callbacks.recordAttempt(due!, "t", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt);
+      expect(await callback(first)).toMatchObject({ status: "delivered", delivered_at: decidedAt, attempt_count: 1 });
+      const second = await decidedLead();
+      const [other] = await t.callbacks.claimDue(decidedAt, 10, 1000, "u");
+      await t.callbacks.recordAttempt(other!, "u", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt);
+      expect(await callback(second)).toMatchObject({ status: "dead", last_error: "HTTP 410" });
+      expect(await t.callbacks.claimDue(decidedAt + 86_400_000, 10, 1000, "v")).toEqual([]);
+    });
+
+    test("after its lease expired, a worker's outcome is recorded as history but changes nothing", async () => {
+      const t = backend.tables;
+      const leadId = await decidedLead();
+      const [stale] = await t.callbacks.claimDue(decidedAt, 10, 1000, "old");
+      const [fresh] = await t.callbacks.claimDue(decidedAt + 1001, 10, 1000, "new");
+      expect(fresh!.id).toBe(stale!.id);
+      expect(await t.callbacks.recordAttempt(stale!, "old", attempt({ statusCode: 200, error: null }), { kind: "delivered" }, decidedAt)).toBe(false);
+      expect(await callback(leadId)).toMatchObject({ status: "pending", claim_token: "new", attempt_count: 0 });
+      expect(await attempts(stale!.id)).toHaveLength(1);
+    });
+  });
+
+  test("replay queues a dead or delivered callback again with a fresh schedule, and nothing else", async () => {
+    const t = backend.tables;
+    const leadId = await decidedLead();
+    const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+    expect(await t.callbacks.replay(due!.leadId, decidedAt)).toBe(false);
+    await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "dead" }, decidedAt);
+    expect(await t.callbacks.replay(due!.leadId, decidedAt + 10)).toBe(true);
+    expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
+    expect(await t.callbacks.claimDue(decidedAt + 10, 10, 1000, "t2")).toHaveLength(1);
+  });
+
+  test("releaseLeases gives back a token's claims at once", async () => {
+    const t = backend.tables;
+    await decidedLead();
+    await t.callbacks.claimDue(decidedAt, 10, 60_000, "leaving");
+    expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "other")).toEqual([]);
+    await t.callbacks.releaseLeases("leaving");
+    expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "other")).toHaveLength(1);
+  });
+
+  test("depth counts the pending and the due (numbers, not strings), and the oldest decision among them", async () => {
+    const t = backend.tables;
+    expect(await t.callbacks.depth(CREATED)).toEqual({ pending: 0, due: 0, oldestDecidedAt: null });
+    const [first, second] = [await decidedLead(), await decidedLead()];
+    await backend.rows("UPDATE leads SET decided_at = $1 WHERE id = $2", decidedAt - 7, first);
+    await backend.rows("UPDATE leads SET decided_at = $1 WHERE id = $2", decidedAt, second);
+    const [due] = await t.callbacks.claimDue(decidedAt, 1, 1000, "t");
+    await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt);
+    expect(await t.callbacks.depth(decidedAt)).toEqual({ pending: 2, due: 1, oldestDecidedAt: decidedAt - 7 });
+  });
+
+  test("the operator's views: list, find by lead or webhook id, dead since, and the detail with its attempts", async () => {
+    const t = backend.tables;
+    const leadId = await decidedLead();
+    const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+    await t.callbacks.recordAttempt(due!, "t", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt + 1);
+    expect(await t.callbacks.list({ status: "dead", limit: 10 })).toEqual([
+      { id: due!.id, lead_id: leadId, vendor: VENDOR.name, url: "https://example.com/hook", status: "dead", attempt_count: 1, next_attempt_at: null, last_error: "HTTP 410", created_at: CREATED, updated_at: decidedAt + 1, delivered_at: null },
+    ]);
+    expect(await t.callbacks.list({ status: "pending", limit: 10 })).toEqual([]);
+    expect(await t.callbacks.find(leadId)).toEqual({ id: due!.id, leadId, status: "dead" });
+    expect(await t.callbacks.find(due!.id)).toEqual({ id: due!.id, leadId, status: "dead" });
+    expect(await t.callbacks.find("nothing")).toBeNull();
+    expect(await t.callbacks.deadSince(decidedAt + 1)).toEqual([leadId]);
+    expect(await t.callbacks.deadSince(decidedAt + 2)).toEqual([]);
+    const detail = (await t.callbacks.detailOf(leadId))!;
+    expect(detail.callback).toMatchObject({ id: due!.id, lead_id: leadId, status: "dead", attempt_count: 1, updated_at: decidedAt + 1 });
+    expect(detail.callback).not.toHaveProperty("lead_key");
+    expect(detail.attempts).toEqual([{ attempt_no: 1, started_at: decidedAt, status_code: 410, duration_ms: 5, error: "HTTP 410", response_excerpt: "oops" }]);
+    expect(await t.callbacks.detailOf(Bun.randomUUIDv7())).toBeNull();
+  });
 });

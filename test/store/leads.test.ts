@@ -1,115 +1,121 @@
-// The leads table on an in-memory database: stored pending, leased to one worker at a time, finished
-// once and only by the holder of the current lease, an operator's decision only while pending.
+// The leads table, on both backends: stored pending, leased to one worker at a time, finished once
+// and only by the holder of the current lease, an operator's decision only while pending.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
-import type { Tables } from "../../src/store/index.ts";
-import { leadFields, now, tablesOf, vendorRow } from "../helpers/tables.ts";
+import { describeOnBothBackends } from "../helpers/store-backends.ts";
+import { leadFields, vendorRow } from "../helpers/tables.ts";
 
 const HOLD = 60_000;
-let database: DatabaseHandle;
-let t: Tables;
-let clock: number;
 const newId = () => Bun.randomUUIDv7();
-const row = (id: string) => database.sqlite.query("SELECT * FROM leads WHERE id = ?").get(id) as Record<string, any>;
 
-function insert(vendorId = "vendor-a", id = newId()): string {
-  now(t.leads.insertPending(leadFields(), { id, vendorId, rawRequest: "{}", createdAt: clock, decideAfter: clock + HOLD }));
-  clock += 1;
-  return id;
-}
+describeOnBothBackends("leads", (backend) => {
+  let clock: number;
+  const row = async (id: string) => (await backend.rows("SELECT * FROM leads WHERE id = $1", id))[0]!;
 
-beforeEach(() => {
-  database = openDatabase(":memory:");
-  t = tablesOf(database.db);
-  clock = Date.UTC(2026, 0, 1);
-  now(t.vendors.insert(vendorRow("vendor-a")));
-  now(t.vendors.insert(vendorRow("vendor-b")));
-});
+  async function insert(vendorId = "vendor-a", id = newId()): Promise<string> {
+    await backend.tables.leads.insertPending(leadFields(), { id, vendorId, rawRequest: "{}", createdAt: clock, decideAfter: clock + HOLD });
+    clock += 1;
+    return id;
+  }
 
-test("insertPending stores the lead pending, with its fields, times and no decision", () => {
-  const id = insert();
-  expect(row(id)).toMatchObject({ status: "pending", phone_e164: "+12125551234", raw_request: "{}", decide_after: clock - 1 + HOLD, decided_at: null, claim_token: null });
-  expect(now(t.leads.countPending())).toBe(1);
-});
-
-test("stateFor answers the vendor's own lead only; another vendor's or an unknown id is not found", () => {
-  const id = insert("vendor-a");
-  expect(now(t.leads.stateFor(id, "vendor-a"))).toEqual({ id, status: "pending", rejectionReason: null });
-  expect(now(t.leads.stateFor(id, "vendor-b"))).toBeUndefined();
-  expect(now(t.leads.stateFor("not-a-uuid", "vendor-a"))).toBeUndefined();
-});
-
-test("findRecent finds the vendor's lead created after the cutoff, with its fields", () => {
-  const created = clock;
-  const id = insert("vendor-a");
-  expect(now(t.leads.findRecent(id, "vendor-a", created - 1))).toMatchObject(leadFields());
-  expect(now(t.leads.findRecent(id, "vendor-a", created))).toBeUndefined();
-  expect(now(t.leads.findRecent(id, "vendor-b", created - 1))).toBeUndefined();
-});
-
-describe("claimDue (the lease)", () => {
-  test("claims only pending leads whose hold is over, oldest first, up to the limit", () => {
-    const start = clock;
-    const first = insert();
-    const second = insert();
-    const at = clock + HOLD;
-    expect(now(t.leads.claimDue(start + HOLD - 1, 10, 1000, "t0"))).toEqual([]);
-    expect(now(t.leads.claimDue(at, 1, 1000, "t1")).map((l) => l.id)).toEqual([first]);
-    expect(now(t.leads.claimDue(at, 10, 1000, "t2"))).toEqual([expect.objectContaining({ id: second, vendorId: "vendor-a", phoneE164: "+12125551234", certificateUrl: null, vendorCampaignName: "Spring" })]);
+  beforeEach(async () => {
+    clock = Date.UTC(2026, 0, 1);
+    await backend.tables.vendors.insert(vendorRow("vendor-a"));
+    await backend.tables.vendors.insert(vendorRow("vendor-b"));
   });
 
-  test("a leased lead is not claimed again until its lease expires", () => {
-    insert();
-    const at = clock + HOLD;
-    expect(now(t.leads.claimDue(at, 10, 1000, "t1"))).toHaveLength(1);
-    expect(now(t.leads.claimDue(at + 999, 10, 1000, "t2"))).toHaveLength(0);
-    expect(now(t.leads.claimDue(at + 1001, 10, 1000, "t2"))).toHaveLength(1);
-  });
-});
-
-describe("finish (fenced by the lease's token)", () => {
-  test("the holder of the current lease finishes the lead once; the lease is cleared", () => {
-    const id = insert();
-    const at = clock + HOLD;
-    now(t.leads.claimDue(at, 10, 1000, "t1"));
-    expect(now(t.leads.finish(id, "t1", "rejected", "nope", at))).toBe(true);
-    expect(row(id)).toMatchObject({ status: "rejected", rejection_reason: "nope", decided_at: at, locked_until: null, claim_token: null });
-    expect(now(t.leads.finish(id, "t1", "accepted", null, at + 1))).toBe(false);
-    expect(now(t.leads.countPending())).toBe(0);
+  test("insertPending stores the lead pending, with its fields, times and no decision", async () => {
+    const id = await insert();
+    expect(await row(id)).toMatchObject({ status: "pending", phone_e164: "+12125551234", raw_request: "{}", decide_after: clock - 1 + HOLD, decided_at: null, claim_token: null });
+    expect(await backend.tables.leads.countPending()).toBe(1);
   });
 
-  test("a lease held by another token writes nothing", () => {
-    const id = insert();
-    const at = clock + HOLD;
-    now(t.leads.claimDue(at, 10, 1000, "old"));
-    now(t.leads.claimDue(at + 2000, 10, 1000, "new"));
-    expect(now(t.leads.finish(id, "old", "accepted", null, at))).toBe(false);
-    expect(row(id)).toMatchObject({ status: "pending", claim_token: "new", decided_at: null });
+  test("stateFor answers the vendor's own lead only; another vendor's or an unknown id is not found", async () => {
+    const t = backend.tables;
+    const id = await insert("vendor-a");
+    expect(await t.leads.stateFor(id, "vendor-a")).toEqual({ id, status: "pending", rejectionReason: null });
+    expect(await t.leads.stateFor(id, "vendor-b")).toBeUndefined();
+    expect(await t.leads.stateFor("not-a-uuid", "vendor-a")).toBeUndefined();
   });
-});
 
-test("an operator's decision is recorded only while the lead is pending", () => {
-  const id = insert();
-  expect(now(t.leads.operatorDecisionOf(id))).toEqual({ decision: null, reason: null });
-  expect(now(t.leads.recordOperatorDecision(id, "reject", "duplicate"))).toBe(true);
-  expect(now(t.leads.operatorDecisionOf(id))).toEqual({ decision: "reject", reason: "duplicate" });
-  now(t.leads.claimDue(clock + HOLD, 10, 1000, "t"));
-  now(t.leads.finish(id, "t", "rejected", "Rejected by operator: duplicate", clock + HOLD));
-  expect(now(t.leads.recordOperatorDecision(id, "accept", null))).toBe(false);
-  expect(now(t.leads.statusOf(id))).toBe("rejected");
-  expect(now(t.leads.operatorDecisionOf(newId()))).toBeUndefined();
-  expect(now(t.leads.statusOf(newId()))).toBeNull();
-});
+  test("findRecent finds the vendor's lead created after the cutoff, with its fields", async () => {
+    const t = backend.tables;
+    const created = clock;
+    const id = await insert("vendor-a");
+    expect(await t.leads.findRecent(id, "vendor-a", created - 1)).toMatchObject(leadFields());
+    expect(await t.leads.findRecent(id, "vendor-a", created)).toBeUndefined();
+    expect(await t.leads.findRecent(id, "vendor-b", created - 1)).toBeUndefined();
+  });
 
-test("list and detail give the operator's view: column names, the vendor's name, no 64-bit key", () => {
-  const id = insert("vendor-b");
-  expect(now(t.leads.list({ vendorName: "vendor-b", limit: 10 }))).toEqual([
-    { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: "Spring", decided_at: null, callback_status: null },
-  ]);
-  expect(now(t.leads.list({ vendorName: "vendor-a", limit: 10 }))).toEqual([]);
-  expect(now(t.leads.list({ status: "accepted", limit: 10 }))).toEqual([]);
-  const detail = now(t.leads.detail(id))!;
-  expect(Object.keys(detail)[0]).toBe("vendor");
-  expect(detail).toMatchObject({ vendor: "vendor-b", id, vendor_id: "vendor-b", status: "pending" });
-  expect(detail).not.toHaveProperty("id_key");
+  describe("claimDue (the lease)", () => {
+    test("claims only pending leads whose hold is over, oldest first, up to the limit", async () => {
+      const t = backend.tables;
+      const start = clock;
+      const first = await insert();
+      const second = await insert();
+      const at = clock + HOLD;
+      expect(await t.leads.claimDue(start + HOLD - 1, 10, 1000, "t0")).toEqual([]);
+      expect((await t.leads.claimDue(at, 1, 1000, "t1")).map((l) => l.id)).toEqual([first]);
+      expect(await t.leads.claimDue(at, 10, 1000, "t2")).toEqual([expect.objectContaining({ id: second, vendorId: "vendor-a", phoneE164: "+12125551234", certificateUrl: null, vendorCampaignName: "Spring" })]);
+    });
+
+    test("a leased lead is not claimed again until its lease expires", async () => {
+      const t = backend.tables;
+      await insert();
+      const at = clock + HOLD;
+      expect(await t.leads.claimDue(at, 10, 1000, "t1")).toHaveLength(1);
+      expect(await t.leads.claimDue(at + 999, 10, 1000, "t2")).toHaveLength(0);
+      expect(await t.leads.claimDue(at + 1001, 10, 1000, "t2")).toHaveLength(1);
+    });
+  });
+
+  describe("finish (fenced by the lease's token)", () => {
+    test("the holder of the current lease finishes the lead once; the lease is cleared", async () => {
+      const t = backend.tables;
+      const id = await insert();
+      const at = clock + HOLD;
+      await t.leads.claimDue(at, 10, 1000, "t1");
+      expect(await t.leads.finish(id, "t1", "rejected", "nope", at)).toBe(true);
+      expect(await row(id)).toMatchObject({ status: "rejected", rejection_reason: "nope", decided_at: at, locked_until: null, claim_token: null });
+      expect(await t.leads.finish(id, "t1", "accepted", null, at + 1)).toBe(false);
+      expect(await t.leads.countPending()).toBe(0);
+    });
+
+    test("a lease held by another token writes nothing", async () => {
+      const t = backend.tables;
+      const id = await insert();
+      const at = clock + HOLD;
+      await t.leads.claimDue(at, 10, 1000, "old");
+      await t.leads.claimDue(at + 2000, 10, 1000, "new");
+      expect(await t.leads.finish(id, "old", "accepted", null, at)).toBe(false);
+      expect(await row(id)).toMatchObject({ status: "pending", claim_token: "new", decided_at: null });
+    });
+  });
+
+  test("an operator's decision is recorded only while the lead is pending", async () => {
+    const t = backend.tables;
+    const id = await insert();
+    expect(await t.leads.operatorDecisionOf(id)).toEqual({ decision: null, reason: null });
+    expect(await t.leads.recordOperatorDecision(id, "reject", "duplicate")).toBe(true);
+    expect(await t.leads.operatorDecisionOf(id)).toEqual({ decision: "reject", reason: "duplicate" });
+    await t.leads.claimDue(clock + HOLD, 10, 1000, "t");
+    await t.leads.finish(id, "t", "rejected", "Rejected by operator: duplicate", clock + HOLD);
+    expect(await t.leads.recordOperatorDecision(id, "accept", null)).toBe(false);
+    expect(await t.leads.statusOf(id)).toBe("rejected");
+    expect(await t.leads.operatorDecisionOf(newId())).toBeUndefined();
+    expect(await t.leads.statusOf(newId())).toBeNull();
+  });
+
+  test("list and detail give the operator's view: column names, the vendor's name, no 64-bit key", async () => {
+    const t = backend.tables;
+    const id = await insert("vendor-b");
+    expect(await t.leads.list({ vendorName: "vendor-b", limit: 10 })).toEqual([
+      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: "Spring", decided_at: null, callback_status: null },
+    ]);
+    expect(await t.leads.list({ vendorName: "vendor-a", limit: 10 })).toEqual([]);
+    expect(await t.leads.list({ status: "accepted", limit: 10 })).toEqual([]);
+    const detail = (await t.leads.detail(id))!;
+    expect(Object.keys(detail)[0]).toBe("vendor");
+    expect(detail).toMatchObject({ vendor: "vendor-b", id, vendor_id: "vendor-b", status: "pending" });
+    expect(detail).not.toHaveProperty("id_key");
+  });
 });

@@ -1,28 +1,25 @@
-// The suppression list on an in-memory database.
-import { beforeEach, expect, test } from "bun:test";
-import { openDatabase } from "../../src/db/client.ts";
-import type { Tables } from "../../src/store/index.ts";
-import { now, tablesOf } from "../helpers/tables.ts";
+// The suppression list, on both backends.
+import { expect, test } from "bun:test";
+import { describeOnBothBackends } from "../helpers/store-backends.ts";
 
-let t: Tables;
 const entry = (phoneE164: string, reason: string | null = null) => ({ phoneE164, reason, createdAt: 5 });
 
-beforeEach(() => {
-  t = tablesOf(openDatabase(":memory:").db);
-});
+describeOnBothBackends("suppressions", (backend) => {
+  test("add lists a number once; remove unlists it once", async () => {
+    const t = backend.tables;
+    expect(await t.suppressions.add(entry("+12125551234", "asked"))).toBe(true);
+    expect(await t.suppressions.add(entry("+12125551234", "again"))).toBe(false);
+    expect(await t.suppressions.isListed("+12125551234")).toBe(true);
+    expect(await t.suppressions.remove("+12125551234")).toBe(true);
+    expect(await t.suppressions.remove("+12125551234")).toBe(false);
+    expect(await t.suppressions.isListed("+12125551234")).toBe(false);
+  });
 
-test("add lists a number once; remove unlists it once", () => {
-  expect(now(t.suppressions.add(entry("+12125551234", "asked")))).toBe(true);
-  expect(now(t.suppressions.add(entry("+12125551234", "again")))).toBe(false);
-  expect(now(t.suppressions.isListed("+12125551234"))).toBe(true);
-  expect(now(t.suppressions.remove("+12125551234"))).toBe(true);
-  expect(now(t.suppressions.remove("+12125551234"))).toBe(false);
-  expect(now(t.suppressions.isListed("+12125551234"))).toBe(false);
-});
-
-test("list gives every entry by number, with its first reason", () => {
-  now(t.suppressions.add(entry("+13125550000")));
-  now(t.suppressions.add(entry("+12125551234", "asked")));
-  now(t.suppressions.add(entry("+12125551234", "later")));
-  expect(now(t.suppressions.list())).toEqual([entry("+12125551234", "asked"), entry("+13125550000")]);
+  test("list gives every entry by number, with its first reason", async () => {
+    const t = backend.tables;
+    await t.suppressions.add(entry("+13125550000"));
+    await t.suppressions.add(entry("+12125551234", "asked"));
+    await t.suppressions.add(entry("+12125551234", "later"));
+    expect(await t.suppressions.list()).toEqual([entry("+12125551234", "asked"), entry("+13125550000")]);
+  });
 });

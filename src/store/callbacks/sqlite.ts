@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gte, inArray, min, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../sqlite-rows.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;

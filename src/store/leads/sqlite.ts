@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../sqlite-rows.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;

@@ -1,6 +1,5 @@
-// Column helpers the SQLite tables share.
-import { getTableColumns, sql, type Placeholder } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+// Column helpers the tables of both databases share.
+import { getTableColumns, sql, type Column, type Placeholder, type Table } from "drizzle-orm";
 import { leadKey } from "../db/schema.ts";
 
 let lastLeadId = "";
@@ -20,7 +19,7 @@ export function keyOfLead(id: string): bigint {
 }
 
 /** `{ column: placeholder("column") }` for every column, to prepare a full-row insert. */
-export function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
+export function everyColumn(table: Table): Record<string, Placeholder> {
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, sql.placeholder(key)]));
 }
 
@@ -29,6 +28,6 @@ export function everyColumn(table: SQLiteTable): Record<string, Placeholder> {
  * (its fields print under their column names). The 64-bit keys are left out by their callers: read
  * as a JS number they would be rounded, and the id says the same.
  */
-export function columnsByName(table: SQLiteTable, except: SQLiteColumn): Record<string, SQLiteColumn> {
-  return Object.fromEntries(Object.values(getTableColumns(table)).filter((column) => column !== except).map((column) => [column.name, column]));
+export function columnsByName<C extends Column>(table: Table, except: C): Record<string, C> {
+  return Object.fromEntries((Object.values(getTableColumns(table)) as C[]).filter((column) => column !== except).map((column) => [column.name, column]));
 }

@@ -1,0 +1,200 @@
+// The service's database, chosen once at start by the database setting (kind.ts): the embedded
+// SQLite file, or a PostgreSQL server that several instances share. The rest of the service sees
+// a store, a synchronous vendor lookup for the authenticator, readiness and close.
+//
+// SQLite: one connection, writes batched by the group committer (group-commit.ts), WAL
+// checkpoints on a thread, the disk's free space watched. PostgreSQL: a pool of connections and
+// one transaction per lead (or per worker step), no group commit: the server batches concurrent
+// commits into one WAL flush itself (commit_delay / commit_siblings, see the README), so the
+// pool's concurrency is what the group committer is to SQLite.
+import { cachedCredentials, storedCredentials, type CredentialsLookup } from "../auth/vendor-credentials.ts";
+import type { Database } from "bun:sqlite";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../log/index.ts";
+import type { ServiceStore, Store } from "../store/index.ts";
+import { postgresStore } from "../store/pg.ts";
+import { groupCommittedStore } from "../store/sqlite.ts";
+import { openDatabase, type DatabaseHandle } from "./client.ts";
+import { watchDiskSpace, type DiskSpaceOptions } from "./disk-space.ts";
+import { createGroupCommitter, type GroupCommitter } from "./group-commit.ts";
+import { databaseKind } from "./kind.ts";
+import { isMigrated as isSqliteMigrated } from "./migrate.ts";
+import { openPostgres } from "./pg/client.ts";
+import { isMigrated as isPgMigrated } from "./pg/migrate.ts";
+
+/** The PostgreSQL store: every answer a promise. */
+export type PostgresStore = Store<"promise", "promise">;
+
+interface BackendParts {
+  /** The authenticator's lookup, answered at once on both databases. */
+  credentialsOf: CredentialsLookup;
+  /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
+  vendorsChanged(): Promise<void>;
+  /** /readyz: the database answers, is migrated, and writes succeed. */
+  ready(): boolean | Promise<boolean>;
+  /** After HTTP and the worker have stopped: pending writes finish (until `deadline`), then the database closes. */
+  close(deadline: number): Promise<void>;
+}
+
+export type ServiceBackend = BackendParts & ({ kind: "sqlite"; store: ServiceStore } | { kind: "postgres"; store: PostgresStore });
+
+/** What a test may pass instead: its own opened SQLite database (with limits of its own), the disk's free space. */
+export interface BackendStandIns {
+  database?: DatabaseHandle;
+  freeBytes?: DiskSpaceOptions["freeBytes"];
+}
+
+export interface BackendHooks {
+  /** HTTP requests are in flight (the group committer yields to them). */
+  foregroundBusy: () => boolean;
+  /** The WAL checkpointer's thread entry (resolved by server.ts; see there). */
+  checkpointThreadUrl: URL;
+  standIns?: BackendStandIns;
+}
+
+export function openServiceBackend(config: Config, log: Logger, hooks: BackendHooks): Promise<ServiceBackend> {
+  return databaseKind(config.databasePath) === "postgres" ? openPostgresBackend(config, log) : Promise.resolve(openSqliteBackend(config, log, hooks));
+}
+
+/** The database setting as logs and errors may show it: a URL's password masked. */
+export function databaseForDisplay(setting: string): string {
+  if (databaseKind(setting) === "sqlite") return setting;
+  try {
+    const url = new URL(setting);
+    if (url.password) url.password = "***";
+    return url.toString();
+  } catch {
+    return "postgres://… (not a valid URL)";
+  }
+}
+
+const millisUntil = (deadline: number) => Math.max(0, deadline - Date.now());
+
+/** A SQLite service backend over an opened database and its group committer. */
+export function sqliteBackend(database: DatabaseHandle, commit: GroupCommitter, onClose: () => void = () => {}): ServiceBackend {
+  const store = groupCommittedStore(database.db, commit);
+  return {
+    kind: "sqlite",
+    store,
+    credentialsOf: storedCredentials(store),
+    vendorsChanged: async () => {},
+    ready: () => sqliteReady(database.sqlite, commit.writeFailure),
+    async close(deadline) {
+      await commit.drain(millisUntil(deadline));
+      onClose();
+      database.close();
+    },
+  };
+}
+
+/** SQLite's readiness: the file is open and migrated, and `writeFailure` (the group committer's) is null. */
+export function sqliteReady(sqlite: Database, writeFailure: () => Error | null): boolean {
+  try {
+    return isSqliteMigrated(sqlite) && writeFailure() === null;
+  } catch {
+    return false; // closed
+  }
+}
+
+function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): ServiceBackend {
+  // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
+  const database = hooks.standIns?.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20 });
+  const diskSpace = watchDiskSpace(config.databasePath, {
+    reserveBytes: config.diskReserveBytes,
+    freeBytes: hooks.standIns?.freeBytes,
+    onChange: (state, freeBytes) => {
+      const fields = { state, free_bytes: freeBytes, reserve_bytes: config.diskReserveBytes };
+      if (state === "ok") log.info("disk_space_ok", fields);
+      else log.error("disk_space_low", { ...fields, action: state === "full" ? "writes fail; retrying" : "intake refused; the reserve is kept for deciding and calling back" });
+    },
+  });
+  const commit = createGroupCommitter(database.sqlite, {
+    foregroundBusy: hooks.foregroundBusy,
+    diskSpace,
+    onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),
+    checkpointInThread: {
+      threadUrl: hooks.checkpointThreadUrl,
+      onThreadStart: () => log.info("checkpoint_thread_started"),
+      onError: (error) => log.error("checkpoint_thread_failed", { error: error.message, action: "SQLite checkpoints meanwhile; retrying with backoff" }),
+      onRecovered: () => log.info("checkpoint_thread_recovered"),
+    },
+  });
+  return sqliteBackend(database, commit, () => diskSpace.stop());
+}
+
+async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
+  // Migrations run here, under their advisory lock (pg/migrate.ts): instances starting together are safe.
+  const postgres = await openPostgres(config.databasePath, { poolSize: config.databasePoolSize });
+  const store = tracked(postgresStore(postgres.db));
+  const credentials = await cachedCredentials(store.store, {
+    onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
+  });
+  return {
+    kind: "postgres",
+    store: store.store,
+    credentialsOf: credentials.lookup,
+    vendorsChanged: credentials.refresh,
+    async ready() {
+      try {
+        return (await isPgMigrated(postgres.db)) && store.writeFailure() === null;
+      } catch {
+        return false; // the server is down or unreachable
+      }
+    },
+    async close() {
+      credentials.stop();
+      await postgres.close();
+    },
+  };
+}
+
+/**
+ * The store, remembering why writes fail while the server answers but cannot write (a full disk,
+ * out of memory: SQLSTATE classes 53 and 58), until a write succeeds again. An unreachable server
+ * needs no memory: readiness asks it.
+ */
+function tracked(store: PostgresStore): { store: PostgresStore; writeFailure: () => Error | null } {
+  let failure: Error | null = null;
+  return {
+    store: {
+      read: (script) => store.read(script),
+      write: (script, options) =>
+        store.write(script, options).then(
+          (value) => ((failure = null), value),
+          (error: unknown) => {
+            if (/^5[38]/.test(sqlState(error) ?? "")) failure = error as Error;
+            throw error;
+          },
+        ),
+    },
+    writeFailure: () => failure,
+  };
+}
+
+/** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it (its `cause`). */
+export function sqlState(error: unknown): string | undefined {
+  for (let e = error as { errno?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.errno === "string" && /^[0-9A-Z]{5}$/.test(e.errno)) return e.errno;
+  }
+  return undefined;
+}
+
+/** Bun SQL's own code for a failure of the connection itself (refused, closed, timed out, …). */
+function connectionFailureCode(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS)/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * A failure a retry later may not have: SQLite locked, full or failing I/O; PostgreSQL unreachable,
+ * shutting down (57P0x), connection lost (08xxx), out of resources (53xxx) or failing I/O (58xxx).
+ * Answered 503, not 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code)) return true;
+  if (connectionFailureCode(error)) return true;
+  return /^(08|53|58|57P0)/.test(sqlState(error) ?? "");
+}

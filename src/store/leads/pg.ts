@@ -1,0 +1,103 @@
+import { and, count, desc, eq, getTableColumns, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { PgDb } from "../../db/pg/client.ts";
+import { callbacks, leads, vendors } from "../../db/pg/schema.ts";
+import { leadKey } from "../../db/schema.ts";
+import { changed, sessionOf, type PgOn } from "../pg-session.ts";
+import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
+import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
+
+const p = sql.placeholder;
+const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
+const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")));
+// The lead's own fields (LeadFields): every column but its identity, times and state.
+const { idKey, id, vendorId, rawRequest, status, createdAt, decideAfter, decidedAt, rejectionReason, operatorDecision, operatorReason, lockedUntil, claimToken, ...leadFieldColumns } =
+  getTableColumns(leads);
+
+/** The leads table on PostgreSQL: statements prepared once on `db`, run where each script runs. */
+export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
+  const insert = db.insert(leads).values(everyColumn(leads) as never).prepare("leads_insert");
+  const stateFor = db
+    .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
+    .from(leads)
+    .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId"))))
+    .prepare("leads_state_for");
+  const findRecent = db
+    .select(leadFieldColumns)
+    .from(leads)
+    .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId")), gt(leads.createdAt, p("cutoff"))))
+    .prepare("leads_find_recent");
+  const claimable = and(eq(leads.status, "pending"), lte(leads.decideAfter, p("now")), or(isNull(leads.lockedUntil), lt(leads.lockedUntil, p("now"))));
+  // SKIP LOCKED: claimers on other instances pass over the rows one is leasing instead of waiting
+  // for it and then finding them leased; the lease filter, re-checked on the locked row, keeps a
+  // row leased by a claim that committed meanwhile out.
+  const claim = db
+    .update(leads)
+    .set({ lockedUntil: sql`${p("lockedUntil")}`, claimToken: sql`${p("token")}` })
+    .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit")).for("update", { skipLocked: true })))
+    .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
+    .prepare("leads_claim");
+  const operatorDecisionOf = db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders).prepare("leads_operator_decision");
+  const finish = db
+    .update(leads)
+    .set({ status: sql`${p("status")}`, decidedAt: sql`${p("now")}`, rejectionReason: sql`${p("reason")}`, lockedUntil: null, claimToken: null })
+    .where(and(byIdPlaceholders, eq(leads.claimToken, p("token")), eq(leads.status, "pending")))
+    .prepare("leads_finish");
+  const statusOf = db.select({ status: leads.status }).from(leads).where(byIdPlaceholders).prepare("leads_status");
+
+  return (on) => {
+    const at = sessionOf(db, on);
+    return {
+      async insertPending(fields: LeadFields, lead: NewLead) {
+        await at(insert).execute({
+          ...fields,
+          idKey: keyOfLead(lead.id),
+          id: lead.id,
+          vendorId: lead.vendorId,
+          rawRequest: lead.rawRequest,
+          createdAt: lead.createdAt,
+          decideAfter: lead.decideAfter,
+          status: "pending",
+          decidedAt: null,
+          rejectionReason: null,
+          operatorDecision: null,
+          operatorReason: null,
+          lockedUntil: null,
+          claimToken: null,
+        });
+      },
+      stateFor: async (leadId, vendorId) => (await at(stateFor).execute({ key: leadKey(leadId), leadId, vendorId }))[0],
+      findRecent: async (leadId, vendorId, cutoff) => (await at(findRecent).execute({ key: leadKey(leadId), leadId, vendorId, cutoff }))[0],
+      claimDue: (now, limit, leaseMs, token) => at(claim).execute({ lockedUntil: now + leaseMs, token, now, limit }),
+      operatorDecisionOf: async (leadId) => (await at(operatorDecisionOf).execute({ key: leadKey(leadId), leadId }))[0],
+      finish: async (leadId, token, status, reason, now) => changed(await at(finish).execute({ status, now, reason, key: leadKey(leadId), leadId, token })) === 1,
+      recordOperatorDecision: async (leadId, decision, reason) =>
+        changed(await on.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending")))) === 1,
+      statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
+      countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
+      list: ({ status, vendorName, limit }) =>
+        on
+          .select({
+            id: leads.id,
+            created_at: leads.createdAt,
+            status: leads.status,
+            vendor: vendors.name,
+            phone_e164: leads.phoneE164,
+            vendor_campaign_name: leads.vendorCampaignName,
+            decided_at: leads.decidedAt,
+            callback_status: callbacks.status,
+          })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
+          .where(and(status ? eq(leads.status, status) : undefined, vendorName ? eq(vendors.name, vendorName) : undefined))
+          .orderBy(desc(leads.createdAt), desc(leads.id))
+          .limit(limit),
+      detail: async (leadId) =>
+        ((await on
+          .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .where(byId(leadId)))[0] as StoredLead | undefined) ?? null,
+    };
+  };
+}

@@ -1,0 +1,86 @@
+// The PostgreSQL store: each table's statements prepared once per database; a write script runs as
+// one transaction on a pool connection, a read script statement by statement on the pool.
+import type { PgDb } from "../db/pg/client.ts";
+import { runAwaiting } from "../db/script.ts";
+import { pgCallbacks } from "./callbacks/pg.ts";
+import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
+import type { Store, Tables } from "./index.ts";
+import { pgLeads } from "./leads/pg.ts";
+import type { PgOn } from "./pg-session.ts";
+import { pgPhoneClaims } from "./phone-claims/pg.ts";
+import { pgSuppressions } from "./suppressions/pg.ts";
+import { pgVendors } from "./vendors/pg.ts";
+
+type TablesOn = (on: PgOn) => Tables;
+
+const tablesByDb = new WeakMap<PgDb, TablesOn>();
+
+function tablesOn(db: PgDb): TablesOn {
+  let build = tablesByDb.get(db);
+  if (!build) {
+    const leads = pgLeads(db);
+    const callbacks = pgCallbacks(db);
+    const phoneClaims = pgPhoneClaims(db);
+    const vendors = pgVendors(db);
+    const suppressions = pgSuppressions(db);
+    const idempotencyKeys = pgIdempotencyKeys(db);
+    build = (on) => ({
+      leads: leads(on),
+      callbacks: callbacks(on),
+      phoneClaims: phoneClaims(on),
+      vendors: vendors(on),
+      suppressions: suppressions(on),
+      idempotencyKeys: idempotencyKeys(on),
+    });
+    tablesByDb.set(db, build);
+  }
+  return build;
+}
+
+/**
+ * The tables of `db`, their statements run on `on`: the pool itself (the default) or a transaction
+ * on it. Per transaction this builds six small objects of closures; the statements are `db`'s.
+ */
+export const pgTables = (db: PgDb, on: PgOn = db): Tables => tablesOn(db)(on);
+
+/** How many times a write script runs at most when the database asks for a retry. */
+const WRITE_ATTEMPTS = 5;
+
+/**
+ * Errors after which the script's transaction may simply run again: a serialization failure or a
+ * deadlock (the database rolled the transaction back), and a lead key taken by another instance in
+ * the same millisecond. leadKey is a UUIDv7's first 64 bits: its millisecond and a 12-bit counter
+ * each process starts at random, so two instances accepting leads in one millisecond collide with
+ * a chance of about 1 in 4096; the script's next run draws a new id.
+ */
+function isRetryable(error: unknown): boolean {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  const { errno, constraint } = cause as { errno?: string; constraint?: string };
+  if (errno === "40001" || errno === "40P01") return true;
+  return errno === "23505" && (constraint === "leads_pkey" || constraint === "callbacks_pkey");
+}
+
+/**
+ * The service's store on PostgreSQL. A write script is one transaction (READ COMMITTED: the phone
+ * claim's and the claims' conflicts are settled by row locks, see their tables), run again with a
+ * short jittered wait when the database asks for it. A read script runs on the pool without a
+ * transaction: its scripts are advisory lookups whose every decision a write re-checks in one
+ * statement (a prePing's "eligible", an operator's listing), so a snapshot across their two or
+ * three statements would buy nothing for a BEGIN and a COMMIT more per read.
+ */
+export function postgresStore(db: PgDb): Store<"promise", "promise"> {
+  const tables = pgTables(db);
+  return {
+    async write(script) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction((tx) => runAwaiting(script(pgTables(db, tx))));
+        } catch (error) {
+          if (attempt >= WRITE_ATTEMPTS || !isRetryable(error)) throw error;
+          await Bun.sleep(attempt * (2 + Math.random() * 8));
+        }
+      }
+    },
+    read: (script) => runAwaiting(script(tables)),
+  };
+}

@@ -1,0 +1,19 @@
+import { eq, sql } from "drizzle-orm";
+import type { PgDb } from "../../db/pg/client.ts";
+import { suppressions } from "../../db/pg/schema.ts";
+import { sessionOf, type PgOn } from "../pg-session.ts";
+import type { SuppressionsTable } from "./index.ts";
+
+/** The suppression list on PostgreSQL: statements prepared once on `db`, run where each script runs. */
+export function pgSuppressions(db: PgDb): (on: PgOn) => SuppressionsTable {
+  const listed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, sql.placeholder("phone"))).prepare("suppressions_listed");
+  return (on) => {
+    const at = sessionOf(db, on);
+    return {
+      isListed: async (phone) => (await at(listed).execute({ phone })).length > 0,
+      add: async (entry) => (await on.insert(suppressions).values(entry).onConflictDoNothing().returning({ phone: suppressions.phoneE164 })).length === 1,
+      remove: async (phone) => (await on.delete(suppressions).where(eq(suppressions.phoneE164, phone)).returning({ phone: suppressions.phoneE164 })).length === 1,
+      list: () => on.select().from(suppressions).orderBy(suppressions.phoneE164),
+    };
+  };
+}

@@ -1,0 +1,28 @@
+import { eq, sql } from "drizzle-orm";
+import type { PgDb } from "../../db/pg/client.ts";
+import { vendors } from "../../db/pg/schema.ts";
+import { sessionOf, type PgOn } from "../pg-session.ts";
+import type { VendorsTable } from "./index.ts";
+
+/** The vendors on PostgreSQL: statements prepared once on `db`, run where each script runs. */
+export function pgVendors(db: PgDb): (on: PgOn) => VendorsTable {
+  const credentials = db
+    .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
+    .from(vendors)
+    .where(eq(vendors.name, sql.placeholder("name")))
+    .prepare("vendors_credentials");
+  return (on) => {
+    const at = sessionOf(db, on);
+    const update = async (id: string, set: Partial<typeof vendors.$inferInsert>) => void (await on.update(vendors).set(set).where(eq(vendors.id, id)));
+    return {
+      findByName: async (name) => (await on.select().from(vendors).where(eq(vendors.name, name)))[0],
+      credentialsOf: async (name) => (await at(credentials).execute({ name }))[0] ?? null,
+      list: () => on.select().from(vendors).orderBy(vendors.name),
+      // The name's UNIQUE index decides between instances adding one name at once.
+      insert: async (vendor) => (await on.insert(vendors).values(vendor).onConflictDoNothing().returning({ id: vendors.id })).length === 1,
+      setEnabled: (id, enabled, now) => update(id, { enabled, updatedAt: now }),
+      setPasswordHash: (id, passwordHash, now) => update(id, { passwordHash, updatedAt: now }),
+      setSigningSecret: (id, signingSecret, now) => update(id, { signingSecret, updatedAt: now }),
+    };
+  };
+}
