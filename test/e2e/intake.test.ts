@@ -1,23 +1,29 @@
-// postLead, prePing and the lead lookup over HTTP against the real server (CONTRACT §4–§7).
+// postLead, prePing and the lead lookup over HTTP against the real server (CONTRACT §4–§7), on
+// SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { basicAuth, get, post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { op } from "../../src/db/script.ts";
+import { basicAuth, get, post, startApiTestServer, untilAuthenticates, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 
-let server: TestServer;
+let server: ApiTestServer;
 let auth: Record<string, string>;
 const postLead = (body: unknown, headers: Record<string, string> = {}) => post(`${server.url}/v1/postLead`, body, { ...auth, ...headers });
 const prePing = (body: unknown) => post(`${server.url}/v1/prePing`, body, auth);
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startApiTestServer();
   auth = { authorization: server.auth };
 });
 afterAll(() => server.stop());
 
-const leadRow = (id: string) => server.db.sqlite.query("SELECT * FROM leads WHERE id = ?").get(id) as Record<string, any> | null;
-const callbackRows = (leadId: string) => server.db.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").all(leadId) as Record<string, any>[];
+const leadRow = async (id: string) => (await server.store.read((t) => op(t.leads.detail(id)))) as Record<string, any> | null;
+const leadCount = async () => (await server.store.read((t) => op(t.leads.list({ vendorName: VENDOR.name, limit: 1_000_000 })))).length;
+const callbackRows = async (leadId: string) => {
+  const detail = await server.store.read((t) => op(t.callbacks.detailOf(leadId)));
+  return detail ? [detail.callback as Record<string, any>] : [];
+};
 
 describe("call_back_url to localhost or a literal private address (private callbacks not allowed)", () => {
   test.each(["http://127.0.0.1/x", "http://localhost/x", "http://169.254.169.254/", "http://[::1]/", "http://10.0.0.1/", "http://0x7f000001/"])(
@@ -45,9 +51,9 @@ describe("postLead acceptance", () => {
   test("after a 200 the lead row and its callback queue row both exist", async () => {
     const phone = uniquePhone();
     const answer = await postLead(validLead({ phone_number: phone }));
-    const lead = leadRow(answer.body.lead_id);
+    const lead = await leadRow(answer.body.lead_id);
     expect(lead).toMatchObject({ status: "pending", call_back_url: "https://vendor.example.com/callback" });
-    expect(callbackRows(answer.body.lead_id)).toEqual([
+    expect(await callbackRows(answer.body.lead_id)).toEqual([
       expect.objectContaining({ status: "held", url: "https://vendor.example.com/callback", vendor_id: lead!.vendor_id }),
     ]);
   });
@@ -55,7 +61,7 @@ describe("postLead acceptance", () => {
   test("the stored lead has normalised fields and the raw request, unknown fields included", async () => {
     const body = validLead({ phone_number: "1-212-555-0199", state: "ny", mailing_state: "ae", surprise: { kept: true } });
     const answer = await postLead(body);
-    const lead = leadRow(answer.body.lead_id)!;
+    const lead = (await leadRow(answer.body.lead_id))!;
     expect(lead).toMatchObject({ phone_e164: "+12125550199", state: "NY", mailing_state: "AE" });
     expect(JSON.parse(lead.raw_request)).toEqual(body);
   });
@@ -81,24 +87,24 @@ describe("postLead acceptance", () => {
     const { street: _street, ...withoutStreet } = validLead();
     const viaAlias = await postLead({ ...withoutStreet, customer_address: "9 Alias Rd" });
     expect(viaAlias.status).toBe(200);
-    expect(leadRow(viaAlias.body.lead_id)!.street).toBe("9 Alias Rd");
+    expect((await leadRow(viaAlias.body.lead_id))!.street).toBe("9 Alias Rd");
     const both = await postLead(validLead({ street: "1 Street Ave", customer_address: "9 Alias Rd" }));
-    expect(leadRow(both.body.lead_id)!.street).toBe("1 Street Ave");
+    expect((await leadRow(both.body.lead_id))!.street).toBe("1 Street Ave");
   });
 
   test("call_back_url is optional: the lead is stored with no callback row", async () => {
     const { call_back_url: _url, ...withoutCallback } = validLead();
     const answer = await postLead(withoutCallback);
     expect(answer.status).toBe(200);
-    expect(leadRow(answer.body.lead_id)!.call_back_url).toBeNull();
-    expect(callbackRows(answer.body.lead_id)).toEqual([]);
+    expect((await leadRow(answer.body.lead_id))!.call_back_url).toBeNull();
+    expect(await callbackRows(answer.body.lead_id)).toEqual([]);
   });
 
   test("extra_data stands in for a missing certificate_url", async () => {
     const { certificate_url: _c, ...withoutCertificate } = validLead();
     const answer = await postLead({ ...withoutCertificate, extra_data: [{ source: "web" }] });
     expect(answer.status).toBe(200);
-    expect(JSON.parse(leadRow(answer.body.lead_id)!.extra_data)).toEqual([{ source: "web" }]);
+    expect(JSON.parse((await leadRow(answer.body.lead_id))!.extra_data)).toEqual([{ source: "web" }]);
   });
 });
 
@@ -173,14 +179,14 @@ describe("phone eligibility (422), shared by prePing and postLead", () => {
 describe("Idempotency-Key", () => {
   test("a retry returns the first answer with the same lead_id and stores one lead", async () => {
     const body = validLead();
+    const before = await leadCount();
     const first = await postLead(body, { "idempotency-key": "retry-1" });
     const again = await postLead(body, { "idempotency-key": "retry-1" });
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const rows = server.db.sqlite.query("SELECT count(*) AS n FROM leads WHERE raw_request = ?").get(JSON.stringify(body)) as { n: number };
-    expect(rows.n).toBe(1);
+    expect(await leadCount()).toBe(before + 1);
   });
 
   test("the same key with a different body is 422", async () => {
@@ -194,6 +200,7 @@ describe("Idempotency-Key", () => {
 
   test("keys belong to a vendor: another vendor's same key is a new request", async () => {
     await createVendor(server.store, "vendor-key-b", "password-key-b");
+    await untilAuthenticates(server, basicAuth("vendor-key-b", "password-key-b"));
     const body = validLead();
     const mine = await postLead(body, { "idempotency-key": "shared-key" });
     const theirs = await post(`${server.url}/v1/postLead`, { ...body, phone_number: uniquePhone() }, {
@@ -217,6 +224,7 @@ describe("GET /v1/leads/{lead_id}", () => {
 
   test("another vendor's lead and an unknown id are both 404", async () => {
     await createVendor(server.store, "vendor-lookup-b", "password-lookup-b");
+    await untilAuthenticates(server, basicAuth("vendor-lookup-b", "password-lookup-b"));
     const accepted = await postLead(validLead());
     const other = await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, { authorization: basicAuth("vendor-lookup-b", "password-lookup-b") });
     const unknown = await get(`${server.url}/v1/leads/00000000-0000-0000-0000-000000000000`, auth);

@@ -108,6 +108,19 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   return onSqlite;
 }
 
+/**
+ * Resolves once the server lets these credentials in: at once on SQLite; on PostgreSQL a vendor
+ * added through another connection is seen at the instance's next reload of vendors (≤ 1 s).
+ */
+export async function untilAuthenticates(server: ApiTestServer, authorization: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  // An unknown lead: 404 once the vendor is known, 401 before.
+  while ((await fetch(`${server.url}/v1/leads/${crypto.randomUUID()}`, { headers: { authorization } })).status === 401) {
+    if (Date.now() > deadline) throw new Error("the server did not let the vendor in within 5 s");
+    await Bun.sleep(50);
+  }
+}
+
 /** The config as the command-line flags an operator would pass. */
 export function configFlags(config: Config): string[] {
   const defaults = defaultConfig() as unknown as Record<string, unknown>;
