@@ -48,10 +48,10 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-/** A fresh database, three instances started on it together, and a client to inspect it. */
-async function startInstances(): Promise<{ url: string; instances: ServerProcess[]; sql: SQL }> {
+/** A fresh database, three instances started on it together (`extraFlags[i]` for the i-th), and a client to inspect it. */
+async function startInstances(extraFlags: string[][] = []): Promise<{ url: string; instances: ServerProcess[]; sql: SQL }> {
   const url = await cluster.createDatabase();
-  const instances = await Promise.all(Array.from({ length: INSTANCES }, () => spawnServer(instanceFlags(url))));
+  const instances = await Promise.all(Array.from({ length: INSTANCES }, (_, i) => spawnServer([...instanceFlags(url), ...(extraFlags[i] ?? [])])));
   started.push(...instances);
   const sql = new SQL({ url, max: 2 });
   clients.push(sql);
@@ -160,9 +160,12 @@ describe("three instances, one database: the rules hold across instances", () =>
 });
 
 test("kill -9 of one instance under load: every lead answered 200 is decided and called back by the survivors", async () => {
-  const { instances, sql } = await startInstances();
+  // The victim polls every 20 ms, the others every 250 ms, so it claims most due work and has
+  // deliveries in flight (the receiver takes 100 ms) when it is killed.
+  const slowPoll = ["--worker-poll-interval", "250ms"];
+  const { instances, sql } = await startInstances([[], slowPoll, slowPoll]);
   const slowReceiver = startMockReceiver();
-  slowReceiver.setBehaviour({ delayMs: 100 }); // deliveries stay in flight, so the killed instance holds leases
+  slowReceiver.setBehaviour({ delayMs: 100 });
   try {
     const victim = instances[0]!;
     const accepted: { leadId: string; instance: number }[] = [];
@@ -197,8 +200,8 @@ test("kill -9 of one instance under load: every lead answered 200 is decided and
     const arrivals = slowReceiver.received().map((r) => r.headers["webhook-id"]);
     const receivedIds = new Set(arrivals);
     expect(callbackIds.filter((id: string) => !receivedIds.has(id))).toEqual([]);
-    // The victim had deliveries in flight (the receiver takes 100 ms): the survivors sent them again
-    // once its leases expired. Only those can arrive twice, as the receiver never fails.
+    // The victim's deliveries in flight at the kill were sent again by the survivors once its leases
+    // expired. Only those can arrive twice, as the receiver never fails.
     expect(arrivals.length).toBeGreaterThan(receivedIds.size);
   } finally {
     await slowReceiver.stop();
