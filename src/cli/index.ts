@@ -3,7 +3,7 @@
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
 import { openDatabase } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
-import { openPostgres } from "../db/pg/client.ts";
+import { DatabaseOpenError, openMigratedPostgres } from "../db/backend.ts";
 import { VendorError } from "../auth/vendors.ts";
 import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
@@ -84,6 +84,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw new UsageError(`Unknown command: ${command}\n\n${HELP}`);
     }
   } catch (error) {
+    if (error instanceof DatabaseOpenError) {
+      // Not the operator's usage: the database is away. 1, so systemd's Restart=on-failure tries again.
+      io.printError(error.message);
+      return 1;
+    }
     if (OPERATOR_ERRORS.some((type) => error instanceof type)) {
       io.printError((error as Error).message);
       return 2;
@@ -103,7 +108,7 @@ function terminalProgress(): Progress | null {
 
 /** Creates (SQLite) and migrates the database; on PostgreSQL under the instances' advisory lock. */
 async function migrate(setting: string): Promise<void> {
-  if (databaseKind(setting) === "postgres") await (await openPostgres(setting, { poolSize: 1 })).close();
+  if (databaseKind(setting) === "postgres") await (await openMigratedPostgres(setting, 1)).close();
   else openDatabase(setting).close();
 }
 

@@ -19,7 +19,7 @@ import { watchDiskSpace, type DiskSpaceOptions } from "./disk-space.ts";
 import { createGroupCommitter, type GroupCommitter } from "./group-commit.ts";
 import { databaseKind } from "./kind.ts";
 import { isMigrated as isSqliteMigrated } from "./migrate.ts";
-import { openPostgres } from "./pg/client.ts";
+import { openPostgres, type PostgresHandle } from "./pg/client.ts";
 import { isMigrated as isPgMigrated } from "./pg/migrate.ts";
 
 /** The PostgreSQL store: every answer a promise. */
@@ -122,9 +122,20 @@ function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): Se
   return sqliteBackend(database, commit, () => diskSpace.stop());
 }
 
+/** The database could not be opened and migrated at start (PostgreSQL unreachable, say): the message says where, never the password. */
+export class DatabaseOpenError extends Error {}
+
+/** Opens a pool and applies pending migrations, under their advisory lock (pg/migrate.ts): instances starting together are safe. */
+export async function openMigratedPostgres(url: string, poolSize: number): Promise<PostgresHandle> {
+  try {
+    return await openPostgres(url, { poolSize });
+  } catch (error) {
+    throw new DatabaseOpenError((error as Error).message, { cause: error });
+  }
+}
+
 async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
-  // Migrations run here, under their advisory lock (pg/migrate.ts): instances starting together are safe.
-  const postgres = await openPostgres(config.databasePath, { poolSize: config.databasePoolSize });
+  const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize);
   const store = tracked(postgresStore(postgres.db));
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),

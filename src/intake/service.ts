@@ -64,16 +64,29 @@ function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, le
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
   if (key !== null) {
-    const earlier = yield* op(t.idempotencyKeys.find(vendorId, key, now - IDEMPOTENCY_TTL_MS));
-    if (earlier) return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
+    const earlier = yield* answerOfKey(t, vendorId, key, requestHash, now);
+    if (earlier) return earlier;
   }
   const leadId = Bun.randomUUIDv7();
-  if (!(yield* op(t.phoneClaims.claim(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)))) return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
+  if (!(yield* op(t.phoneClaims.claim(lead.phoneE164, leadId, now, now - deps.duplicateWindowMs)))) {
+    if (key === null) return yield* repostOrBlocked(t, vendorId, lead, now);
+    // On PostgreSQL another instance may have taken this key since the lookup above: our claim
+    // waited for its lead's claim and found the number taken once it committed, and its key
+    // committed with it. Its answer is this request's. (On SQLite writes are serial: nothing new.)
+    return (yield* answerOfKey(t, vendorId, key, requestHash, now)) ?? { kind: "blocked" };
+  }
   yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
   // The callback row waits (`held`) until the final result is decided.
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
-  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now));
+  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));
   return { kind: "accepted", leadId, replayed: false };
+}
+
+/** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */
+function* answerOfKey(t: Tables, vendorId: string, key: string, requestHash: string, now: number): Script<SubmitOutcome | undefined> {
+  const earlier = yield* op(t.idempotencyKeys.find(vendorId, key, now - IDEMPOTENCY_TTL_MS));
+  if (!earlier) return undefined;
+  return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
 }
 
 /**

@@ -18,6 +18,15 @@ export interface Tables {
   idempotencyKeys: IdempotencyKeysTable;
 }
 
+/**
+ * A table refused a write because a concurrent transaction committed, after this one read, what
+ * the write would overwrite (only on PostgreSQL: SQLite's writes are serial). The script's reads
+ * no longer hold, so the store runs it again from the start, as for a serialization failure.
+ */
+export class WriteConflict extends Error {
+  override name = "WriteConflict";
+}
+
 /** A transaction script over the tables: `(t) => acceptLead(t, …)`, or `(t) => op(t.leads.statusOf(id))`. */
 export type TableScript<T> = (tables: Tables) => Script<T>;
 

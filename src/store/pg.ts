@@ -4,7 +4,7 @@ import type { PgDb } from "../db/pg/client.ts";
 import { runAwaiting } from "../db/script.ts";
 import { pgCallbacks } from "./callbacks/pg.ts";
 import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
-import type { Store, Tables } from "./index.ts";
+import { WriteConflict, type Store, type Tables } from "./index.ts";
 import { pgLeads } from "./leads/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
@@ -48,12 +48,13 @@ const WRITE_ATTEMPTS = 5;
 
 /**
  * Errors after which the script's transaction may simply run again: a serialization failure or a
- * deadlock (the database rolled the transaction back), and a lead key taken by another instance in
+ * deadlock (the database rolled the transaction back), a table's WriteConflict, and a lead key taken by another instance in
  * the same millisecond. leadKey is a UUIDv7's first 64 bits: its millisecond and a 12-bit counter
  * each process starts at random, so two instances accepting leads in one millisecond collide with
  * a chance of about 1 in 4096; the script's next run draws a new id.
  */
 function isRetryable(error: unknown): boolean {
+  if (error instanceof WriteConflict) return true;
   const cause = (error as { cause?: unknown }).cause ?? error;
   const { errno, constraint } = cause as { errno?: string; constraint?: string };
   if (errno === "40001" || errno === "40P01") return true;

@@ -1,5 +1,6 @@
 // Final results and callback delivery end to end: the real server (with its worker) and the mock
-// vendor receiver, both on 127.0.0.1 ephemeral ports (CONTRACT §7, §8).
+// vendor receiver, both on 127.0.0.1 ephemeral ports (CONTRACT §7, §8); on SQLite, or on PostgreSQL
+// with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { recordOperatorDecision } from "../../src/final-results/operator.ts";
@@ -7,23 +8,24 @@ import { replayCallback } from "../../src/operations/callbacks.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { op } from "../../src/db/script.ts";
+import { get, post, startApiTestServer, startTestServer, TEST_BACKEND, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const SCHEDULE = [20, 20, 20, 20, 20, 20, 20]; // the default schedule's shape (7 waits, 8 attempts), in ms
-let server: TestServer;
+let server: ApiTestServer;
 let receiver: MockReceiver;
 let secret: string;
 
 beforeAll(async () => {
-  server = await startTestServer({
+  server = await startApiTestServer({
     holdPeriodMs: 100,
     workerPollIntervalMs: 20,
     callbackRetrySchedule: SCHEDULE,
     callbackTimeoutMs: 300,
     allowPrivateCallbacks: true,
   });
-  secret = (server.db.sqlite.query("SELECT signing_secret FROM vendors").get() as { signing_secret: string }).signing_secret;
+  secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret });
 });
 afterAll(async () => {
@@ -41,10 +43,12 @@ async function submit(overrides: Record<string, unknown> = {}): Promise<string> 
   return answer.body.lead_id;
 }
 
-const callbackOf = (leadId: string) => server.db.sqlite.query("SELECT * FROM callbacks WHERE lead_id = ?").get(leadId) as Record<string, any>;
-const attemptsOf = (callbackId: string) =>
-  server.db.sqlite.query("SELECT * FROM callback_attempts WHERE callback_id = ? ORDER BY attempt_no").all(callbackId) as Record<string, any>[];
-const callbackStatus = (leadId: string, status: string) => () => callbackOf(leadId)?.status === status;
+const detailOf = (leadId: string, on: ApiTestServer = server) => on.store.read((t) => op(t.callbacks.detailOf(leadId)));
+const callbackOf = async (leadId: string) => (await detailOf(leadId))?.callback as Record<string, any>;
+/** The lead's callback's attempts, by attempt_no. */
+const attemptsOf = async (leadId: string) => ((await detailOf(leadId))?.attempts ?? []) as Record<string, any>[];
+const callbackStatus = (leadId: string, status: string) => async () => (await callbackOf(leadId))?.status === status;
+const leadOf = async (leadId: string, on: ApiTestServer = server) => (await on.store.read((t) => op(t.leads.detail(leadId))))!;
 
 describe("final result callbacks", () => {
   test("an accepted lead → one signed callback with the contract's body and headers", async () => {
@@ -53,7 +57,7 @@ describe("final result callbacks", () => {
     const leadId = await submit({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}`, vendor_campaign_name: "camp-1" });
     const [received] = await receiver.waitFor(1, { path });
     expect(received!.signature).toEqual({ valid: true });
-    expect(received!.headers).toMatchObject({ "content-type": "application/json", "user-agent": "lead-ingress/0.1.0", "webhook-id": callbackOf(leadId).id });
+    expect(received!.headers).toMatchObject({ "content-type": "application/json", "user-agent": "lead-ingress/0.1.0", "webhook-id": (await callbackOf(leadId)).id });
     // The reference implementation accepts the signature, too.
     expect(() => new Webhook(secret).verify(received!.body, received!.headers)).not.toThrow();
     expect(received!.json).toEqual({
@@ -61,7 +65,7 @@ describe("final result callbacks", () => {
       success_bit: true,
       status: "accepted",
       message: "Lead accepted.",
-      phone_number: (server.db.sqlite.query("SELECT phone_e164 FROM leads WHERE id = ?").get(leadId) as { phone_e164: string }).phone_e164,
+      phone_number: (await leadOf(leadId)).phone_e164,
       vendor_campaign_name: "camp-1",
       decided_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
@@ -106,7 +110,7 @@ describe("final result callbacks", () => {
     const lookup = () => get(`${server.url}/v1/leads/${answer.body.lead_id}`, { authorization: server.auth });
     expect((await lookup()).body.status).toBe("pending");
     await waitUntil(async () => (await lookup()).body.status === "accepted");
-    expect(server.db.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE lead_id = ?").get(answer.body.lead_id)).toEqual({ n: 0 });
+    expect(await detailOf(answer.body.lead_id)).toBeNull();
   });
 });
 
@@ -118,9 +122,9 @@ describe("delivery and retries", () => {
     await waitUntil(callbackStatus(leadId, "delivered"));
     const received = receiver.received(path);
     expect(received.map((r) => r.answer.action === "respond" && r.answer.status)).toEqual([503, 503, 503, 200]);
-    expect(new Set(received.map((r) => r.headers["webhook-id"]))).toEqual(new Set([callbackOf(leadId).id]));
+    expect(new Set(received.map((r) => r.headers["webhook-id"]))).toEqual(new Set([(await callbackOf(leadId)).id]));
     expect(received.every((r) => r.signature?.valid)).toBe(true);
-    expect(attemptsOf(callbackOf(leadId).id).map((a) => [a.attempt_no, a.status_code])).toEqual([[1, 503], [2, 503], [3, 503], [4, 200]]);
+    expect((await attemptsOf(leadId)).map((a) => [a.attempt_no, a.status_code])).toEqual([[1, 503], [2, 503], [3, 503], [4, 200]]);
   });
 
   test("a receiver that always fails → dead after the whole schedule; replay then delivers it", async () => {
@@ -128,8 +132,8 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, status: 500, body: "down for maintenance" });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "dead"));
-    const callback = callbackOf(leadId);
-    const attempts = attemptsOf(callback.id);
+    const callback = await callbackOf(leadId);
+    const attempts = await attemptsOf(leadId);
     expect(attempts).toHaveLength(SCHEDULE.length + 1);
     expect(attempts[0]).toMatchObject({ status_code: 500, error: "HTTP 500", response_excerpt: "down for maintenance" });
     expect(callback).toMatchObject({ last_error: "HTTP 500", attempt_count: SCHEDULE.length + 1 });
@@ -154,7 +158,7 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, hang: true, failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"));
-    const [first, second] = attemptsOf(callbackOf(leadId).id);
+    const [first, second] = (await attemptsOf(leadId));
     expect(first).toMatchObject({ status_code: null, error: "Timed out after 300 ms" });
     expect(first!.duration_ms).toBeGreaterThanOrEqual(290);
     expect(second).toMatchObject({ status_code: 200 });
@@ -165,7 +169,7 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, close: true, failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"));
-    const [first] = attemptsOf(callbackOf(leadId).id);
+    const [first] = (await attemptsOf(leadId));
     expect(first).toMatchObject({ status_code: null, error: expect.stringContaining("ECONNRESET") });
   });
 
@@ -174,13 +178,14 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, status: 429, retryAfter: "1", failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"), 10_000);
-    const [first, second] = attemptsOf(callbackOf(leadId).id);
+    const [first, second] = (await attemptsOf(leadId));
     expect(first!.status_code).toBe(429);
     expect(second!.started_at - first!.started_at).toBeGreaterThanOrEqual(1000);
   });
 });
 
-describe("SSRF guard", () => {
+// The stored URL is changed behind the service's back with SQL: SQLite only.
+describe.skipIf(TEST_BACKEND === "postgres")("SSRF guard", () => {
   test("with private callbacks not allowed, a callback whose address is loopback at delivery is refused and the refusal recorded", async () => {
     const guarded = await startTestServer({ holdPeriodMs: 500, workerPollIntervalMs: 20, callbackRetrySchedule: [10] });
     try {
@@ -202,7 +207,7 @@ describe("SSRF guard", () => {
 
 describe("certificate verification (when enabled)", () => {
   test("a certificate_url that does not answer 2xx → rejected; one that does → accepted", async () => {
-    const checking = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, verifyCertificates: true, allowPrivateCallbacks: true });
+    const checking = await startApiTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, verifyCertificates: true, allowPrivateCallbacks: true });
     try {
       const bad = freshPath();
       receiver.setBehaviour({ path: bad, status: 404 });
@@ -210,10 +215,13 @@ describe("certificate verification (when enabled)", () => {
         (await post(`${checking.url}/v1/postLead`, validLead({ certificate_url: certificate }), { authorization: checking.auth })).body.lead_id;
       const rejected = await submitWith(`${receiver.url.origin}${bad}`);
       const accepted = await submitWith(`${receiver.url.origin}${freshPath()}`);
-      const statusOf = (id: string) => (checking.db.sqlite.query("SELECT status, rejection_reason FROM leads WHERE id = ?").get(id) as Record<string, any>);
-      await waitUntil(() => statusOf(rejected).status !== "pending" && statusOf(accepted).status !== "pending");
-      expect(statusOf(rejected)).toEqual({ status: "rejected", rejection_reason: "Certificate URL could not be verified: HTTP 404" });
-      expect(statusOf(accepted)).toEqual({ status: "accepted", rejection_reason: null });
+      const statusOf = async (id: string) => {
+        const { status, rejection_reason } = await leadOf(id, checking);
+        return { status, rejection_reason };
+      };
+      await waitUntil(async () => (await statusOf(rejected)).status !== "pending" && (await statusOf(accepted)).status !== "pending");
+      expect(await statusOf(rejected)).toEqual({ status: "rejected", rejection_reason: "Certificate URL could not be verified: HTTP 404" });
+      expect(await statusOf(accepted)).toEqual({ status: "accepted", rejection_reason: null });
     } finally {
       await checking.stop();
     }
@@ -230,9 +238,9 @@ describe("a receiver that answers 2xx but stalls its body", () => {
     });
     try {
       const leadId = await submit({ call_back_url: `http://127.0.0.1:${stalling.port}/stall` });
-      await waitUntil(() => callbackOf(leadId)?.status !== "held" && attemptsOf(callbackOf(leadId).id).length > 0, 8_000);
-      expect(callbackOf(leadId).status).toBe("delivered");
-      expect(attemptsOf(callbackOf(leadId).id)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
+      await waitUntil(async () => (await callbackOf(leadId))?.status !== "held" && (await attemptsOf(leadId)).length > 0, 8_000);
+      expect((await callbackOf(leadId)).status).toBe("delivered");
+      expect((await attemptsOf(leadId))).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
     } finally {
       stalling.stop(true);
     }

@@ -4,13 +4,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { spawnServer } from "../helpers/process.ts";
-import { post, startTestServer, tempDatabasePath, VENDOR, type TestServer } from "../helpers/server.ts";
+import { op } from "../../src/db/script.ts";
+import { post, startApiTestServer, tempDatabasePath, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 
 const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
+// On SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 describe("one server", () => {
-  let server: TestServer;
-  beforeAll(async () => (server = await startTestServer()));
+  let server: ApiTestServer;
+  beforeAll(async () => (server = await startApiTestServer()));
   afterAll(() => server.stop());
 
   test("20 concurrent postLeads with one phone → exactly one 200, nineteen 422, one lead stored", async () => {
@@ -19,10 +21,9 @@ describe("one server", () => {
       Array.from({ length: 20 }, (_, i) => post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), { authorization: server.auth })),
     );
     expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
-    const stored = server.db.sqlite.query("SELECT count(*) AS n FROM leads WHERE phone_e164 = (SELECT phone_e164 FROM leads WHERE id = ?)").get(
-      answers.find((a) => a.status === 200)!.body.lead_id,
-    ) as { n: number };
-    expect(stored.n).toBe(1);
+    const winner = (await server.store.read((t) => op(t.leads.detail(answers.find((a) => a.status === 200)!.body.lead_id))))!;
+    const leads = await server.store.read((t) => op(t.leads.list({ vendorName: VENDOR.name, limit: 1_000_000 })));
+    expect(leads.filter((lead) => lead.phone_e164 === winner.phone_e164)).toHaveLength(1);
   });
 
   test("20 concurrent postLeads with different phones → all 200", async () => {

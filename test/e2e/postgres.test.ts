@@ -4,13 +4,16 @@
 // The service reaches the cluster through a TCP relay the test can cut, as a database host that
 // goes away would be (refused connections, dropped sockets).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { Socket, TCPSocketListener } from "bun";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { run } from "../cli/run.ts";
-import { spawnServer } from "../helpers/process.ts";
+import { productCommand, spawnServer } from "../helpers/process.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
+import { findPgBinaries, startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
 import { basicAuth, get, post, startTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -117,7 +120,7 @@ describe("the README walkthrough on PostgreSQL", () => {
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone }), auth());
     expect(accepted.status).toBe(200);
     expect(accepted.body.lead_id).toMatch(/^[0-9a-f-]{36}$/);
-    const duplicate = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, first_name: "Other" }), auth());
+    const duplicate = await post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: "Someone Else" }), auth());
     expect([duplicate.status, duplicate.body.success_bit]).toEqual([422, false]);
     const lookup = await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, auth());
     expect(lookup.status).toBe(200);
@@ -178,6 +181,50 @@ describe("operator commands against a PostgreSQL URL", () => {
     expect(prePing.status).toBe(422);
   });
 
+  test("suppress import: a CSV file's numbers are listed, all or none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-import-"));
+    try {
+      const [a, b] = [uniquePhone(), uniquePhone()];
+      const good = join(dir, "good.csv");
+      await Bun.write(good, `phone,reason\n${a},first\n${b},\n${a},again\n`);
+      const imported = await run(["suppress", "import", good, "--database", databaseUrl]);
+      expect([imported.code, imported.err]).toEqual([0, ""]);
+      expect(imported.out).toContain("3 rows, 2 added, 1 already listed");
+      const bad = join(dir, "bad.csv");
+      const c = uniquePhone();
+      await Bun.write(bad, `phone\n${c}\nnot-a-number\n`);
+      expect((await run(["suppress", "import", bad, "--database", databaseUrl])).code).toBe(1);
+      const listed = JSON.parse((await run(["suppress", "list", "--json", "--database", databaseUrl])).out) as { phone: string; reason: string | null }[];
+      const e164 = (phone: string) => `+1${phone.replace(/\D/g, "")}`;
+      const reasons = new Map(listed.map((entry) => [entry.phone, entry.reason]));
+      expect([a, b, c].map((phone) => reasons.get(e164(phone)))).toEqual(["first", null, undefined]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("backup runs pg_dump when it is on PATH, and says how to when it is not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-backup-"));
+    const backup = async (file: string, path: string) => {
+      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", databaseUrl], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      return { code, out, err };
+    };
+    try {
+      const explained = await backup("none.dump", dir); // a PATH with no pg_dump on it
+      expect(explained.code).toBe(2);
+      expect(explained.err).toContain("pg_dump --format=custom");
+      // The cluster's own pg_dump when its binaries have one (pg_dump refuses a newer server).
+      const { bin } = findPgBinaries();
+      const pgDumpDir = existsSync(join(bin, "pg_dump")) ? bin : dirname(Bun.which("pg_dump") ?? "/usr/bin/pg_dump");
+      const done = await backup("leads.dump", pgDumpDir);
+      expect([done.code, done.err]).toEqual([0, ""]);
+      expect((await Bun.file(join(dir, "leads.dump")).bytes()).subarray(0, 5)).toEqual(new TextEncoder().encode("PGDMP"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a wrong password in the URL: a clear error that does not show the password", async () => {
     const wrong = new URL(databaseUrl);
     wrong.port = "1"; // nothing listens there
@@ -204,6 +251,18 @@ describe("operator commands against a PostgreSQL URL", () => {
 });
 
 describe("the database URL's password", () => {
+  test("serve and migrate on an unreachable server: exit 1 with a message naming it, not its password", async () => {
+    const away = new URL(databaseUrl);
+    away.port = "1";
+    away.password = "s3cret-in-url";
+    for (const command of [["serve", "--port", "0"], ["migrate"]]) {
+      const answer = await run([...command, "--database", away.toString()]);
+      expect(answer.code).toBe(1);
+      expect(answer.err.trim()).toBe(`could not open PostgreSQL at 127.0.0.1:1${away.pathname}: Failed to connect`);
+      expect(answer.out + answer.err).not.toContain("s3cret-in-url");
+    }
+  });
+
   test("the service's logs show the URL with its password masked (the test cluster trusts any password)", async () => {
     const withPassword = new URL(databaseUrl);
     withPassword.password = "s3cret-in-url";

@@ -1,6 +1,6 @@
 // Property-based: whatever JSON value or string a caller sends, both endpoints answer in the
-import { storeOn } from "../../src/store/sqlite.ts";
 // envelope with a contract status, never a 5xx (CONTRACT §1). Runs the real app without a socket.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createVendor } from "../../src/auth/vendors.ts";

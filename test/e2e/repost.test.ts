@@ -1,7 +1,7 @@
 // A retry after a lost answer (issue 16 item 7, CONTRACT §6): the vendor's first postLead was
-import { storeOn } from "../../src/store/sqlite.ts";
 // stored but its answer never arrived (the connection dropped, then the server was killed with
 // SIGKILL). Its re-post, without an Idempotency-Key, gets the stored lead's id back.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { connect } from "node:net";

@@ -1,6 +1,6 @@
 // Recording a decision as one script over the leads, callbacks and phone claims, on a real
-import { storeOn } from "../../src/store/sqlite.ts";
 // (in-memory) database: only the holder of the lead's lease writes, and the three change together.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { beforeEach, describe, expect, test } from "bun:test";
 import { runNow } from "../../src/db/script.ts";
 import type { FinalResult } from "../../src/final-results/decide.ts";

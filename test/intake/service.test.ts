@@ -1,6 +1,6 @@
 // prePing and submitLead on a real in-memory database (CONTRACT §5 eligibility, §6 acceptance and
-import { storeOn } from "../../src/store/sqlite.ts";
 // idempotency), with a fixed clock that the tests move by hand.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

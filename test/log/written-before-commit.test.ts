@@ -1,8 +1,8 @@
 // The worker's decision and attempt lines reach stdout before the state they report is committed
-import { storeOn } from "../../src/store/sqlite.ts";
 // (issue 16 item 8): a kill -9 may undo a logged decision (it is then made again, with another
 // line) but never leaves a recorded one without its line. On a real in-memory database, with a log
 // sink that records what was flushed and a committer that records each transaction's effect.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { beforeEach, expect, test } from "bun:test";
 import { createDeliveryJob } from "../../src/callbacks/job.ts";
 import { createFinalResultJob } from "../../src/final-results/job.ts";

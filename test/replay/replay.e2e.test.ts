@@ -1,6 +1,6 @@
 // The fixtures replayed against the real service, started as a process the way an operator runs it
-import { storeOn } from "../../src/store/sqlite.ts";
 // (or the compiled binary under LEAD_INGRESS_TEST_BINARY), with the mock receiver in-process.
+import { storeOn } from "../../src/store/sqlite.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

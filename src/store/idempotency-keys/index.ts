@@ -12,8 +12,11 @@ export type IdempotencyKey = {
 export interface IdempotencyKeysTable {
   /** The key's request hash and lead, if it was saved after `cutoff`. */
   find(vendorId: string, key: string, cutoff: number): Op<{ requestHash: string; leadId: string } | undefined>;
-  /** Saves a key; an expired one of the same name is replaced. */
-  save(key: IdempotencyKey, now: number): Op<void>;
+  /**
+   * Saves a key, replacing one saved at or before `expiredBy`. One saved since was saved by a
+   * concurrent request after this script looked the key up: the save throws WriteConflict.
+   */
+  save(key: IdempotencyKey, now: number, expiredBy: number): Op<void>;
   /** Forgets up to `limit` keys older than `cutoff`; answers how many went. */
   purge(cutoff: number, limit: number): Op<number>;
 }

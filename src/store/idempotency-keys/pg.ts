@@ -1,6 +1,7 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { idempotencyKeys } from "../../db/pg/schema.ts";
+import { WriteConflict } from "../index.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import type { IdempotencyKeysTable } from "./index.ts";
 
@@ -19,6 +20,9 @@ export function pgIdempotencyKeys(db: PgDb): (on: PgOn) => IdempotencyKeysTable 
     .onConflictDoUpdate({
       target: [idempotencyKeys.vendorId, idempotencyKeys.key],
       set: { requestHash: sql`excluded.request_hash`, leadId: sql`excluded.lead_id`, createdAt: sql`excluded.created_at` },
+      // Two instances can take one key at once (with different numbers, so no phone claim orders
+      // them): the second's save waits for the first's row, then finds it fresh and changes nothing.
+      setWhere: lte(idempotencyKeys.createdAt, p("expiredBy")),
     })
     .prepare("idempotency_save");
   // ctid: PostgreSQL's row address, as rowid is SQLite's; a chunk of old rows without a key lookup each.
@@ -30,8 +34,8 @@ export function pgIdempotencyKeys(db: PgDb): (on: PgOn) => IdempotencyKeysTable 
     const at = sessionOf(db, on);
     return {
       find: async (vendorId, key, cutoff) => (await at(lookup).execute({ vendorId, key, cutoff }))[0],
-      async save({ vendorId, key, requestHash, leadId }, now) {
-        await at(save).execute({ vendorId, key, requestHash, leadId, now });
+      async save({ vendorId, key, requestHash, leadId }, now, expiredBy) {
+        if (changed(await at(save).execute({ vendorId, key, requestHash, leadId, now, expiredBy })) === 0) throw new WriteConflict(`idempotency key ${key} was saved meanwhile`);
       },
       purge: async (cutoff, limit) => changed(await at(purge).execute({ cutoff, limit })),
     };

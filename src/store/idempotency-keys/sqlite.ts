@@ -1,7 +1,8 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
+import { WriteConflict } from "../index.ts";
 import type { IdempotencyKey, IdempotencyKeysTable } from "./index.ts";
 
 const p = sql.placeholder;
@@ -12,12 +13,13 @@ export function sqliteIdempotencyKeys(db: Db): IdempotencyKeysTable {
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.vendorId, p("vendorId")), eq(idempotencyKeys.key, p("key")), gt(idempotencyKeys.createdAt, p("cutoff"))))
     .prepare();
-  const save = prepareWrite<IdempotencyKey & { now: number }>(db.$client, db
+  const save = prepareWrite<IdempotencyKey & { now: number; expiredBy: number }>(db.$client, db
     .insert(idempotencyKeys)
     .values({ vendorId: p("vendorId"), key: p("key"), requestHash: p("requestHash"), leadId: p("leadId"), createdAt: p("now") })
     .onConflictDoUpdate({
       target: [idempotencyKeys.vendorId, idempotencyKeys.key],
       set: { requestHash: sql`excluded.request_hash`, leadId: sql`excluded.lead_id`, createdAt: sql`excluded.created_at` },
+      setWhere: lte(idempotencyKeys.createdAt, p("expiredBy")),
     }));
   const purge = prepareWrite<{ cutoff: number; limit: number }>(db.$client, db
     .delete(idempotencyKeys)
@@ -25,7 +27,9 @@ export function sqliteIdempotencyKeys(db: Db): IdempotencyKeysTable {
 
   return {
     find: (vendorId, key, cutoff) => lookup.get({ vendorId, key, cutoff }),
-    save: ({ vendorId, key, requestHash, leadId }, now) => void save.run({ vendorId, key, requestHash, leadId, now }),
+    save({ vendorId, key, requestHash, leadId }, now, expiredBy) {
+      if (save.run({ vendorId, key, requestHash, leadId, now, expiredBy }).changes === 0) throw new WriteConflict(`idempotency key ${key} was saved meanwhile`);
+    },
     purge: (cutoff, limit) => purge.run({ cutoff, limit }).changes,
   };
 }
