@@ -130,9 +130,24 @@ async function intake(label: string, keyPrefix: string, servers: BenchServer[], 
   return results;
 }
 
+/**
+ * One instance creates the 'bench' vendor; the others know it from their next vendor reload (≤ 1 s).
+ * Until then they answer 401: wait, probing with an empty postLead (400 once authenticated).
+ */
+async function vendorKnown(servers: BenchServer[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const authenticated = async (server: BenchServer) =>
+    (await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: AUTH, "content-type": "application/json" }, body: "{}" })).status === 400;
+  while (!(await Promise.all(servers.map(authenticated))).every(Boolean)) {
+    if (Date.now() > deadline) throw new Error("an instance did not know the bench vendor within 10 s");
+    await Bun.sleep(250);
+  }
+}
+
 async function withServers(count: number, database: string, measure: (servers: BenchServer[]) => Promise<ScenarioResult[]>) {
   const servers = await Promise.all(Array.from({ length: count }, () => boot(database)));
   try {
+    await vendorKnown(servers);
     return await measure(servers);
   } finally {
     await stop(servers);
@@ -160,7 +175,7 @@ async function drain(pg: PgCluster) {
   const sql = new SQL({ url, max: 1 });
   const receiverLog = join(tmp, "receiver.log");
   try {
-    const instanceFlags = ["--hold-period", "0", "--allow-private-callbacks", "--worker-poll-interval", "50ms"];
+    const instanceFlags = ["--hold-period", "0ms", "--allow-private-callbacks", "--worker-poll-interval", "50ms"];
     const seeder = await boot(url, [...instanceFlags, "--worker", "false"]);
     const [{ signing_secret: secret }] = await sql`select signing_secret from vendors where name = 'bench'`;
     const receiver = await startReceiver({ repoDir: REPO_DIR, logPath: receiverLog, secret });
