@@ -1,6 +1,7 @@
 // Column helpers the tables of both databases share.
 import { getTableColumns, sql, type Column, type Placeholder, type Table } from "drizzle-orm";
 import { leadKey } from "../db/schema.ts";
+import type { LeadFields, NewLead } from "./leads/index.ts";
 
 let lastLeadId = "";
 let lastLeadKey = 0n;
@@ -30,4 +31,45 @@ export function everyColumn(table: Table): Record<string, Placeholder> {
  */
 export function columnsByName<C extends Column>(table: Table, except: C): Record<string, C> {
   return Object.fromEntries((Object.values(getTableColumns(table)) as C[]).filter((column) => column !== except).map((column) => [column.name, column]));
+}
+
+/** A new lead's full row: pending, undecided, unleased. One spread, the rest written out (see keyOfLead). */
+export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
+  return {
+    ...fields,
+    idKey: keyOfLead(lead.id),
+    id: lead.id,
+    vendorId: lead.vendorId,
+    rawRequest: lead.rawRequest,
+    createdAt: lead.createdAt,
+    decideAfter: lead.decideAfter,
+    status: "pending",
+    decidedAt: null,
+    rejectionReason: null,
+    operatorDecision: null,
+    operatorReason: null,
+    lockedUntil: null,
+    claimToken: null,
+  };
+}
+
+/** A lead's callback as written with the lead: held, with no payload or schedule until it is decided. */
+export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; leadId: string; vendorId: string; url: string }, now: number) {
+  return {
+    id,
+    leadKey: keyOfLead(leadId),
+    leadId,
+    vendorId,
+    url,
+    status: "held",
+    payload: null,
+    attemptCount: 0,
+    nextAttemptAt: null,
+    lockedUntil: null,
+    claimToken: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+    deliveredAt: null,
+  };
 }

@@ -53,10 +53,25 @@ export function sharedPgCluster(): Promise<PgCluster> {
   return sharedCluster;
 }
 
+/** A fresh, empty PostgreSQL database in the shared cluster. */
+export async function freshPgDatabase(): Promise<`postgres://${string}`> {
+  return (await (await sharedPgCluster()).createDatabase(`test_${crypto.randomUUID().replaceAll("-", "")}`)) as `postgres://${string}`;
+}
+
 /** On the backend LEAD_INGRESS_TEST_BACKEND names: a fresh database of the shared cluster, or a SQLite file. */
 export async function startApiTestServer(overrides: Partial<Config> = {}): Promise<ApiTestServer> {
   if (TEST_BACKEND === "sqlite") return startTestServer(overrides);
-  return startTestServer({ ...overrides, databasePath: await (await sharedPgCluster()).createDatabase(`test_${crypto.randomUUID().replaceAll("-", "")}`) });
+  return startTestServer({ ...overrides, databasePath: await freshPgDatabase() });
+}
+
+/** A store of the test's own on a database the service uses (a migrated SQLite file, or a PostgreSQL URL). */
+export async function openTestStore(setting: string): Promise<{ store: Store; close(): Promise<void> }> {
+  if (databaseKind(setting) === "postgres") {
+    const postgres = await openPostgres(setting, { poolSize: 2, migrate: false });
+    return { store: postgresStore(postgres.db), close: () => postgres.close() };
+  }
+  const db = openDatabase(setting);
+  return { store: storeOn(db.db), close: async () => db.close() };
 }
 
 /** On SQLite, unless `databasePath` is a postgres:// URL (then `db` is not there: use `store`). */
@@ -83,13 +98,13 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     : await startServer(config, createLogger("silent"));
   const base = { url: new URL(server.url).origin, config, auth: basicAuth(VENDOR.name, VENDOR.password) };
   if (databaseKind(config.databasePath) === "postgres") {
-    const postgres = await openPostgres(config.databasePath, { poolSize: 2, migrate: false });
+    const own = await openTestStore(config.databasePath);
     return {
       ...base,
-      store: postgresStore(postgres.db),
+      store: own.store,
       async stop() {
         await server.stop();
-        await postgres.close();
+        await own.close();
         temp.cleanup();
       },
     };
@@ -112,7 +127,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
  * Resolves once the server lets these credentials in: at once on SQLite; on PostgreSQL a vendor
  * added through another connection is seen at the instance's next reload of vendors (≤ 1 s).
  */
-export async function untilAuthenticates(server: ApiTestServer, authorization: string): Promise<void> {
+export async function untilAuthenticates(server: { url: string }, authorization: string): Promise<void> {
   const deadline = Date.now() + 5_000;
   // An unknown lead: 404 once the vendor is known, 401 before.
   while ((await fetch(`${server.url}/v1/leads/${crypto.randomUUID()}`, { headers: { authorization } })).status === 401) {

@@ -1,19 +1,20 @@
 // The fixtures replayed against the real service, started as a process the way an operator runs it
-// (or the compiled binary under LEAD_INGRESS_TEST_BINARY), with the mock receiver in-process.
-import { storeOn } from "../../src/store/sqlite.ts";
+// (or the compiled binary under LEAD_INGRESS_TEST_BINARY), with the mock receiver in-process; on
+// SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createVendor } from "../../src/auth/vendors.ts";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { op } from "../../src/db/script.ts";
+import type { Store } from "../../src/store/index.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { replayCommand } from "../../src/replay/cli.ts";
 import { freshPhone } from "../../src/replay/phone.ts";
 import { runReplay, type ReplayOptions } from "../../src/replay/runner.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { tempDatabasePath } from "../helpers/server.ts";
+import { basicAuth, freshPgDatabase, openTestStore, TEST_BACKEND, tempDatabasePath, untilAuthenticates } from "../helpers/server.ts";
 
 const FIXTURES = join(import.meta.dir, "../../fixtures");
 const VENDOR = { user: "replay-vendor", password: "replay-password" };
@@ -21,15 +22,16 @@ const OTHER = { user: "replay-other", password: "replay-other-password" };
 
 let server: ServerProcess;
 let receiver: MockReceiver;
-let database: DatabaseHandle;
+let database: { store: Store; close(): Promise<void> };
 let cleanup: () => void;
 let options: ReplayOptions;
 
 beforeAll(async () => {
   const temp = tempDatabasePath();
   cleanup = temp.cleanup;
+  const setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
   server = await spawnServer([
-    "--database", temp.path,
+    "--database", setting,
     "--bootstrap-vendor", `${VENDOR.user}:${VENDOR.password}`,
     "--hold-period", "500ms", // long enough for "lookup-pending" to see pending, short for the callbacks
     "--worker-poll-interval", "50ms",
@@ -39,12 +41,13 @@ beforeAll(async () => {
     "--callback-retry-scale", "0.01", // the first retry after 50 ms, not 5 s
   ]);
   // What an operator would do with the CLI: a second vendor, a suppressed number, the signing secret.
-  database = openDatabase(temp.path);
-  await createVendor(storeOn(database.db), OTHER.user, OTHER.password);
+  database = await openTestStore(setting);
+  await createVendor(database.store, OTHER.user, OTHER.password);
+  await untilAuthenticates(server, basicAuth(OTHER.user, OTHER.password));
   const suppressed = freshPhone().display;
-  await addSuppression(storeOn(database.db), suppressed, "replay test");
-  const { signing_secret } = database.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(VENDOR.user) as { signing_secret: string };
-  receiver = startMockReceiver({ secret: signing_secret });
+  await addSuppression(database.store, suppressed, "replay test");
+  const vendor = await database.store.read((t) => op(t.vendors.findByName(VENDOR.user)));
+  receiver = startMockReceiver({ secret: vendor!.signingSecret });
   options = {
     url: server.url,
     vendor: VENDOR,
@@ -59,7 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.stop();
   await server?.stop();
-  database?.close();
+  await database?.close();
   cleanup?.();
 });
 

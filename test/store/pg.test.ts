@@ -90,35 +90,34 @@ test("a lead whose key another instance took in the same millisecond is accepted
   expect({ stored, runs }).toEqual({ stored: ids[1]!, runs: 2 });
 });
 
-/** Claims in batches of `batch` from every store at once until none is left; the leases each got. */
-async function drain<T>(stores: Store<"promise", "promise">[], claim: (t: Tables, token: string) => Promise<T[]> | T[]): Promise<T[][]> {
-  return Promise.all(
+/** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */
+async function drain(stores: Store<"promise", "promise">[], claim: (t: Tables, token: string) => Promise<{ id: string }[]> | { id: string }[]): Promise<string[]> {
+  const leased = await Promise.all(
     stores.map(async (store, i) => {
-      const leased: T[] = [];
+      const ids: string[] = [];
       for (;;) {
         const batch = await store.write((t) => op(claim(t, `worker-${i}`)));
-        if (batch.length === 0) return leased;
-        leased.push(...batch);
+        if (batch.length === 0) return ids;
+        ids.push(...batch.map((row) => row.id));
       }
     }),
   );
+  return leased.flat();
 }
 
-test("three instances claiming 200 due callbacks at once lease each exactly once", async () => {
-  await dueLeadsWithCallbacks(200);
-  const leased = await drain(await otherInstances(3), (t, token) => t.callbacks.claimDue(DECIDED, 7, 60_000, token));
-  const ids = leased.flat().map((callback) => callback.id);
-  expect(ids).toHaveLength(200);
-  expect(new Set(ids).size).toBe(200);
-});
+const claimsOf = {
+  callbacks: (t: Tables, token: string) => t.callbacks.claimDue(DECIDED, 7, 60_000, token),
+  leads: (t: Tables, token: string) => t.leads.claimDue(DECIDED, 7, 60_000, token),
+};
 
-test("three instances claiming 200 due leads at once lease each exactly once", async () => {
-  await dueLeadsWithCallbacks(200);
-  const leased = await drain(await otherInstances(3), (t, token) => t.leads.claimDue(DECIDED, 7, 60_000, token));
-  const ids = leased.flat().map((lead) => lead.id);
-  expect(ids).toHaveLength(200);
-  expect(new Set(ids).size).toBe(200);
-});
+for (const [table, claim] of Object.entries(claimsOf)) {
+  test(`three instances claiming 200 due ${table} at once lease each exactly once`, async () => {
+    await dueLeadsWithCallbacks(200);
+    const ids = await drain(await otherInstances(3), claim);
+    expect(ids).toHaveLength(200);
+    expect(new Set(ids).size).toBe(200);
+  });
+}
 
 test("20 claims of one number racing across three instances: exactly one takes it", async () => {
   const stores = await otherInstances(3);

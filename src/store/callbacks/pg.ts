@@ -3,7 +3,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
+import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -96,24 +96,8 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     const at = sessionOf(db, on);
     const findBy = async (where: SQL | undefined) => (await on.select(found).from(callbacks).where(where))[0];
     return {
-      async hold({ id, leadId, vendorId, url }, now) {
-        await at(insert).execute({
-          id,
-          leadKey: keyOfLead(leadId),
-          leadId,
-          vendorId,
-          url,
-          status: "held",
-          payload: null,
-          attemptCount: 0,
-          nextAttemptAt: null,
-          lockedUntil: null,
-          claimToken: null,
-          lastError: null,
-          createdAt: now,
-          updatedAt: now,
-          deliveredAt: null,
-        });
+      async hold(callback, now) {
+        await at(insert).execute(heldCallbackRow(callback, now));
       },
       async release(leadId, payload, now) {
         await at(release).execute({ payload, now, key: leadKey(leadId) });

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gte, inArray, min, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
+import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -67,24 +67,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   const found = { id: callbacks.id, leadId: callbacks.leadId, status: callbacks.status };
 
   return {
-    hold: ({ id, leadId, vendorId, url }, now) =>
-      void insert.run({
-        id,
-        leadKey: keyOfLead(leadId),
-        leadId,
-        vendorId,
-        url,
-        status: "held",
-        payload: null,
-        attemptCount: 0,
-        nextAttemptAt: null,
-        lockedUntil: null,
-        claimToken: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-        deliveredAt: null,
-      }),
+    hold: (callback, now) => void insert.run(heldCallbackRow(callback, now)),
     release: (leadId, payload, now) => void release.run({ payload, now, key: leadKey(leadId) }),
     // Only what was leased: a row not under its lead's key could not be leased, nor finished.
     claimDue: (now, limit, leaseMs, token) => due.all(now, limit).filter((callback) => lease.run(now + leaseMs, token, leadKey(callback.leadId)).changes === 1),

@@ -3,7 +3,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
+import { columnsByName, everyColumn, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;
@@ -48,22 +48,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
     const at = sessionOf(db, on);
     return {
       async insertPending(fields: LeadFields, lead: NewLead) {
-        await at(insert).execute({
-          ...fields,
-          idKey: keyOfLead(lead.id),
-          id: lead.id,
-          vendorId: lead.vendorId,
-          rawRequest: lead.rawRequest,
-          createdAt: lead.createdAt,
-          decideAfter: lead.decideAfter,
-          status: "pending",
-          decidedAt: null,
-          rejectionReason: null,
-          operatorDecision: null,
-          operatorReason: null,
-          lockedUntil: null,
-          claimToken: null,
-        });
+        await at(insert).execute(pendingLeadRow(fields, lead));
       },
       stateFor: async (leadId, vendorId) => (await at(stateFor).execute({ key: leadKey(leadId), leadId, vendorId }))[0],
       findRecent: async (leadId, vendorId, cutoff) => (await at(findRecent).execute({ key: leadKey(leadId), leadId, vendorId, cutoff }))[0],

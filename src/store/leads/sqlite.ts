@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, keyOfLead } from "../rows.ts";
+import { columnsByName, everyColumn, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;
@@ -41,25 +41,7 @@ export function sqliteLeads(db: Db): LeadsTable {
     .where(and(byIdPlaceholders, eq(leads.claimToken, p("token")), eq(leads.status, "pending"))));
 
   return {
-    insertPending(fields: LeadFields, lead: NewLead) {
-      // One spread, the rest written out (see keyOfLead for the measurement).
-      insert.run({
-        ...fields,
-        idKey: keyOfLead(lead.id),
-        id: lead.id,
-        vendorId: lead.vendorId,
-        rawRequest: lead.rawRequest,
-        createdAt: lead.createdAt,
-        decideAfter: lead.decideAfter,
-        status: "pending",
-        decidedAt: null,
-        rejectionReason: null,
-        operatorDecision: null,
-        operatorReason: null,
-        lockedUntil: null,
-        claimToken: null,
-      });
-    },
+    insertPending: (fields: LeadFields, lead: NewLead) => void insert.run(pendingLeadRow(fields, lead)),
     stateFor: (leadId, vendorId) => stateFor.get({ key: leadKey(leadId), leadId, vendorId }),
     findRecent: (leadId, vendorId, cutoff) => findRecent.get({ key: leadKey(leadId), leadId, vendorId, cutoff }),
     claimDue: (now, limit, leaseMs, token) => claim.all({ lockedUntil: now + leaseMs, token, now, limit }),
