@@ -27,14 +27,11 @@ import { readReceiverLog, startReceiver } from "./receiver.ts";
 import { checkScenario, printRatios, printTable, writeJson, type Ratio, type ScenarioResult } from "./report.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
+import { loadTiming, PHONE_BLOCK, phoneBlocks as makePhoneBlocks, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
-const quick = env.BENCH_QUICK === "1";
-const duration = quick ? 2 : positiveInteger(env.BENCH_DURATION, 10, 3600);
-const warmup = quick ? 1 : 3;
-const connections = positiveInteger(env.BENCH_CONNECTIONS, 50, 3600);
+const { quick, duration, warmup, connections } = loadTiming(env);
 const DRAIN_COUNT = quick ? 2_000 : 10_000;
 const DRAIN_INSTANCES = 3;
 const DRAIN_TIMEOUT_MS = 180_000;
