@@ -23,14 +23,11 @@ import { flushToDisk } from "./disk.ts";
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
+import { loadTiming, PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
-const quick = env.BENCH_QUICK === "1";
-const duration = quick ? 2 : positiveInteger(env.BENCH_DURATION, 10, 3600);
-const warmup = quick ? 1 : 3;
-const connections = positiveInteger(env.BENCH_CONNECTIONS, 50, 3600);
+const { quick, duration, warmup, connections } = loadTiming(env);
 const seedCount = quick ? 20_000 : 1_000_000;
 const rounds = positiveInteger(env.BENCH_ROUNDS, 5, 100);
 const binaryIndex = process.argv.indexOf("--binary");

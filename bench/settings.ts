@@ -8,6 +8,20 @@ export function positiveInteger(raw: string | undefined, fallback: number, max: 
   return n;
 }
 
+/**
+ * How long and how hard each load scenario runs: BENCH_QUICK=1 gives 2 s after a 1 s warm-up, else
+ * BENCH_DURATION seconds (10) after 3 s; BENCH_CONNECTIONS connections (50).
+ */
+export function loadTiming(env: Record<string, string | undefined>) {
+  const quick = env.BENCH_QUICK === "1";
+  return {
+    quick,
+    duration: quick ? 2 : positiveInteger(env.BENCH_DURATION, 10, 3600),
+    warmup: quick ? 1 : 3,
+    connections: positiveInteger(env.BENCH_CONNECTIONS, 50, 3600),
+  };
+}
+
 export const PHONE_BLOCK = 40_000_000;
 
 /**
