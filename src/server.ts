@@ -43,10 +43,10 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     standIns,
   });
   const bootstrapped = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
-  if (bootstrapped) {
-    await backend.vendorsChanged();
-    log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
-  }
+  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
+  // Also when another instance starting beside this one created the vendor first: its row may be
+  // newer than the vendors this backend loaded, and the next reload is up to a second away.
+  if (config.bootstrapVendor) await backend.vendorsChanged();
   const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   const app = createApp({ config, backend, log, metrics, peerAddress });
