@@ -8,13 +8,14 @@
 // answered synchronously, before any throttle. Because the stored hash is part of the key, a
 // rotated password invalidates the entry by itself; `enabled` comes with that lookup, so a
 // disabled vendor is locked out from the next turn of the event loop on SQLite (within a second
-// on PostgreSQL), even when the CLI disabled it from another process. Refusals are cached the same way, so replaying bad credentials cannot
-// make us burn CPU.
+// on PostgreSQL), even when the CLI disabled it from another process. Refusals are cached the same
+// way, so replaying bad credentials cannot make us burn CPU.
 //
 // A flood of bad credentials must not keep valid vendors out. (It did: one argon2 queue of 64
 // places, and ~100 connections of wrong passwords gave every vendor not yet verified 503.) So:
 // - An unknown or disabled name can never succeed: it costs no argon2, and is answered after a
-//   timer as long as a typical check, so the answer's timing does not say the name is unknown.
+//   timer as long as a typical check. A refusal from the cache waits out the same timer, so the
+//   answer's timing does not say whether the name exists (a repeated guess would, at once).
 // - Failures are counted per client address and per vendor name, in token buckets. Over its
 //   budget, a failure gets 429 with Retry-After instead of 401.
 // - argon2 runs in two lanes. The clean lane takes checks only from addresses without recent
@@ -22,9 +23,11 @@
 //   most its first guess into one of them, and a valid vendor elsewhere has the other. Everything
 //   else goes to the suspect lane: one check at a time (the flood's share of the CPU is at most
 //   one core), a short queue with at most two places per vendor name; past it, 429.
-// - An address with recent failures asking for a name over its failure budget gets 429 without
-//   a check: a password guessed from many addresses costs each one its first guess. The real
-//   vendor, at an address without failures, is still checked in the clean lane.
+// - A name over its failure budget is never refused without a check: its failures get 429, but
+//   its requests are still checked, in the suspect lane when the address failed lately. (Refusing
+//   them unchecked let one guess every 3 s from anywhere lock the real vendor out whenever its own
+//   address had a failure: a typo, or anyone else behind the same load balancer.) Guessing is
+//   bounded by the suspect lane instead: one check at a time, two places per name.
 // Concurrent checks of the same credentials share one.
 import type { VendorCredentials } from "../store/vendors/index.ts";
 import { parseBasicAuthorization } from "./basic.ts";
@@ -52,8 +55,8 @@ export type AuthOutcome = AuthenticatedVendor | null | Throttled;
 
 export interface Authenticator {
   /**
-   * Answers at once for credentials already checked; a promise when argon2 must run or an unknown
-   * name waits out its timer. `clientAddress` is asked only when the credentials are not known good.
+   * Answers at once for credentials already verified; a promise when argon2 must run or a failure
+   * waits out its timer. `clientAddress` is asked only when the credentials are not known good.
    */
   authenticate(authorization: string | null, clientAddress?: () => string): AuthOutcome | Promise<AuthOutcome>;
 }
@@ -94,6 +97,8 @@ export interface AuthenticatorOptions {
   nameFailures?: RateLimits;
   cleanLane?: LaneLimits;
   suspectLane?: LaneLimits;
+  /** Waits `ms` before a failure that ran no check is answered. */
+  sleep?: (ms: number) => Promise<unknown>;
 }
 
 /** Failed credentials: a known vendor's wrong password, or (null) a name that cannot log in. */
@@ -109,7 +114,7 @@ const secondsToWait = (decision: RateDecision) => (decision.ok ? 0 : decision.re
 
 /** `credentialsOf`: the vendors' credentials, synchronously (see vendor-credentials.ts). */
 export function createAuthenticator(credentialsOf: CredentialsLookup, options: AuthenticatorOptions = {}): Authenticator {
-  const { cacheSize = 10_000, clock = Date.now } = options;
+  const { cacheSize = 10_000, clock = Date.now, sleep = Bun.sleep } = options;
   // A turn's requests usually share a few vendors, and on SQLite the turn's reads share one
   // snapshot, so a name is looked up once per turn; the memo ends with the turn, as the snapshot does.
   const vendorsThisTurn = new Map<string, VendorCredentials | null>();
@@ -159,15 +164,15 @@ export function createAuthenticator(credentialsOf: CredentialsLookup, options: A
     return { retryAfterSeconds: Math.max(secondsToWait(byAddress), secondsToWait(byName)) };
   }
 
-  function countFailure(guess: FailedGuess, address: string): AuthOutcome | Promise<AuthOutcome> {
-    if (guess.guessedVendor !== null) return failed(address, guess.guessedVendor);
-    return new Promise((resolve) => setTimeout(() => resolve(failed(address, null)), typicalCheckMs));
+  /** A failure that ran no check (an unknown name, a cached refusal), answered as late as one that did. */
+  async function countFailure(guess: FailedGuess, address: string): Promise<AuthOutcome> {
+    await sleep(typicalCheckMs);
+    return failed(address, guess.guessedVendor);
   }
 
   /** Runs argon2 in the lane this client has earned; null when it may not run now. */
   function startCheck(key: string, password: string, vendor: VendorCredentials, address: string): Promise<boolean> | null {
     const suspect = failuresByAddress.isDrawn(address);
-    if (suspect && failuresByName.waitSeconds(vendor.name) > 0) return null;
     const verify = () => timedVerify(password, vendor.passwordHash);
     const run = (!suspect && cleanLane.tryRun(address, verify)) || suspectLane.tryRun(vendor.name, verify);
     if (!run) return null;
