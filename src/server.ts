@@ -1,7 +1,7 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { databaseForDisplay, openServiceBackend, type BackendStandIns } from "./db/backend.ts";
+import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./db/backend.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
@@ -42,15 +42,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
     standIns,
   });
-  const bootstrapped = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
-  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
-  // Also when another instance starting beside this one created the vendor first: its row may be
-  // newer than the vendors this backend loaded, and the next reload is up to a second away.
-  if (config.bootstrapVendor) await backend.vendorsChanged();
   const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
-  const app = createApp({ config, backend, log, metrics, peerAddress });
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad }) : null;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
 
@@ -74,22 +67,17 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     return response;
   }
 
-  server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never
-    // answer first with its own body.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
-    // Routed on the request target as sent; see routable-url.ts.
-    routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
-    fetch: (request) => respond(request, app.notFound),
-    // The last resort, for a throw in respond() outside its try; it has no path.
-    error(error) {
-      log.error("server_error", { error: errorText(error) });
-      return toResponse(failure("success_bit", 500, ["Internal server error"]));
-    },
-  });
+  // Whatever fails from here (the bootstrap vendor, a port in use) must not leave the backend open:
+  // its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
+  try {
+    await bootstrapVendor(config, backend, log);
+    const app = createApp({ config, backend, log, metrics, peerAddress });
+    server = listen(app);
+  } catch (error) {
+    await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
+    throw error;
+  }
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
@@ -107,6 +95,25 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       return stopped;
     },
   };
+
+  function listen(app: ReturnType<typeof createApp>): Bun.Server<unknown> {
+    return Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never
+      // answer first with its own body.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
+      // Routed on the request target as sent; see routable-url.ts.
+      routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
+      fetch: (request) => respond(request, app.notFound),
+      // The last resort, for a throw in respond() outside its try; it has no path.
+      error(error) {
+        log.error("server_error", { error: errorText(error) });
+        return toResponse(failure("success_bit", 500, ["Internal server error"]));
+      },
+    });
+  }
 
   /**
    * In-flight work gets the shutdown timeout less the close budget; closing the database gets the
@@ -133,6 +140,14 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     clearTimeout(timer);
     return { timedOut: cutShort || Date.now() >= end, error };
   }
+}
+
+async function bootstrapVendor(config: Config, backend: ServiceBackend, log: Logger): Promise<void> {
+  const bootstrapped = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
+  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
+  // Also when another instance starting beside this one created the vendor first: its row may be
+  // newer than the vendors this backend loaded, and the next reload is up to a second away.
+  if (config.bootstrapVendor) await backend.vendorsChanged();
 }
 
 /**

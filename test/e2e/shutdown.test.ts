@@ -8,6 +8,10 @@ import { validLead } from "../helpers/leads.ts";
 import { spawnServer } from "../helpers/process.ts";
 import { mountSmallDisk } from "../helpers/small-disk.ts";
 import { basicAuth, post, tempDatabasePath, VENDOR } from "../helpers/server.ts";
+import { defaultConfig } from "../../src/config/index.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { startServer } from "../../src/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 /** A server that decides and calls back at once (to the test's receiver on loopback). */
@@ -153,3 +157,20 @@ test("SIGTERM on a full disk (tmpfs): the process exits within the timeout, non-
     disk.unmount();
   }
 }, 30_000);
+
+test("a start that fails once the database is open (its port in use) rejects, and closes the database first", async () => {
+  const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const temp = tempDatabasePath();
+  // The server's database, opened by the test so it can see whether the server closed it.
+  const database = openDatabase(temp.path);
+  try {
+    const config = { ...defaultConfig(), host: "127.0.0.1", port: busy.port, databasePath: temp.path, bootstrapVendor: VENDOR };
+    await expect(startServer(config, createLogger("silent"), { database })).rejects.toThrow();
+    expect(() => database.sqlite.query("SELECT 1").get()).toThrow(/closed/i);
+    // Closed cleanly: the WAL was folded back into the database file.
+    expect(!existsSync(`${temp.path}-wal`) || statSync(`${temp.path}-wal`).size === 0).toBe(true);
+  } finally {
+    busy.stop(true);
+    temp.cleanup();
+  }
+});
