@@ -25,8 +25,8 @@ export interface WorkerDeps {
 export interface Worker {
   wake(): void;
   /**
-   * Stops claiming work, waits for in-flight deliveries (within `timeoutMs`) and releases the rest;
-   * true if some were still running.
+   * Stops claiming work and waits (within `timeoutMs`) for the running pass and in-flight
+   * deliveries; true if some were still running.
    */
   stop(timeoutMs: number): Promise<boolean>;
 }
@@ -94,9 +94,9 @@ export function startWorker(deps: WorkerDeps): Worker {
     wake: () => loop.wake(),
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      await loop.stop();
+      const tickCutShort = await loop.stop(timeoutMs);
       await deliveries.stop(Math.max(0, deadline - Date.now()));
-      return deliveries.inFlight() > 0;
+      return tickCutShort || deliveries.inFlight() > 0;
     },
   };
 }

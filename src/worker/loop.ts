@@ -10,8 +10,11 @@
 export interface Loop {
   /** Ends the current sleep early (not a backoff after a failure). */
   wake(): void;
-  /** Resolves once the running tick (if any) has finished; no tick starts after this. */
-  stop(): Promise<void>;
+  /**
+   * No tick starts after this. Resolves once the running tick (if any) has finished, or after
+   * `timeoutMs` (a tick can hang on a dead connection): true if it was still running then.
+   */
+  stop(timeoutMs: number): Promise<boolean>;
 }
 
 export interface LoopOptions {
@@ -70,10 +73,10 @@ export function startLoop(tick: () => Promise<boolean>, options: LoopOptions): L
       wakeRequested = true;
       wakeUp?.();
     },
-    async stop() {
+    stop(timeoutMs) {
       stopped = true;
       wakeUp?.();
-      await running;
+      return Promise.race([running.then(() => false), Bun.sleep(timeoutMs).then(() => true)]);
     },
   };
 }

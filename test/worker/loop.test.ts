@@ -11,7 +11,7 @@ test("the loop runs again at once while there is work, then sleeps until woken",
   loop.wake();
   await Bun.sleep(20);
   expect(ticks).toBe(6);
-  await loop.stop();
+  await loop.stop(1_000);
 });
 
 test("a failing tick is reported; a wake-up does not end the backoff, stop() does", async () => {
@@ -28,7 +28,7 @@ test("a failing tick is reported; a wake-up does not end the backoff, stop() doe
   loop.wake();
   await Bun.sleep(20);
   expect([errors.length, ticks]).toEqual([1, 1]);
-  await loop.stop();
+  await loop.stop(1_000);
   expect(ticks).toBe(1);
 });
 
@@ -57,7 +57,7 @@ test("while ticks keep failing the loop backs off, wake-ups do not cut the wait 
   const failures = ticks;
   await Bun.sleep(900);
   expect(recovered).toEqual([failures]);
-  await loop.stop();
+  await loop.stop(1_000);
 });
 
 test("the backoff starts at the poll interval (at least 100 ms) and doubles to 5 s", () => {
@@ -70,7 +70,7 @@ test("stop() ends a sleeping loop promptly and no tick starts afterwards", async
   let ticks = 0;
   const loop = startLoop(async () => (ticks++, false), { pollIntervalMs: 60_000, onError: () => {} });
   await Bun.sleep(10);
-  await loop.stop();
+  await loop.stop(1_000);
   const after = ticks;
   await Bun.sleep(10);
   expect(ticks).toBe(after);
