@@ -26,7 +26,7 @@ export interface DeliveryJobDeps {
 }
 
 export function createDeliveryJob(deps: DeliveryJobDeps) {
-  const inFlight = new Map<string, { token: string; done: Promise<void> }>();
+  const inFlight = new Map<string, Promise<void>>();
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -64,22 +64,19 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
             inFlight.delete(key);
             deps.onSettled();
           });
-        inFlight.set(key, { token, done });
+        inFlight.set(key, done);
       }
       return due.length;
     },
     inFlight: () => inFlight.size,
     /**
-     * Waits for in-flight deliveries up to `timeoutMs`, then gives back the leases of those still
-     * running: they are delivered again after restart (at least once, with the same webhook-id).
+     * Waits for in-flight deliveries up to `timeoutMs`. Those still running keep their leases: each
+     * started at its claim and its request may still reach the receiver, so giving the lease back
+     * let another instance send it again at once. Sent again (same webhook-id) once the lease
+     * expires, a callback timeout plus a margin after the claim, after a restart or elsewhere.
      */
     async stop(timeoutMs: number): Promise<void> {
-      const all = Promise.all([...inFlight.values()].map((d) => d.done));
-      await Promise.race([all, Bun.sleep(timeoutMs)]);
-      for (const token of new Set([...inFlight.values()].map((d) => d.token))) {
-        // Best effort: an unreleased lease only delays redelivery until it expires.
-        await deps.store.write((t) => op(t.callbacks.releaseLeases(token))).catch(() => {});
-      }
+      await Promise.race([Promise.all(inFlight.values()), Bun.sleep(timeoutMs)]);
     },
   };
 }

@@ -1,0 +1,36 @@
+// The delivery job at shutdown: a delivery still running keeps its lease, so no other instance sends
+// it again while its request may still reach the receiver (it is sent again once the lease expires).
+import { expect, test } from "bun:test";
+import { createDeliveryJob } from "../../src/callbacks/job.ts";
+import { createFinalResultJob } from "../../src/final-results/job.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { intakeHarness } from "../helpers/intake.ts";
+import { validLead } from "../helpers/leads.ts";
+
+const HOLD = 60_000;
+const LEASE = 10_000;
+
+test("stop keeps the lease of a delivery still in flight", async () => {
+  const h = await intakeHarness({ holdPeriodMs: HOLD });
+  const log = createLogger("silent");
+  await h.accept(validLead());
+  h.now.value += HOLD;
+  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 10, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  const job = createDeliveryJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    attempt: () => new Promise(() => {}), // the receiver never answers
+    backoff: {},
+    concurrency: () => 1,
+    leaseMs: LEASE,
+    onSettled: () => {},
+    onAttempt: () => {},
+  });
+  expect(await job.fill()).toBe(1);
+  await job.stop(10);
+  expect(job.inFlight()).toBe(1);
+  const lease = h.database.sqlite.query("SELECT claim_token IS NOT NULL AS claimed, locked_until FROM callbacks").get();
+  expect(lease).toEqual({ claimed: 1, locked_until: h.now.value + LEASE });
+  h.database.close();
+});
