@@ -5,7 +5,7 @@ import { databaseForDisplay, openServiceBackend, type BackendStandIns, type Serv
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
-import { pathsAsSent, routableRequest } from "./http/routable-url.ts";
+import { pathsAsSent, requestTarget, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
 import { startWorker } from "./worker/index.ts";
@@ -49,10 +49,13 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
 
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
-    const routable = routedFrom(request, routableRequest(request));
-    const path = new URL(routable.url).pathname;
+    // Until the URL is parsed, the target as sent stands for the path (a failure there is answered
+    // below, in the envelope of the path's route, rather than by `error` with none).
+    let path = requestTarget(request).split("?")[0]!;
     let response: Response;
     try {
+      const routable = routedFrom(request, routableRequest(request));
+      path = new URL(routable.url).pathname;
       response = stopping
         ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
         : await answer(routable, path);
