@@ -3,7 +3,9 @@
 // SKIP LOCKED with the lease re-checked), one number is claimed once however many race for it, and
 // an expired lease passes to another instance whose predecessor can then write nothing.
 import { afterAll, beforeEach, expect, test } from "bun:test";
+import { sqlState } from "../../src/db/backend.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
+import { errorText } from "../../src/log/index.ts";
 import { op, type Script } from "../../src/db/script.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
@@ -88,6 +90,22 @@ test("a lead whose key another instance took in the same millisecond is accepted
     return id;
   });
   expect({ stored, runs }).toEqual({ stored: ids[1]!, runs: 2 });
+});
+
+test("a failing query's error, as the logs show it, is the driver's: no parameter values, its SQLSTATE kept", async () => {
+  const store = postgresStore(pg.handle.db);
+  // PostgreSQL's text refuses U+0000 (SQLSTATE 22021), with the values among the query's parameters.
+  const email = "jane.private@example.com\u0000";
+  const phone = "+12125559876";
+  const failures = await Promise.all([
+    store.write((t) => op(t.leads.insertPending({ ...leadFields(phone), email }, { id: Bun.randomUUIDv7(), vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }))).catch((error: unknown) => error),
+    store.read((t) => op(t.suppressions.isListed(`${phone}\u0000`))).catch((error: unknown) => error),
+  ]);
+  for (const failure of failures) {
+    expect(sqlState(failure)).toBe("22021");
+    const logged = errorText(failure);
+    for (const secret of ["jane.private", phone, "params:"]) expect(logged).not.toContain(secret);
+  }
 });
 
 /** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */
