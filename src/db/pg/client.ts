@@ -40,11 +40,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       await applyMigrations(db);
     } catch (error) {
       await close();
-      throw new Error(`could not open PostgreSQL at ${serverOf(url)}: ${(error as Error).message}`, { cause: error });
+      throw new Error(openFailure(url, error), { cause: error });
     }
   }
   return { db, sql: client, close };
 }
+
+/** Why the database at `url` could not be opened, naming the server and database, never the password. */
+export const openFailure = (url: string, error: unknown) => `could not open PostgreSQL at ${serverOf(url)}: ${(error as Error).message}`;
 
 /** host:port/database, for messages: a URL's credentials stay out of logs. */
 function serverOf(url: string): string {
