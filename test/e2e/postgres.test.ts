@@ -205,15 +205,20 @@ describe("operator commands against a PostgreSQL URL", () => {
 
   test("backup runs pg_dump when it is on PATH, and says how to when it is not", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-backup-"));
-    const backup = async (file: string, path: string) => {
-      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", databaseUrl], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+    const backup = async (file: string, path: string, database = databaseUrl) => {
+      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", database], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
       const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       return { code, out, err };
     };
     try {
-      const explained = await backup("none.dump", dir); // a PATH with no pg_dump on it
+      const withPassword = new URL(databaseUrl);
+      withPassword.password = "s3cret-in-url";
+      const explained = await backup("none.dump", dir, withPassword.toString()); // a PATH with no pg_dump on it
       expect(explained.code).toBe(2);
-      expect(explained.err).toContain("pg_dump --format=custom");
+      expect(explained.err).toContain("PGPASSWORD=… pg_dump --format=custom");
+      // The printed URL has no password at all: one in the URL (even masked) would override PGPASSWORD.
+      const printedUrl = new URL(/'(postgres:\/\/[^']+)'/.exec(explained.err)![1]!);
+      expect([printedUrl.username, printedUrl.password]).toEqual([withPassword.username, ""]);
       // The cluster's own pg_dump when its binaries have one (pg_dump refuses a newer server).
       const { bin } = findPgBinaries();
       const pgDumpDir = existsSync(join(bin, "pg_dump")) ? bin : dirname(Bun.which("pg_dump") ?? "/usr/bin/pg_dump");
