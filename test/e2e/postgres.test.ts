@@ -133,6 +133,11 @@ describe("the README walkthrough on PostgreSQL", () => {
     expect(answer.body.message.length).toBeGreaterThanOrEqual(2);
   });
 
+  test("a lead with U+0000 in a string field: 400 naming the field, as on SQLite (PostgreSQL's text cannot store it)", async () => {
+    const answer = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), customer_name: "a\u0000b" }), auth());
+    expect([answer.status, answer.body]).toEqual([400, { success_bit: false, message: [{ error: "Invalid Characters (U+0000): customer_name" }] }]);
+  });
+
   test("an accepted lead is decided after its hold and called back, signed, to the receiver", async () => {
     const path = `/pg/${crypto.randomUUID()}`;
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), auth());
