@@ -5,6 +5,7 @@
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { sqlState } from "../../src/db/backend.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
+import { recordIfStill } from "../../src/final-results/record.ts";
 import { errorText } from "../../src/log/index.ts";
 import { op, type Script } from "../../src/db/script.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
@@ -106,6 +107,35 @@ test("a failing query's error, as the logs show it, is the driver's: no paramete
     const logged = errorText(failure);
     for (const secret of ["jane.private", phone, "params:"]) expect(logged).not.toContain(secret);
   }
+});
+
+test("an operator decision committed while the worker decides the lead waits for it, then finds the lead decided: never 'Recorded' and overwritten", async () => {
+  const leadId = Bun.randomUUIDv7();
+  await t.leads.insertPending(leadFields(), { id: leadId, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED });
+  await t.callbacks.hold({ id: `msg_${leadId}`, leadId, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
+  const [lead] = await t.leads.claimDue(DECIDED, 1, 60_000, "worker");
+  const [operator] = await otherInstances(1);
+  // The worker's transaction is held open between its read of the operator decision and its finish.
+  const { promise: readDone, resolve: signalRead } = Promise.withResolvers<void>();
+  const { promise: finishGate, resolve: openFinish } = Promise.withResolvers<void>();
+  const deciding = postgresStore(pg.handle.db).write((tables) =>
+    recordIfStill(
+      { ...tables, leads: { ...tables.leads, finish: async (...args) => (signalRead(), await finishGate, tables.leads.finish(...args)) } },
+      lead!, "worker", null, { status: "accepted" }, DECIDED,
+    ),
+  );
+  await readDone;
+  let decideSettled = false;
+  const decide = operator!.write((t) => op(t.leads.recordOperatorDecision(leadId, "reject", "changed my mind"))).finally(() => (decideSettled = true));
+  try {
+    await Bun.sleep(200); // ample for a decide that does not wait
+    expect(decideSettled).toBe(false);
+  } finally {
+    openFinish();
+  }
+  expect(await deciding).toBe("recorded");
+  expect(await decide).toBe(false); // the CLI says the lead is no longer pending
+  expect(await pg.handle.sql`SELECT status, operator_decision FROM leads`).toEqual([{ status: "accepted", operator_decision: null }]);
 });
 
 /** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */
