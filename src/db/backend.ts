@@ -146,7 +146,7 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
     vendorsChanged: credentials.refresh,
     async ready() {
       try {
-        return (await isPgMigrated(postgres.db)) && store.writeFailure() === null;
+        return (await withinDeadline(isPgMigrated(postgres.db), READINESS_TIMEOUT_MS)) === true && store.writeFailure() === null;
       } catch {
         return false; // the server is down or unreachable
       }
@@ -156,6 +156,20 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
       await postgres.close();
     },
   };
+}
+
+/**
+ * How long readiness waits for PostgreSQL's answer before it says 503. On a network partition a
+ * pooled connection's query waits for TCP to give up (minutes), which the server's statement
+ * timeout cannot end, and a load balancer's probe would time out without an answer.
+ */
+const READINESS_TIMEOUT_MS = 2_000;
+
+/** `answer`, or "timedOut" when it has not come within `ms`. */
+function withinDeadline<T>(answer: Promise<T>, ms: number): Promise<T | "timedOut"> {
+  let timer: Timer | undefined;
+  const deadline = new Promise<"timedOut">((resolve) => (timer = setTimeout(resolve, ms, "timedOut")));
+  return Promise.race([answer, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -199,12 +213,12 @@ function connectionFailureCode(error: unknown): string | undefined {
 
 /**
  * A failure a retry later may not have: SQLite locked, full or failing I/O; PostgreSQL unreachable,
- * shutting down (57P0x), connection lost (08xxx), out of resources (53xxx) or failing I/O (58xxx).
- * Answered 503, not 500.
+ * shutting down (57P0x), a statement past its timeout (57014), connection lost (08xxx), out of
+ * resources (53xxx) or failing I/O (58xxx). Answered 503, not 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code)) return true;
   if (connectionFailureCode(error)) return true;
-  return /^(08|53|58|57P0)/.test(sqlState(error) ?? "");
+  return /^(08|53|58|57P0|57014)/.test(sqlState(error) ?? "");
 }

@@ -17,15 +17,21 @@ import { findPgBinaries, startPgCluster, type PgCluster } from "../helpers/pg-cl
 import { basicAuth, get, post, startTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-/** Forwards 127.0.0.1:port to the cluster; `cut()` closes the listener and every relayed socket, `restore()` listens again. */
+/**
+ * Forwards 127.0.0.1:port to the cluster; `cut()` closes the listener and every relayed socket,
+ * `restore()` listens again. `swallow()` is a network partition: connections are still accepted
+ * and kept open, but nothing is forwarded either way (until `cut()`).
+ */
 interface Relay {
   port: number;
   cut(): void;
   restore(): void;
+  swallow(): void;
 }
 
 function startRelay(targetPort: number): Relay {
   const open = new Set<Socket<unknown>>();
+  let swallowing = false;
   type Side = { peer?: Socket<unknown>; pending: Uint8Array[] };
   let listener: TCPSocketListener<Side> | undefined;
   const listen = (port: number) =>
@@ -46,7 +52,7 @@ function startRelay(targetPort: number): Relay {
                 client.data.peer = server;
                 for (const chunk of client.data.pending) server.write(chunk);
               },
-              data: (server, chunk) => void server.data.peer?.write(chunk),
+              data: (server, chunk) => void (swallowing || server.data.peer?.write(chunk)),
               close(server) {
                 open.delete(server);
                 server.data.peer?.end();
@@ -56,6 +62,7 @@ function startRelay(targetPort: number): Relay {
           }).catch(() => client.end());
         },
         data(client, chunk) {
+          if (swallowing) return;
           if (client.data.peer) client.data.peer.write(chunk);
           else client.data.pending.push(new Uint8Array(chunk));
         },
@@ -74,6 +81,10 @@ function startRelay(targetPort: number): Relay {
       listener = undefined;
       for (const socket of open) socket.terminate();
       open.clear();
+      swallowing = false;
+    },
+    swallow() {
+      swallowing = true;
     },
     restore() {
       listener ??= listen(port);
@@ -166,6 +177,20 @@ describe("the database goes away and comes back", () => {
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone() }), auth());
     expect(accepted.status).toBe(200);
     expect((await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, auth())).status).toBe(200);
+  });
+
+  test("on a network partition (packets swallowed, not refused) /readyz answers 503 within seconds, not after TCP's timeout", async () => {
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    relay.swallow();
+    try {
+      const since = performance.now();
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+      expect(performance.now() - since).toBeLessThan(10_000); // bounded (2 s); without a bound it waits for TCP, minutes
+    } finally {
+      relay.cut(); // the swallowed connections end, and with them the queries waiting on them
+      relay.restore();
+    }
+    await waitUntil(async () => (await fetch(`${server.url}/readyz`)).status === 200, 10_000, 50);
   });
 });
 

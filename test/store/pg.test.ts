@@ -3,7 +3,7 @@
 // SKIP LOCKED with the lease re-checked), one number is claimed once however many race for it, and
 // an expired lease passes to another instance whose predecessor can then write nothing.
 import { afterAll, beforeEach, expect, test } from "bun:test";
-import { sqlState } from "../../src/db/backend.ts";
+import { isDatabaseUnavailable, sqlState } from "../../src/db/backend.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
 import { recordIfStill } from "../../src/final-results/record.ts";
 import { errorText } from "../../src/log/index.ts";
@@ -136,6 +136,17 @@ test("an operator decision committed while the worker decides the lead waits for
   expect(await deciding).toBe("recorded");
   expect(await decide).toBe(false); // the CLI says the lead is no longer pending
   expect(await pg.handle.sql`SELECT status, operator_decision FROM leads`).toEqual([{ status: "accepted", operator_decision: null }]);
+});
+
+test("a statement runs at most 30 s on the server, and one cancelled by the timeout is answered 503 (the database unavailable), not 500", async () => {
+  expect(await pg.handle.sql`SHOW statement_timeout`).toEqual([{ statement_timeout: "30s" }]);
+  const cancelled = await pg.handle.sql
+    .begin(async (tx) => {
+      await tx`SET LOCAL statement_timeout = 10`;
+      await tx`SELECT pg_sleep(1)`;
+    })
+    .catch((error: unknown) => error);
+  expect([sqlState(cancelled), isDatabaseUnavailable(cancelled)]).toEqual(["57014", true]);
 });
 
 /** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */
