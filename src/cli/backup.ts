@@ -32,17 +32,18 @@ export async function backupCommand(args: string[], loadConfig: (rest: string[])
 async function pgDump(url: string, target: string, { env, print }: Pick<CliIo, "env" | "print">): Promise<number> {
   if (existsSync(target)) throw new BackupError(`Refusing to overwrite ${target}: choose a new file name`);
   const shown = databaseForDisplay(url);
+  // Removed, not masked: a password in the URL overrides PGPASSWORD, so a masked one would log in as "***".
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = "";
   const pgDumpPath = Bun.which("pg_dump");
   if (!pgDumpPath) {
     throw new BackupError(
       `pg_dump is not on PATH. On PostgreSQL, back up with the server's own tool, also while the service runs:\n` +
-        `  PGPASSWORD=… pg_dump --format=custom --file ${target} '${shown}'\n` +
+        `  PGPASSWORD=… pg_dump --format=custom --file ${target} '${parsed}'\n` +
         `(install it with 'apt-get install postgresql-client'; restore with pg_restore --clean --dbname URL ${target}).`,
     );
   }
-  const parsed = new URL(url);
-  const password = decodeURIComponent(parsed.password);
-  parsed.password = "";
   const child = Bun.spawn([pgDumpPath, "--format=custom", "--file", target, parsed.toString()], {
     env: { ...env, ...(password ? { PGPASSWORD: password } : {}) },
     stdout: "ignore",

@@ -2,10 +2,10 @@
 // with its own usage and --help, sharing how the service's database is found and opened.
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config/index.ts";
-import { databaseForDisplay, type PostgresStore } from "../db/backend.ts";
+import { DatabaseOpenError, databaseForDisplay, type PostgresStore } from "../db/backend.ts";
 import { openDatabase, type DatabaseHandle, type OpenOptions } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
-import { openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { openFailure, openPostgres, type PostgresHandle } from "../db/pg/client.ts";
 import { isMigrated } from "../db/pg/migrate.ts";
 import type { ConnectionStore } from "../store/index.ts";
 import { postgresStore } from "../store/pg.ts";
@@ -128,8 +128,9 @@ const OPERATOR_POOL_SIZE = 2;
 async function withPostgres<T>(url: string, use: (database: OperatorDatabase) => T | Promise<T>, options?: OpenOptions): Promise<T> {
   const postgres = await openPostgres(url, { poolSize: OPERATOR_POOL_SIZE, migrate: false });
   try {
-    const migrated = await isMigrated(postgres.db).catch((error: Error) => {
-      throw new OperatorError(`Could not reach PostgreSQL at ${databaseForDisplay(url)}: ${error.message}`);
+    // Exit 1 with serve's message, as serve and migrate: the database is away, the usage is right.
+    const migrated = await isMigrated(postgres.db).catch((error: unknown) => {
+      throw new DatabaseOpenError(openFailure(url, error), { cause: error });
     });
     if (!migrated && options?.migrate !== false) throw new OperatorError(`The database at ${databaseForDisplay(url)} is not migrated: run 'lead-ingress migrate --database URL' or start the service first.`);
     return await use({ kind: "postgres", store: postgresStore(postgres.db), connection: postgres });

@@ -9,6 +9,7 @@
 // pool's concurrency is what the group committer is to SQLite.
 import { cachedCredentials, storedCredentials, type CredentialsLookup } from "../auth/vendor-credentials.ts";
 import type { Database } from "bun:sqlite";
+import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
 import type { Answering, Store } from "../store/index.ts";
@@ -20,6 +21,7 @@ import { createGroupCommitter, type GroupCommitter } from "./group-commit.ts";
 import { databaseKind } from "./kind.ts";
 import { isMigrated as isSqliteMigrated } from "./migrate.ts";
 import { openPostgres, type PostgresHandle } from "./pg/client.ts";
+import { driverErrors } from "./pg/errors.ts";
 import { isMigrated as isPgMigrated } from "./pg/migrate.ts";
 
 /** The PostgreSQL store: every answer a promise. */
@@ -136,7 +138,7 @@ export async function openMigratedPostgres(url: string, poolSize: number): Promi
 
 async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
   const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize);
-  const store = tracked(postgresStore(postgres.db));
+  const store = trackedWrites(postgresStore(postgres.db), () => walProbe(postgres));
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
@@ -146,7 +148,8 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
     vendorsChanged: credentials.refresh,
     async ready() {
       try {
-        return (await isPgMigrated(postgres.db)) && store.writeFailure() === null;
+        const answer = await withinDeadline(Promise.all([isPgMigrated(postgres.db), store.writeFailure()]), READINESS_TIMEOUT_MS);
+        return answer !== "timedOut" && answer[0] && answer[1] === null;
       } catch {
         return false; // the server is down or unreachable
       }
@@ -159,27 +162,55 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
 }
 
 /**
- * The store, remembering why writes fail while the server answers but cannot write (a full disk,
- * out of memory: SQLSTATE classes 53 and 58), until a write succeeds again. An unreachable server
- * needs no memory: readiness asks it.
+ * How long readiness waits for PostgreSQL's answer before it says 503. On a network partition a
+ * pooled connection's query waits for TCP to give up (minutes), which the server's statement
+ * timeout cannot end, and a load balancer's probe would time out without an answer.
  */
-function tracked(store: PostgresStore): { store: PostgresStore; writeFailure: () => Error | null } {
+const READINESS_TIMEOUT_MS = 2_000;
+
+/** `answer`, or "timedOut" when it has not come within `ms`. */
+function withinDeadline<T>(answer: Promise<T>, ms: number): Promise<T | "timedOut"> {
+  let timer: Timer | undefined;
+  const deadline = new Promise<"timedOut">((resolve) => (timer = setTimeout(resolve, ms, "timedOut")));
+  return Promise.race([answer, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Out of space or memory (SQLSTATE class 53) or failing I/O (58): the server answers but cannot write. */
+const isWriteFailure = (error: unknown) => /^5[38]/.test(sqlState(error) ?? "");
+
+/**
+ * The store, remembering why writes fail while the server answers but cannot write (a full disk,
+ * out of memory), for readiness. Only `probe` clears it: an ordinary write that succeeds may have
+ * written nothing (the worker's claim when nothing is due commits without WAL space), and readiness
+ * flapped back to 200 on it while the disk was full. An unreachable server needs no memory:
+ * readiness asks it.
+ */
+export function trackedWrites(store: PostgresStore, probe: () => Promise<unknown>): { store: PostgresStore; writeFailure: () => Promise<Error | null> } {
   let failure: Error | null = null;
+  const remember = (error: unknown) => {
+    if (isWriteFailure(error)) failure = error as Error;
+  };
   return {
     store: {
       read: (script) => store.read(script),
       write: (script, options) =>
-        store.write(script, options).then(
-          (value) => ((failure = null), value),
-          (error: unknown) => {
-            if (/^5[38]/.test(sqlState(error) ?? "")) failure = error as Error;
-            throw error;
-          },
-        ),
+        store.write(script, options).catch((error: unknown) => {
+          remember(error);
+          throw error;
+        }),
     },
-    writeFailure: () => failure,
+    async writeFailure() {
+      if (failure) await probe().then(() => (failure = null), remember);
+      return failure;
+    },
   };
 }
+
+/**
+ * A write that really writes: a transaction id taken and committed, so its commit record is
+ * flushed to the WAL (a transaction that changed nothing writes none).
+ */
+const walProbe = (postgres: PostgresHandle) => driverErrors(postgres.db.transaction((tx) => tx.execute(sql`select pg_current_xact_id()`)));
 
 /** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it (its `cause`). */
 export function sqlState(error: unknown): string | undefined {
@@ -199,12 +230,12 @@ function connectionFailureCode(error: unknown): string | undefined {
 
 /**
  * A failure a retry later may not have: SQLite locked, full or failing I/O; PostgreSQL unreachable,
- * shutting down (57P0x), connection lost (08xxx), out of resources (53xxx) or failing I/O (58xxx).
- * Answered 503, not 500.
+ * shutting down (57P0x), a statement past its timeout (57014), connection lost (08xxx), out of
+ * resources (53xxx) or failing I/O (58xxx). Answered 503, not 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code)) return true;
   if (connectionFailureCode(error)) return true;
-  return /^(08|53|58|57P0)/.test(sqlState(error) ?? "");
+  return /^(08|53|58|57P0|57014)/.test(sqlState(error) ?? "");
 }

@@ -103,10 +103,17 @@ class FieldErrors {
 
   private present(r: Exclude<Read, { kind: "absent" }>, field: string, check: Check) {
     if (r.kind === "wrongType") return this.fail(`Invalid Type (expected string): ${field}`);
-    const error = check(r.trimmed, r.raw, field);
+    // The field's own rule first: its contract text wins (a phone number's is `Invalid Characters`).
+    const error = check(r.trimmed, r.raw, field) ?? hasNul(r.raw, field);
     return error === null ? r.trimmed : this.fail(error);
   }
 }
+
+/**
+ * U+0000 (JSON's "\u0000") in any string field: PostgreSQL's text cannot store it, so both
+ * databases refuse it alike, naming the field (a NUL echoed back helps no one).
+ */
+const hasNul = (raw: string, field: string): string | null => (raw.includes("\0") ? `Invalid Characters (U+0000): ${field}` : null);
 
 /** A field's own rule: an error text for a bad value, or null. */
 type Check = (trimmed: string, raw: string, field: string) => string | null;

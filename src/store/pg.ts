@@ -1,6 +1,7 @@
 // The PostgreSQL store: each table's statements prepared once per database; a write script runs as
 // one transaction on a pool connection, a read script statement by statement on the pool.
 import type { PgDb } from "../db/pg/client.ts";
+import { driverErrors } from "../db/pg/errors.ts";
 import { runAwaiting } from "../db/script.ts";
 import { pgCallbacks } from "./callbacks/pg.ts";
 import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
@@ -55,14 +56,13 @@ const WRITE_ATTEMPTS = 5;
  */
 function isRetryable(error: unknown): boolean {
   if (error instanceof WriteConflict) return true;
-  const cause = (error as { cause?: unknown }).cause ?? error;
-  const { errno, constraint } = cause as { errno?: string; constraint?: string };
+  const { errno, constraint } = error as { errno?: string; constraint?: string };
   if (errno === "40001" || errno === "40P01") return true;
   return errno === "23505" && (constraint === "leads_pkey" || constraint === "callbacks_pkey");
 }
 
 /**
- * The service's store on PostgreSQL. A write script is one transaction (READ COMMITTED: the phone
+ * The service's store on PostgreSQL; its errors are the driver's (db/pg/errors.ts). A write script is one transaction (READ COMMITTED: the phone
  * claim's and the claims' conflicts are settled by row locks, see their tables), run again with a
  * short jittered wait when the database asks for it. A read script runs on the pool without a
  * transaction: its scripts are advisory lookups whose every decision a write re-checks in one
@@ -75,13 +75,13 @@ export function postgresStore(db: PgDb): Store<"promise", "promise"> {
     async write(script) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction((tx) => runAwaiting(script(pgTables(db, tx))));
+          return await driverErrors(db.transaction((tx) => runAwaiting(script(pgTables(db, tx)))));
         } catch (error) {
           if (attempt >= WRITE_ATTEMPTS || !isRetryable(error)) throw error;
           await Bun.sleep(attempt * (2 + Math.random() * 8));
         }
       }
     },
-    read: (script) => runAwaiting(script(tables)),
+    read: (script) => driverErrors(runAwaiting(script(tables))),
   };
 }

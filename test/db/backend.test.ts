@@ -1,7 +1,8 @@
 // The backend's small decisions: which database errors are "try again later" (503, not 500), and
 // how the database setting is shown in logs and errors.
 import { expect, test } from "bun:test";
-import { databaseForDisplay, isDatabaseUnavailable } from "../../src/db/backend.ts";
+import { databaseForDisplay, isDatabaseUnavailable, trackedWrites, type PostgresStore } from "../../src/db/backend.ts";
+import { op } from "../../src/db/script.ts";
 
 /** As drizzle throws them: its DrizzleQueryError around Bun SQL's PostgresError. */
 const wrapped = (cause: object) => Object.assign(new Error("Failed query: select 1"), { cause: Object.assign(new Error("from the server"), cause) });
@@ -32,4 +33,28 @@ test("the database setting as logs show it: a URL's password masked, a file's pa
   expect(databaseForDisplay("postgresql://lead@db.internal/leads")).toBe("postgresql://lead@db.internal/leads");
   expect(databaseForDisplay("/var/lib/lead-ingress/lead-ingress.db")).toBe("/var/lib/lead-ingress/lead-ingress.db");
   expect(databaseForDisplay("postgres://lead:secret@[bad")).not.toContain("secret");
+});
+
+test("PostgreSQL's write failure (disk full) is cleared by a probe write that really wrote, not by any write that succeeded (a claim with nothing due)", async () => {
+  const diskFull = wrapped({ code: "ERR_POSTGRES_SERVER_ERROR", errno: "53100" });
+  let writesFail = true;
+  let probeFails = true;
+  const store: PostgresStore = {
+    read: async () => undefined as never,
+    write: async (script) => {
+      if (writesFail) throw diskFull;
+      return (await script(undefined as never).next()).value as never;
+    },
+  };
+  const tracked = trackedWrites(store, async () => {
+    if (probeFails) throw diskFull;
+  });
+  await expect(tracked.store.write(() => op(1))).rejects.toBe(diskFull);
+  writesFail = false; // the worker's claim, nothing due: it commits without writing
+  await tracked.store.write(function* () {
+    return [];
+  });
+  expect(await tracked.writeFailure()).toBe(diskFull);
+  probeFails = false;
+  expect(await tracked.writeFailure()).toBeNull();
 });

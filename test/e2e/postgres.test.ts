@@ -17,15 +17,21 @@ import { findPgBinaries, startPgCluster, type PgCluster } from "../helpers/pg-cl
 import { basicAuth, get, post, startTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-/** Forwards 127.0.0.1:port to the cluster; `cut()` closes the listener and every relayed socket, `restore()` listens again. */
+/**
+ * Forwards 127.0.0.1:port to the cluster; `cut()` closes the listener and every relayed socket,
+ * `restore()` listens again. `swallow()` is a network partition: connections are still accepted
+ * and kept open, but nothing is forwarded either way (until `cut()`).
+ */
 interface Relay {
   port: number;
   cut(): void;
   restore(): void;
+  swallow(): void;
 }
 
 function startRelay(targetPort: number): Relay {
   const open = new Set<Socket<unknown>>();
+  let swallowing = false;
   type Side = { peer?: Socket<unknown>; pending: Uint8Array[] };
   let listener: TCPSocketListener<Side> | undefined;
   const listen = (port: number) =>
@@ -46,7 +52,7 @@ function startRelay(targetPort: number): Relay {
                 client.data.peer = server;
                 for (const chunk of client.data.pending) server.write(chunk);
               },
-              data: (server, chunk) => void server.data.peer?.write(chunk),
+              data: (server, chunk) => void (swallowing || server.data.peer?.write(chunk)),
               close(server) {
                 open.delete(server);
                 server.data.peer?.end();
@@ -56,6 +62,7 @@ function startRelay(targetPort: number): Relay {
           }).catch(() => client.end());
         },
         data(client, chunk) {
+          if (swallowing) return;
           if (client.data.peer) client.data.peer.write(chunk);
           else client.data.pending.push(new Uint8Array(chunk));
         },
@@ -74,6 +81,10 @@ function startRelay(targetPort: number): Relay {
       listener = undefined;
       for (const socket of open) socket.terminate();
       open.clear();
+      swallowing = false;
+    },
+    swallow() {
+      swallowing = true;
     },
     restore() {
       listener ??= listen(port);
@@ -133,6 +144,11 @@ describe("the README walkthrough on PostgreSQL", () => {
     expect(answer.body.message.length).toBeGreaterThanOrEqual(2);
   });
 
+  test("a lead with U+0000 in a string field: 400 naming the field, as on SQLite (PostgreSQL's text cannot store it)", async () => {
+    const answer = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), customer_name: "a\u0000b" }), auth());
+    expect([answer.status, answer.body]).toEqual([400, { success_bit: false, message: [{ error: "Invalid Characters (U+0000): customer_name" }] }]);
+  });
+
   test("an accepted lead is decided after its hold and called back, signed, to the receiver", async () => {
     const path = `/pg/${crypto.randomUUID()}`;
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), auth());
@@ -161,6 +177,20 @@ describe("the database goes away and comes back", () => {
     const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone() }), auth());
     expect(accepted.status).toBe(200);
     expect((await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, auth())).status).toBe(200);
+  });
+
+  test("on a network partition (packets swallowed, not refused) /readyz answers 503 within seconds, not after TCP's timeout", async () => {
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    relay.swallow();
+    try {
+      const since = performance.now();
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+      expect(performance.now() - since).toBeLessThan(10_000); // bounded (2 s); without a bound it waits for TCP, minutes
+    } finally {
+      relay.cut(); // the swallowed connections end, and with them the queries waiting on them
+      relay.restore();
+    }
+    await waitUntil(async () => (await fetch(`${server.url}/readyz`)).status === 200, 10_000, 50);
   });
 });
 
@@ -205,15 +235,20 @@ describe("operator commands against a PostgreSQL URL", () => {
 
   test("backup runs pg_dump when it is on PATH, and says how to when it is not", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-backup-"));
-    const backup = async (file: string, path: string) => {
-      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", databaseUrl], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+    const backup = async (file: string, path: string, database = databaseUrl) => {
+      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", database], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
       const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       return { code, out, err };
     };
     try {
-      const explained = await backup("none.dump", dir); // a PATH with no pg_dump on it
+      const withPassword = new URL(databaseUrl);
+      withPassword.password = "s3cret-in-url";
+      const explained = await backup("none.dump", dir, withPassword.toString()); // a PATH with no pg_dump on it
       expect(explained.code).toBe(2);
-      expect(explained.err).toContain("pg_dump --format=custom");
+      expect(explained.err).toContain("PGPASSWORD=… pg_dump --format=custom");
+      // The printed URL has no password at all: one in the URL (even masked) would override PGPASSWORD.
+      const printedUrl = new URL(/'(postgres:\/\/[^']+)'/.exec(explained.err)![1]!);
+      expect([printedUrl.username, printedUrl.password]).toEqual([withPassword.username, ""]);
       // The cluster's own pg_dump when its binaries have one (pg_dump refuses a newer server).
       const { bin } = findPgBinaries();
       const pgDumpDir = existsSync(join(bin, "pg_dump")) ? bin : dirname(Bun.which("pg_dump") ?? "/usr/bin/pg_dump");
@@ -225,13 +260,13 @@ describe("operator commands against a PostgreSQL URL", () => {
     }
   });
 
-  test("a wrong password in the URL: a clear error that does not show the password", async () => {
+  test("an operator command on an unreachable server: exit 1 with serve's message, which does not show the password", async () => {
     const wrong = new URL(databaseUrl);
     wrong.port = "1"; // nothing listens there
     wrong.password = "s3cret-in-url";
     const answer = await run(["vendors", "list", "--database", wrong.toString()]);
-    expect(answer.code).toBe(2);
-    expect(answer.err).toContain("Could not reach PostgreSQL");
+    expect(answer.code).toBe(1);
+    expect(answer.err.trim()).toBe(`could not open PostgreSQL at 127.0.0.1:1${wrong.pathname}: Failed to connect`);
     expect(answer.err + answer.out).not.toContain("s3cret-in-url");
   });
 

@@ -367,6 +367,24 @@ describe("255-character limit", () => {
   });
 });
 
+describe("U+0000 in a string field", () => {
+  const STRING_FIELDS = [...FREE_TEXT_FIELDS, "certificate_url", "call_back_url"];
+
+  test.each(STRING_FIELDS)("%s → Invalid Characters (U+0000): <field>", (field) => {
+    const value = field.endsWith("_url") ? "https://example.com/a\u0000b" : "a\u0000b";
+    expect(errorsOf(validLead({ [field]: value }))).toEqual([`Invalid Characters (U+0000): ${field}`]);
+  });
+
+  test("fields with a format of their own report it instead; the errors keep the field order", () => {
+    expect(errorsOf(validLead({ phone_number: "212\u00005550123", city: "a\u0000", email: "a\u0000@example.com", vendor_campaign_name: "\u0000" }))).toEqual([
+      "Invalid Characters: 212\u00005550123",
+      "Invalid Characters (U+0000): city",
+      "Invalid Characters (U+0000): vendor_campaign_name",
+      "Invalid Email: a\u0000@example.com",
+    ]);
+  });
+});
+
 describe("echoed values longer than 600 characters", () => {
   test("are cut to 600 characters followed by …", () => {
     const raw = "a".repeat(700);

@@ -3,7 +3,10 @@
 // SKIP LOCKED with the lease re-checked), one number is claimed once however many race for it, and
 // an expired lease passes to another instance whose predecessor can then write nothing.
 import { afterAll, beforeEach, expect, test } from "bun:test";
+import { isDatabaseUnavailable, sqlState } from "../../src/db/backend.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
+import { recordIfStill } from "../../src/final-results/record.ts";
+import { errorText } from "../../src/log/index.ts";
 import { op, type Script } from "../../src/db/script.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
@@ -88,6 +91,62 @@ test("a lead whose key another instance took in the same millisecond is accepted
     return id;
   });
   expect({ stored, runs }).toEqual({ stored: ids[1]!, runs: 2 });
+});
+
+test("a failing query's error, as the logs show it, is the driver's: no parameter values, its SQLSTATE kept", async () => {
+  const store = postgresStore(pg.handle.db);
+  // PostgreSQL's text refuses U+0000 (SQLSTATE 22021), with the values among the query's parameters.
+  const email = "jane.private@example.com\u0000";
+  const phone = "+12125559876";
+  const failures = await Promise.all([
+    store.write((t) => op(t.leads.insertPending({ ...leadFields(phone), email }, { id: Bun.randomUUIDv7(), vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }))).catch((error: unknown) => error),
+    store.read((t) => op(t.suppressions.isListed(`${phone}\u0000`))).catch((error: unknown) => error),
+  ]);
+  for (const failure of failures) {
+    expect(sqlState(failure)).toBe("22021");
+    const logged = errorText(failure);
+    for (const secret of ["jane.private", phone, "params:"]) expect(logged).not.toContain(secret);
+  }
+});
+
+test("an operator decision committed while the worker decides the lead waits for it, then finds the lead decided: never 'Recorded' and overwritten", async () => {
+  const leadId = Bun.randomUUIDv7();
+  await t.leads.insertPending(leadFields(), { id: leadId, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED });
+  await t.callbacks.hold({ id: `msg_${leadId}`, leadId, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
+  const [lead] = await t.leads.claimDue(DECIDED, 1, 60_000, "worker");
+  const [operator] = await otherInstances(1);
+  // The worker's transaction is held open between its read of the operator decision and its finish.
+  const { promise: readDone, resolve: signalRead } = Promise.withResolvers<void>();
+  const { promise: finishGate, resolve: openFinish } = Promise.withResolvers<void>();
+  const deciding = postgresStore(pg.handle.db).write((tables) =>
+    recordIfStill(
+      { ...tables, leads: { ...tables.leads, finish: async (...args) => (signalRead(), await finishGate, tables.leads.finish(...args)) } },
+      lead!, "worker", null, { status: "accepted" }, DECIDED,
+    ),
+  );
+  await readDone;
+  let decideSettled = false;
+  const decide = operator!.write((t) => op(t.leads.recordOperatorDecision(leadId, "reject", "changed my mind"))).finally(() => (decideSettled = true));
+  try {
+    await Bun.sleep(200); // ample for a decide that does not wait
+    expect(decideSettled).toBe(false);
+  } finally {
+    openFinish();
+  }
+  expect(await deciding).toBe("recorded");
+  expect(await decide).toBe(false); // the CLI says the lead is no longer pending
+  expect(await pg.handle.sql`SELECT status, operator_decision FROM leads`).toEqual([{ status: "accepted", operator_decision: null }]);
+});
+
+test("a statement runs at most 30 s on the server, and one cancelled by the timeout is answered 503 (the database unavailable), not 500", async () => {
+  expect(await pg.handle.sql`SHOW statement_timeout`).toEqual([{ statement_timeout: "30s" }]);
+  const cancelled = await pg.handle.sql
+    .begin(async (tx) => {
+      await tx`SET LOCAL statement_timeout = 10`;
+      await tx`SELECT pg_sleep(1)`;
+    })
+    .catch((error: unknown) => error);
+  expect([sqlState(cancelled), isDatabaseUnavailable(cancelled)]).toEqual(["57014", true]);
 });
 
 /** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */

@@ -19,20 +19,31 @@ export interface PostgresHandle {
 }
 
 export interface PostgresOptions {
-  /** Connections in the pool. */
-  poolSize?: number;
+  /** Connections in the pool (the service's: config.databasePoolSize). */
+  poolSize: number;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
 }
 
-const DEFAULT_POOL_SIZE = 10;
+/**
+ * Seconds to wait for a new connection (Bun SQL's default is 30): a server that does not answer
+ * (a network partition) fails the attempt, answered 503, instead of holding the request.
+ */
+const CONNECT_TIMEOUT_S = 5;
+
+/**
+ * Milliseconds a statement may run on the server before it cancels it (SQLSTATE 57014, answered
+ * 503): a request stalled on the server (a lock held, storage hung) fails instead of waiting
+ * without end. Far above any of the service's statements (milliseconds); migrations lift it.
+ */
+export const STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
  * Opens a pool on `url` (postgres://…) and, unless told not to, applies pending migrations. A
  * failure names the server and database (never the password): Bun SQL says only "Failed to connect".
  */
-export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresHandle> {
-  const client = new SQL({ url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
+export async function openPostgres(url: string, options: PostgresOptions): Promise<PostgresHandle> {
+  const client = new SQL({ url, max: options.poolSize, connectionTimeout: CONNECT_TIMEOUT_S, connection: { statement_timeout: STATEMENT_TIMEOUT_MS } });
   const db = drizzle({ client, schema });
   const close = () => client.close();
   if (options.migrate !== false) {
@@ -40,11 +51,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       await applyMigrations(db);
     } catch (error) {
       await close();
-      throw new Error(`could not open PostgreSQL at ${serverOf(url)}: ${(error as Error).message}`, { cause: error });
+      throw new Error(openFailure(url, error), { cause: error });
     }
   }
   return { db, sql: client, close };
 }
+
+/** Why the database at `url` could not be opened, naming the server and database, never the password. */
+export const openFailure = (url: string, error: unknown) => `could not open PostgreSQL at ${serverOf(url)}: ${(error as Error).message}`;
 
 /** host:port/database, for messages: a URL's credentials stay out of logs. */
 function serverOf(url: string): string {

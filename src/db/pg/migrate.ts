@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";
 import type { PgDatabase } from "drizzle-orm/pg-core";
+import { driverErrors } from "./errors.ts";
 import { embeddedPgMigrations } from "../migrations.macro.ts" with { type: "macro" };
 
 /** drizzle-kit's PostgreSQL migrations, embedded at build time. */
@@ -21,8 +22,10 @@ type AnyPgDatabase = PgDatabase<BunSQLQueryResultHKT, Record<string, unknown>>;
 const MIGRATION_LOCK = 0x4c65_6164_496e;
 
 /** Applies the embedded migrations not yet applied; returns how many it applied. */
-export async function applyMigrations(db: AnyPgDatabase, migrations: MigrationMeta[] = PG_MIGRATIONS): Promise<number> {
-  return db.transaction(async (tx) => {
+export function applyMigrations(db: AnyPgDatabase, migrations: MigrationMeta[] = PG_MIGRATIONS): Promise<number> {
+  return driverErrors(db.transaction(async (tx) => {
+    // A migration, or the wait for another instance's, may outlast the pool's statement timeout.
+    await tx.execute(sql`set local statement_timeout = 0`);
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`); // released at commit or rollback
     await tx.execute(sql`create schema if not exists drizzle`);
     await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
@@ -33,13 +36,13 @@ export async function applyMigrations(db: AnyPgDatabase, migrations: MigrationMe
       await tx.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`);
     }
     return pending.length;
-  });
+  }));
 }
 
 /** True when every embedded migration has been applied (the readiness check). */
 export async function isMigrated(db: AnyPgDatabase, migrations: MigrationMeta[] = PG_MIGRATIONS): Promise<boolean> {
   const newest = migrations.at(-1)?.folderMillis ?? 0;
-  return (await lastAppliedMillis(db)) >= newest;
+  return (await driverErrors(lastAppliedMillis(db))) >= newest;
 }
 
 async function lastAppliedMillis(db: Pick<AnyPgDatabase, "execute">): Promise<number> {

@@ -79,7 +79,10 @@ export interface LeadsTable {
   findRecent(leadId: string, vendorId: string, cutoff: number): Op<LeadFields | undefined>;
   /** Leases up to `limit` pending leads whose hold ended by `now` to `token`, oldest first. */
   claimDue(now: number, limit: number, leaseMs: number, token: string): Op<DueLead[]>;
-  /** The operator's decision recorded for the lead (both null when none); undefined if there is no such lead. */
+  /**
+   * The operator's decision recorded for the lead (both null when none); undefined if there is no
+   * such lead. In a write script, no decision can be recorded from now until the script ends.
+   */
   operatorDecisionOf(leadId: string): Op<{ decision: OperatorDecision | null; reason: string | null } | undefined>;
   /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
   finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;

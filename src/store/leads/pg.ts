@@ -36,7 +36,12 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
     .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit")).for("update", { skipLocked: true })))
     .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
     .prepare("leads_claim");
-  const operatorDecisionOf = db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders).prepare("leads_operator_decision");
+  const operatorDecisionQuery = () => db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders);
+  const operatorDecisionOf = operatorDecisionQuery().prepare("leads_operator_decision");
+  // In a write script the row stays locked until its finish: under READ COMMITTED a `leads decide`
+  // committing between this read and the finish would otherwise be overwritten unseen. It waits,
+  // then finds the lead no longer pending. A read on the pool takes no lock (it would end at once).
+  const operatorDecisionLocked = operatorDecisionQuery().for("update").prepare("leads_operator_decision_locked");
   const finish = db
     .update(leads)
     .set({ status: sql`${p("status")}`, decidedAt: sql`${p("now")}`, rejectionReason: sql`${p("reason")}`, lockedUntil: null, claimToken: null })
@@ -53,7 +58,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       stateFor: async (leadId, vendorId) => (await at(stateFor).execute({ key: leadKey(leadId), leadId, vendorId }))[0],
       findRecent: async (leadId, vendorId, cutoff) => (await at(findRecent).execute({ key: leadKey(leadId), leadId, vendorId, cutoff }))[0],
       claimDue: (now, limit, leaseMs, token) => at(claim).execute({ lockedUntil: now + leaseMs, token, now, limit }),
-      operatorDecisionOf: async (leadId) => (await at(operatorDecisionOf).execute({ key: leadKey(leadId), leadId }))[0],
+      operatorDecisionOf: async (leadId) => (await at(on === db ? operatorDecisionOf : operatorDecisionLocked).execute({ key: leadKey(leadId), leadId }))[0],
       finish: async (leadId, token, status, reason, now) => changed(await at(finish).execute({ status, now, reason, key: leadKey(leadId), leadId, token })) === 1,
       recordOperatorDecision: async (leadId, decision, reason) =>
         changed(await on.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending")))) === 1,

@@ -3,6 +3,6 @@
 import { openPostgres } from "../../../src/db/pg/client.ts";
 import { isMigrated, PG_MIGRATIONS } from "../../../src/db/pg/migrate.ts";
 
-const handle = await openPostgres(process.argv[2]!);
+const handle = await openPostgres(process.argv[2]!, { poolSize: 2 });
 console.log(JSON.stringify({ migrated: await isMigrated(handle.db), embedded: PG_MIGRATIONS.length }));
 await handle.close();

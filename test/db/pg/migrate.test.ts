@@ -114,7 +114,7 @@ test("openPostgres on an unreachable server fails with an error naming the serve
   const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = listener.port;
   listener.stop(true); // nothing listens there now
-  const opening = openPostgres(`postgres://app:s3cret@127.0.0.1:${port}/leads`);
+  const opening = openPostgres(`postgres://app:s3cret@127.0.0.1:${port}/leads`, { poolSize: 1 });
   await expect(opening).rejects.toThrow(`could not open PostgreSQL at 127.0.0.1:${port}/leads: Failed to connect`);
   await expect(opening).rejects.not.toThrow(/s3cret/);
 });
