@@ -112,15 +112,6 @@ describeOnBothBackends("callbacks", (backend) => {
     expect(await t.callbacks.claimDue(decidedAt + 10, 10, 1000, "t2")).toHaveLength(1);
   });
 
-  test("releaseLeases gives back a token's claims at once", async () => {
-    const t = backend.tables;
-    await decidedLead();
-    await t.callbacks.claimDue(decidedAt, 10, 60_000, "leaving");
-    expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "other")).toEqual([]);
-    await t.callbacks.releaseLeases("leaving");
-    expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "other")).toHaveLength(1);
-  });
-
   test("depth counts the pending and the due (numbers, not strings), and the oldest decision among them", async () => {
     const t = backend.tables;
     expect(await t.callbacks.depth(CREATED)).toEqual({ pending: 0, due: 0, oldestDecidedAt: null });

@@ -74,8 +74,6 @@ export interface CallbacksTable {
   recordAttempt(callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
   /** Queues a lead's dead or delivered callback again with a fresh schedule; false if it is neither. */
   replay(leadId: string, now: number): Op<boolean>;
-  /** Gives back every lease `token` holds. */
-  releaseLeases(token: string): Op<void>;
   depth(now: number): Op<QueueDepth>;
   /** Most recently changed first, with the vendor's name. */
   list(filter: { status?: CallbackStatus; limit: number }): Op<CallbackSummary[]>;

@@ -79,7 +79,6 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
     .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"])))
     .prepare("callbacks_replay");
-  const releaseLeases = db.update(callbacks).set({ lockedUntil: null, claimToken: null }).where(eq(callbacks.claimToken, p("token"))).prepare("callbacks_release_leases");
   const depth = db
     .select({
       pending: count(),
@@ -117,9 +116,6 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         return changed(result) === 1;
       },
       replay: async (leadId, now) => changed(await at(replay).execute({ now, key: leadKey(leadId), leadId })) === 1,
-      async releaseLeases(token) {
-        await at(releaseLeases).execute({ token });
-      },
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
       list: ({ status, limit }) =>
         on

@@ -51,7 +51,6 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     .update(callbacks)
     .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
     .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"]))));
-  const releaseLeases = prepareWrite<{ token: string }>(sqlite, db.update(callbacks).set({ lockedUntil: null, claimToken: null }).where(eq(callbacks.claimToken, p("token"))));
   // Age counts from the final decision (when the callback was released), so a callback failing
   // through its retry schedule shows as old even while it waits for its next attempt.
   const depth = db
@@ -84,7 +83,6 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       }).changes === 1;
     },
     replay: (leadId, now) => replay.run({ now, key: leadKey(leadId), leadId }).changes === 1,
-    releaseLeases: (token) => void releaseLeases.run({ token }),
     depth: (now) => depth.get({ now })!,
     list: ({ status, limit }) =>
       db
