@@ -1,6 +1,5 @@
-// Group commit: writes requested during one turn of the event loop run in one transaction, so
-// they share one fsync. An fsync costs ~0.2 ms on our VM disk; per-request commits would cap
-// intake near 5,000 leads/s, while a shared commit scales with the batch.
+// Group commit: writes requested during one turn of the event loop run in one transaction and
+// share one fsync (~0.2 ms here; a commit per request would cap intake near 5,000 leads/s).
 //
 // The fsync runs off the event loop (wal-sync.ts): a batch's promises settle once its WAL fsync
 // returns. Only one fsync is in flight at a time (two at once slowed each other, measured). While
@@ -12,48 +11,38 @@
 // well, 4 to 20 were within the noise of each other). Whatever waits when the fsync returns is
 // committed then, and the next fsync started, before the synced batches are answered (not while
 // the checkpointer holds batches). A batch is answered only by an fsync that started after its
-// COMMIT.
-// Reads in between may see a batch that is still being synced (for up to two fsyncs, about a
-// millisecond).
+// COMMIT. Reads in between may see a batch still being synced (up to two fsyncs, about 1 ms).
 //
 // A failed WAL sync stops all writing until the process restarts (fail-stop, as PostgreSQL does on
 // a failed fsync): Linux may have dropped the unsynced pages, so the WAL on disk can lack that
 // batch's frames, and WAL recovery stops at the first bad frame, taking every later commit with
 // it. Answering a later batch "stored" would be a lie. Every write from then on is refused with
 // the sync's error (503 for HTTP callers), and `writeFailure()` reports it (readiness fails).
-// A COMMIT that fails with SQLITE_FULL is different: SQLite rolls the transaction back and nothing
-// was promised, so the batch is rejected and later batches try again. `diskSpace` (disk-space.ts)
-// hears of both outcomes, so readiness fails while the disk is full, and refuses foreground writes
-// while its reserve is reached, keeping that room for the worker's background writes.
+// A COMMIT failing with SQLITE_FULL is not fail-stop: SQLite rolls it back, nothing was promised.
+// `diskSpace` (disk-space.ts) hears of it (readiness fails while the disk is full) and refuses
+// foreground writes while its reserve is reached, keeping that room for background writes.
 //
-// A write that throws is rolled back alone and rejects its own promise; the others still commit.
-// Writes almost never throw, so a batch first runs them bare under one SAVEPOINT; only when one
-// throws is that undone and the batch run again with a SAVEPOINT per write (two statements per
-// write that the common case does not pay). So a write may run twice: it must touch nothing but
-// the database (report what it did after its promise resolves). A failed COMMIT rejects every
-// write of the batch, so no caller is told "stored" for something that is not on disk.
+// A write that throws is rolled back alone (batch.ts), so a write may run twice: it must touch
+// nothing but the database. A failed COMMIT rejects every write of the batch, so no caller is told
+// "stored" for something that is not on disk.
 //
 // Background writes (the worker's claims, outcomes and decisions), while the service has
 // foreground work in flight, are held and join a batch all together once every
 // BACKGROUND_WAVE_MS. Measured under intake load on 2 cores: riding along in every batch cost
 // intake a fifth to a quarter of its throughput whatever the delivery rate (150 or 700
-// callbacks/s), probably because every batch then also wrote and committed pages of the callback
-// queue; in waves, the same delivery rate costs about a tenth. With no foreground work they go at
-// once.
+// callbacks/s), probably because every batch then also wrote pages of the callback queue; in
+// waves, the same delivery rate costs about a tenth. With no foreground work they go at once.
 //
-// Reads that are not part of a write (authentication, prePing, lead lookups) share one read
-// transaction per turn of the event loop: in WAL mode every transaction takes and drops a lock
-// with two fcntl() calls, which cost more than the indexed lookup itself. A turn's snapshot is
-// ended before the next write batch begins and at the end of the turn, so no read is ever more
-// than one turn stale.
+// Reads outside writes (authentication, prePing, lookups) share one read transaction per turn of
+// the event loop: in WAL mode each transaction's lock costs two fcntl() calls, more than the lookup.
+// It ends before the next batch begins and at the end of the turn: no read is over a turn stale.
 //
 // With `checkpointInThread`, checkpoints run on another thread (checkpointer.ts); while its second
-// pass runs, new batches wait as they do for a WAL fsync.
-//
-// When another process holds the write lock, BEGIN fails fast (the server's busy timeout is short)
-// and the batch is retried on a timer, so the event loop keeps serving; after `busyBudgetMs` the
-// batch is rejected with SQLITE_BUSY (a 503 for HTTP callers).
+// pass runs, new batches wait as they do for a WAL fsync. When another process holds the write
+// lock, BEGIN fails fast (short busy timeout) and the batch is retried on a timer, so the event
+// loop keeps serving; after `busyBudgetMs` it is rejected with SQLITE_BUSY (503 for HTTP callers).
 import type { Database } from "bun:sqlite";
+import { batchRunner, rejectAll, settle, type Outcome, type Pending } from "./batch.ts";
 import { createCheckpointer, type CheckpointerOptions } from "./checkpointer.ts";
 import type { DiskSpace } from "./disk-space.ts";
 import { walSyncFor, type WalSync } from "./wal-sync.ts";
@@ -84,25 +73,11 @@ export interface GroupCommitter {
   drain(checkpointWaitMs?: number): Promise<void>;
 }
 
-interface Pending {
-  write: () => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
 const BACKGROUND_WAVE_MS = 25;
 const COMMIT_DURING_SYNC_AT = 8;
 
 /** The options of a background write: `commit.run(write, BACKGROUND)`. */
 export const BACKGROUND = { background: true } as const;
-
-const rejectAll = (batch: Pending[], error: unknown) => batch.forEach((pending) => pending.reject(error));
-
-/** Answers each write of a committed (and durable) batch with its own outcome. */
-const settle = (batch: Pending[], outcomes: Outcome[]) =>
-  outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
 
 const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === "SQLITE_BUSY";
 
@@ -140,10 +115,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
-  const savepoint = sqlite.prepare("SAVEPOINT write");
-  const release = sqlite.prepare("RELEASE write");
-  const rollbackTo = sqlite.prepare("ROLLBACK TO write");
   const beginRead = sqlite.prepare("BEGIN");
+  const runBatch = batchRunner(sqlite);
   let queue: Pending[] = [];
   let flushing: Promise<void> | null = null;
   /** Background writes waiting for the next wave, and the wave's timer. */
@@ -176,50 +149,6 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       commit.run();
     } catch {
       // The connection is gone (closed at shutdown): the snapshot went with it.
-    }
-  }
-
-  function runWrite(pending: Pending): unknown {
-    const value = pending.write();
-    // A promise here would mean async work inside the transaction, which SQLite cannot hold.
-    if (value instanceof Promise) throw new Error("group commit writes must be synchronous");
-    return value;
-  }
-
-  /** One write under its own savepoint: if it throws, only its changes are undone. */
-  function runAlone(pending: Pending): Outcome {
-    savepoint.run();
-    try {
-      const value = runWrite(pending);
-      release.run();
-      return { ok: true, value };
-    } catch (error) {
-      undoSavepoint(error);
-      return { ok: false, error };
-    }
-  }
-
-  /**
-   * Undoes the current write savepoint. SQLITE_FULL (like a few other errors) has SQLite roll the
-   * whole transaction back, savepoints included: then the batch fails with that error (a 503), not
-   * with "no such savepoint" (a 500).
-   */
-  function undoSavepoint(error: unknown) {
-    if (!sqlite.inTransaction) throw error;
-    rollbackTo.run();
-    release.run();
-  }
-
-  /** Runs the batch bare; if any write throws, undoes them all and runs each alone. */
-  function runBatch(batch: Pending[]): Outcome[] {
-    savepoint.run();
-    try {
-      const outcomes = batch.map((pending): Outcome => ({ ok: true, value: runWrite(pending) }));
-      release.run();
-      return outcomes;
-    } catch (error) {
-      undoSavepoint(error);
-      return batch.map(runAlone);
     }
   }
 
