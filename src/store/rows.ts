@@ -1,7 +1,7 @@
 // Column helpers the tables of both databases share.
 import { getTableColumns, sql, type Column, type Placeholder, type Table } from "drizzle-orm";
 import { leadKey } from "../db/schema.ts";
-import type { LeadFields, NewLead } from "./leads/index.ts";
+import { LEAD_STATE_COLUMNS, type LeadFields, type NewLead } from "./leads/index.ts";
 
 let lastLeadId = "";
 let lastLeadKey = 0n;
@@ -31,6 +31,13 @@ export function everyColumn(table: Table): Record<string, Placeholder> {
  */
 export function columnsByName<C extends Column>(table: Table, except: C): Record<string, C> {
   return Object.fromEntries((Object.values(getTableColumns(table)) as C[]).filter((column) => column !== except).map((column) => [column.name, column]));
+}
+
+/** The columns of a lead's own fields (LeadFields), for a select of either database's leads table. */
+export function leadFieldColumns<T extends Table>(table: T): Omit<T["_"]["columns"], (typeof LEAD_STATE_COLUMNS)[number]> {
+  const columns: Record<string, Column> = { ...getTableColumns(table) };
+  for (const name of LEAD_STATE_COLUMNS) delete columns[name];
+  return columns as never;
 }
 
 /** A new lead's full row: pending, undecided, unleased. One spread, the rest written out (see keyOfLead). */

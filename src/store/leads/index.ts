@@ -7,7 +7,11 @@ import type { CallbackStatus, LeadStatus, leads } from "../../db/schema.ts";
 type LeadRow = typeof leads.$inferSelect;
 
 /** What the vendor sent, as validated: the lead's own fields. */
-export type LeadFields = Omit<LeadRow, "idKey" | "id" | "vendorId" | "rawRequest" | "status" | "createdAt" | "decideAfter" | "decidedAt" | "rejectionReason" | "operatorDecision" | "operatorReason" | "lockedUntil" | "claimToken">;
+export type LeadFields = Omit<LeadRow, LeadStateColumn>;
+
+/** A lead's identity, times and state: every column that is not one of the vendor's fields. */
+export const LEAD_STATE_COLUMNS = ["idKey", "id", "vendorId", "rawRequest", "status", "createdAt", "decideAfter", "decidedAt", "rejectionReason", "operatorDecision", "operatorReason", "lockedUntil", "claimToken"] as const;
+type LeadStateColumn = (typeof LEAD_STATE_COLUMNS)[number];
 
 /** A new lead's identity and times. */
 export interface NewLead {

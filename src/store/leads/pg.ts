@@ -1,17 +1,14 @@
-import { and, count, desc, eq, getTableColumns, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
-import { columnsByName, everyColumn, pendingLeadRow } from "../rows.ts";
+import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
 const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")));
-// The lead's own fields (LeadFields): every column but its identity, times and state.
-const { idKey, id, vendorId, rawRequest, status, createdAt, decideAfter, decidedAt, rejectionReason, operatorDecision, operatorReason, lockedUntil, claimToken, ...leadFieldColumns } =
-  getTableColumns(leads);
 
 /** The leads table on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
@@ -22,7 +19,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
     .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId"))))
     .prepare("leads_state_for");
   const findRecent = db
-    .select(leadFieldColumns)
+    .select(leadFieldColumns(leads))
     .from(leads)
     .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId")), gt(leads.createdAt, p("cutoff"))))
     .prepare("leads_find_recent");

@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, pendingLeadRow } from "../rows.ts";
+import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 
 const p = sql.placeholder;
@@ -18,8 +18,9 @@ export function sqliteLeads(db: Db): LeadsTable {
     .from(leads)
     .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId"))))
     .prepare();
+  // The lead's own fields only: not its raw request (up to the body limit), read on every re-post check.
   const findRecent = db
-    .select()
+    .select(leadFieldColumns(leads))
     .from(leads)
     .where(and(byIdPlaceholders, eq(leads.vendorId, p("vendorId")), gt(leads.createdAt, p("cutoff"))))
     .prepare();
