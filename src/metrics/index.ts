@@ -31,9 +31,12 @@ function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingL
 }
 
 export async function renderMetrics(metrics: Metrics, store: Store, now: number): Promise<string> {
+  // Counters before the gauges' read: an event counted shows its effect in the same scrape's gauges
+  // (on PostgreSQL the read is awaited while deliveries go on and are counted).
+  const counters = Object.values(metrics).map((counter) => counter.render());
   const { queue, pendingLeads } = await store.read((t) => readings(t, now));
   return [
-    ...Object.values(metrics).map((counter) => counter.render()),
+    ...counters,
     renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks not yet delivered or dead (due now or waiting to retry).", value: queue.pending }),
     renderGauge({ name: "lead_ingress_callback_due", help: "Callbacks due for an attempt now.", value: queue.due }),
     renderGauge({

@@ -1,35 +1,33 @@
 // Requests only a raw socket can send (CONTRACT §1, §9): no Host header, raw paths the URL parser
 // rewrites, and what Bun's HTTP parser refuses before the application sees the request. They are
 // written byte for byte over TCP to a spawned server, whose log shows which requests reached it.
+// On either backend (LEAD_INGRESS_TEST_BACKEND).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { exchange as exchangeRaw, rawRequest, type RawAnswer } from "../helpers/raw-http.ts";
-import { basicAuth, tempDatabasePath, VENDOR } from "../helpers/server.ts";
+import { basicAuth, testDatabase, VENDOR, type TestDatabase } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const AUTH = basicAuth(VENDOR.name, VENDOR.password);
-const temp = tempDatabasePath();
+let database: TestDatabase;
 let server: ServerProcess;
-let db: DatabaseHandle;
 let port: number;
 
 beforeAll(async () => {
-  server = await spawnServer(["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false", "--rate-limit", "0"]);
+  database = await testDatabase();
+  server = await spawnServer(["--database", database.setting, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false", "--rate-limit", "0"]);
   port = Number(new URL(server.url).port);
-  db = openDatabase(temp.path);
 });
 afterAll(async () => {
   await server.stop();
-  db.close();
-  temp.cleanup();
+  await database.close();
 });
 
 /** Writes `request` as is to the spawned server. */
 const exchange = (request: string | Uint8Array) => exchangeRaw(port, request);
 
-const leadCount = () => (db.sqlite.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n;
+const leadCount = async () => (await database.rows("SELECT count(*) AS n FROM leads"))[0]!.n as number;
 const loggedPaths = () => server.logs.filter((entry) => entry.event === "request").map((entry) => String(entry.path));
 
 /** Sends a request that reaches the app and waits for its log line: every earlier one is logged too. */
@@ -77,12 +75,12 @@ describe("paths are routed as the client sent them", () => {
 
   test.each(rewritten)("%s → 404 after authentication, nothing stored", async (path) => {
     const lead = JSON.stringify(validLead());
-    const stored = leadCount();
+    const stored = await leadCount();
     const method = path.endsWith("healthz") ? "GET" : "POST";
     expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a"], lead)), path.startsWith("/v1") ? 401 : 404, "success_bit", path.startsWith("/v1") ? "Unauthorized" : "Not Found");
     expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a", `Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
     expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.0`, [`Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
-    expect(leadCount()).toBe(stored);
+    expect(await leadCount()).toBe(stored);
   });
 
   test("the plain spellings still route: a query string, absolute form, a trailing slash", async () => {
@@ -133,10 +131,10 @@ describe("what Bun's HTTP parser answers before the application (README: HTTP ed
 
   test("broken chunked framing inside the body: the handler has started, but Bun answers 400 and closes; nothing is stored", async () => {
     const lead = JSON.stringify(validLead());
-    const stored = leadCount();
+    const stored = await leadCount();
     const chunked = `${Buffer.byteLength(lead).toString(16)}\r\n${lead}\r\nzz\r\n\r\n`;
     const answer = await exchange(rawRequest("POST /v1/postLead HTTP/1.1", ["Host: a", `Authorization: ${AUTH}`, "Transfer-Encoding: chunked"], chunked));
     expect([answer.status, answer.body]).toEqual([400, ""]);
-    expect(leadCount()).toBe(stored);
+    expect(await leadCount()).toBe(stored);
   });
 });

@@ -1,16 +1,16 @@
 // GET /metrics after real traffic: requests by route and status, intake outcomes, final results,
-// callback attempts and the queue gauges (CONTRACT §9).
+// callback attempts and the queue gauges (CONTRACT §9). On either backend (LEAD_INGRESS_TEST_BACKEND).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-let server: TestServer;
+let server: ApiTestServer;
 let receiver: MockReceiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  server = await startApiTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
   receiver = startMockReceiver();
 });
 afterAll(async () => {
@@ -50,9 +50,9 @@ test("metrics count requests, intake outcomes, decisions and callback attempts",
 test("the queue gauges show an undelivered callback and its age since the final result", async () => {
   // A callback decided a minute ago and still failing (waiting for its next retry).
   const id = (await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/x` }), { authorization: server.auth })).body.lead_id;
-  await waitUntil(() => (server.db.sqlite.query("SELECT status FROM callbacks WHERE lead_id = ?").get(id) as { status: string } | null)?.status === "delivered");
-  server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ? WHERE lead_id = ?", [Date.now() + 3_600_000, id]);
-  server.db.sqlite.run("UPDATE leads SET decided_at = ? WHERE id = ?", [Date.now() - 60_000, id]);
+  await waitUntil(async () => (await server.rows("SELECT status FROM callbacks WHERE lead_id = $1", id))[0]?.status === "delivered");
+  await server.rows("UPDATE callbacks SET status = 'pending', next_attempt_at = $1 WHERE lead_id = $2", Date.now() + 3_600_000, id);
+  await server.rows("UPDATE leads SET decided_at = $1 WHERE id = $2", Date.now() - 60_000, id);
   const text = await scrape();
   expect(text).toContain("lead_ingress_callback_queue_depth 1");
   expect(text).toContain("lead_ingress_callback_due 0");

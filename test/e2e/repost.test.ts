@@ -1,15 +1,13 @@
 // A retry after a lost answer (issue 16 item 7, CONTRACT §6): the vendor's first postLead was
 // stored but its answer never arrived (the connection dropped, then the server was killed with
-// SIGKILL). Its re-post, without an Idempotency-Key, gets the stored lead's id back.
-import { storeOn } from "../../src/store/sqlite.ts";
+// SIGKILL). Its re-post, without an Idempotency-Key, gets the stored lead's id back. On either
+// backend (LEAD_INGRESS_TEST_BACKEND).
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { connect } from "node:net";
 import { createVendor } from "../../src/auth/vendors.ts";
-import { openDatabase } from "../../src/db/client.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer } from "../helpers/process.ts";
-import { basicAuth, post, tempDatabasePath, VENDOR } from "../helpers/server.ts";
+import { afterVendorChange, basicAuth, post, testDatabase, VENDOR } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 /** Sends a whole postLead and hangs up at once, without reading the answer. */
@@ -31,41 +29,36 @@ function postAndHangUp(url: string, body: string): Promise<void> {
 }
 
 test("postLead's answer lost, server killed with SIGKILL, restarted: the re-post without a key gets the stored lead's id", async () => {
-  const temp = tempDatabasePath();
-  const args = ["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--hold-period", "1h"];
+  const database = await testDatabase();
+  const args = ["--database", database.setting, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--hold-period", "1h"];
   let server = await spawnServer(args);
   try {
     const lead = validLead({ extra_data: { source: "web", page: 2 } });
     await postAndHangUp(server.url, JSON.stringify(lead));
-    const db = new Database(temp.path, { readonly: true });
-    const storedIds = () => (db.query("SELECT id FROM leads").all() as { id: string }[]).map((row) => row.id);
-    try {
-      await waitUntil(() => storedIds().length === 1, 10_000);
-      expect(await server.stop("SIGKILL")).not.toBe(0);
-      server = await spawnServer(args);
+    const storedIds = async () => (await database.rows("SELECT id FROM leads")).map((row) => row.id as string);
+    await waitUntil(async () => (await storedIds()).length === 1, 10_000);
+    expect(await server.stop("SIGKILL")).not.toBe(0);
+    server = await spawnServer(args);
 
-      // The retry spells the same lead differently: keys reordered, indented, a value padded.
-      const respelled = JSON.stringify({ ...Object.fromEntries(Object.entries(lead).reverse()), city: ` ${lead.city} `, extra_data: { page: 2, source: "web" } }, null, 2);
-      const retry = await post(`${server.url}/v1/postLead`, respelled, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-      expect(retry.status).toBe(200);
-      expect(retry.headers.get("idempotent-replayed")).toBe("true");
-      expect(retry.body).toEqual({ success_bit: true, message: "Lead received; the final result will be sent to the callback URL.", lead_id: storedIds()[0] });
-      expect(storedIds()).toHaveLength(1);
-      expect((db.query("SELECT count(*) AS n FROM callbacks").get() as { n: number }).n).toBe(1);
+    // The retry spells the same lead differently: keys reordered, indented, a value padded.
+    const respelled = JSON.stringify({ ...Object.fromEntries(Object.entries(lead).reverse()), city: ` ${lead.city} `, extra_data: { page: 2, source: "web" } }, null, 2);
+    const retry = await post(`${server.url}/v1/postLead`, respelled, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.body).toEqual({ success_bit: true, message: "Lead received; the final result will be sent to the callback URL.", lead_id: (await storedIds())[0] });
+    expect(await storedIds()).toHaveLength(1);
+    expect((await database.rows("SELECT count(*) AS n FROM callbacks"))[0]!.n).toBe(1);
 
-      // Another vendor posting the same lead, or this vendor another lead with the number: 422.
-      const writer = openDatabase(temp.path);
-      await createVendor(storeOn(writer.db), "vendor-b", "password-b-123").finally(() => writer.close());
-      const other = await post(`${server.url}/v1/postLead`, lead, { authorization: basicAuth("vendor-b", "password-b-123") });
-      expect(other.status).toBe(422);
-      const changed = await post(`${server.url}/v1/postLead`, { ...lead, customer_name: "Someone Else" }, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-      expect(changed.status).toBe(422);
-      expect(storedIds()).toHaveLength(1);
-    } finally {
-      db.close();
-    }
+    // Another vendor posting the same lead, or this vendor another lead with the number: 422.
+    await createVendor(await database.store(), "vendor-b", "password-b-123");
+    await afterVendorChange();
+    const other = await post(`${server.url}/v1/postLead`, lead, { authorization: basicAuth("vendor-b", "password-b-123") });
+    expect(other.status).toBe(422);
+    const changed = await post(`${server.url}/v1/postLead`, { ...lead, customer_name: "Someone Else" }, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+    expect(changed.status).toBe(422);
+    expect(await storedIds()).toHaveLength(1);
   } finally {
     await server.stop("SIGKILL");
-    temp.cleanup();
+    await database.close();
   }
 }, 60_000);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/index.ts";
 import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "lead-ingress-tls-"));
 const certFile = join(dir, "cert.pem");
@@ -13,8 +13,8 @@ const keyFile = join(dir, "key.pem");
 writeFileSync(certFile, CALLBACK_TEST_CERT);
 writeFileSync(keyFile, CALLBACK_TEST_KEY);
 
-let server: TestServer;
-beforeAll(async () => (server = await startTestServer({ tlsCertFile: certFile, tlsKeyFile: keyFile })));
+let server: ApiTestServer;
+beforeAll(async () => (server = await startApiTestServer({ tlsCertFile: certFile, tlsKeyFile: keyFile })));
 afterAll(() => server.stop());
 
 test("serves HTTPS with the configured certificate", async () => {

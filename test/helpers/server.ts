@@ -15,7 +15,9 @@ import { startPgCluster, type PgCluster } from "./pg-cluster.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startServer } from "../../src/server.ts";
 import { spawnServer } from "./process.ts";
+import { postgresRows, sqliteRows, type RowsQuery } from "./rows.ts";
 import { basicAuthorization } from "../../src/auth/basic.ts";
+import { CREDENTIALS_REFRESH_MS } from "../../src/auth/vendor-credentials.ts";
 
 export const VENDOR = { name: "vendor-a", password: "password-a-123" };
 
@@ -27,6 +29,8 @@ export interface ApiTestServer {
   config: Config;
   /** The same tables through a connection (SQLite) or pool (PostgreSQL) of the test's own, to arrange and assert. */
   store: Store;
+  /** Raw queries on the service's database ($1, $2 … placeholders on both backends). */
+  rows: RowsQuery;
   auth: string;
   stop(): Promise<void>;
 }
@@ -64,14 +68,41 @@ export async function startApiTestServer(overrides: Partial<Config> = {}): Promi
   return startTestServer({ ...overrides, databasePath: await freshPgDatabase() });
 }
 
-/** A store of the test's own on a database the service uses (a migrated SQLite file, or a PostgreSQL URL). */
-export async function openTestStore(setting: string): Promise<{ store: Store; close(): Promise<void> }> {
+/** A store and raw queries of the test's own on a database the service uses (a migrated SQLite file, or a PostgreSQL URL). */
+export async function openTestStore(setting: string): Promise<{ store: Store; rows: RowsQuery; close(): Promise<void> }> {
   if (databaseKind(setting) === "postgres") {
     const postgres = await openPostgres(setting, { poolSize: 2, migrate: false });
-    return { store: postgresStore(postgres.db), close: () => postgres.close() };
+    const inspector = postgresRows(setting);
+    return { store: postgresStore(postgres.db), rows: inspector.rows, close: async () => (await postgres.close(), await inspector.close()) };
   }
   const db = openDatabase(setting);
-  return { store: storeOn(db.db), close: async () => db.close() };
+  return { store: storeOn(db.db), rows: sqliteRows(db.sqlite), close: async () => db.close() };
+}
+
+/** A database for a server the test spawns itself, on the backend LEAD_INGRESS_TEST_BACKEND names. */
+export interface TestDatabase {
+  /** What --database takes: a SQLite file's path or a PostgreSQL URL. */
+  setting: string;
+  rows: RowsQuery;
+  store(): Promise<Store>;
+  close(): Promise<void>;
+}
+
+/** Its store and queries open on first use, once the server has created (migrated) the database. */
+export async function testDatabase(): Promise<TestDatabase> {
+  const temp = TEST_BACKEND === "sqlite" ? tempDatabasePath() : undefined;
+  const setting = temp?.path ?? (await freshPgDatabase());
+  let opened: ReturnType<typeof openTestStore> | undefined;
+  const open = () => (opened ??= openTestStore(setting));
+  return {
+    setting,
+    rows: async (query, ...params) => (await open()).rows(query, ...params),
+    store: async () => (await open()).store,
+    async close() {
+      if (opened) await (await opened).close();
+      temp?.cleanup();
+    },
+  };
 }
 
 /** On SQLite, unless `databasePath` is a postgres:// URL (then `db` is not there: use `store`). */
@@ -102,6 +133,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     return {
       ...base,
       store: own.store,
+      rows: own.rows,
       async stop() {
         await server.stop();
         await own.close();
@@ -114,6 +146,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     ...base,
     db,
     store: storeOn(db.db),
+    rows: sqliteRows(db.sqlite),
     async stop() {
       await server.stop();
       db.close();
@@ -121,6 +154,15 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     },
   };
   return onSqlite;
+}
+
+/**
+ * Resolves once a vendor added, disabled or changed through the test's own store is seen by the
+ * server without a request that would verify it: at once on SQLite; on PostgreSQL after the
+ * instance's next reload of vendors (every CREDENTIALS_REFRESH_MS), with room to spare.
+ */
+export async function afterVendorChange(): Promise<void> {
+  if (TEST_BACKEND === "postgres") await Bun.sleep(CREDENTIALS_REFRESH_MS + 500);
 }
 
 /**

@@ -1,7 +1,6 @@
 // Runs a table suite on both backends: SQLite in memory, and PostgreSQL on a throwaway cluster (one
 // per test file, one database per suite, emptied before each test: TRUNCATE is far cheaper than a
 // database per test). Operations are awaited, which takes SQLite's values and PostgreSQL's promises.
-import { SQL } from "bun";
 import { afterAll, beforeAll, beforeEach, describe } from "bun:test";
 import { openDatabase } from "../../src/db/client.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
@@ -9,12 +8,13 @@ import type { Answering, Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { sqliteTables, storeOn } from "../../src/store/sqlite.ts";
 import { startPgCluster, type PgCluster } from "./pg-cluster.ts";
+import { postgresRows, sqliteRows, type RowsQuery } from "./rows.ts";
 
 export interface StoreBackend {
   tables: Tables;
   store: Store<Answering, Answering>;
   /** The rows of a raw query with $1, $2 … parameters, integers as numbers: what a test inspects. */
-  rows(query: string, ...params: unknown[]): Promise<Record<string, any>[]>;
+  rows: RowsQuery;
 }
 
 const EVERY_TABLE = "vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys";
@@ -42,7 +42,7 @@ export function describeOnBothBackends(name: string, suite: (backend: StoreBacke
       const database = openDatabase(":memory:");
       backend.tables = sqliteTables(database.db);
       backend.store = storeOn(database.db);
-      backend.rows = async (query, ...params) => database.sqlite.query(query.replace(/\$(\d+)/g, "?$1")).all(...(params as never[])) as Record<string, any>[];
+      backend.rows = sqliteRows(database.sqlite);
     });
     suite(backend);
   });
@@ -50,16 +50,12 @@ export function describeOnBothBackends(name: string, suite: (backend: StoreBacke
   describe(`${name} (PostgreSQL)`, () => {
     const backend = {} as StoreBackend;
     const pg = usePgDatabase();
-    let inspector: SQL;
+    let inspector: ReturnType<typeof postgresRows>;
     beforeAll(() => {
-      // bigint: 64-bit integers as BigInt (not strings), turned into numbers below.
-      inspector = new SQL({ url: pg.url, max: 1, bigint: true });
+      inspector = postgresRows(pg.url);
       backend.tables = pgTables(pg.handle.db);
       backend.store = postgresStore(pg.handle.db);
-      backend.rows = async (query, ...params) =>
-        (await inspector.unsafe(query, params)).map((row: Record<string, unknown>) =>
-          Object.fromEntries(Object.entries(row).map(([column, value]) => [column, typeof value === "bigint" ? Number(value) : value])),
-        );
+      backend.rows = inspector.rows;
     });
     afterAll(async () => {
       await inspector?.close();
