@@ -2,9 +2,8 @@
 // PostgreSQL the copy is pg_dump's, run when it is on PATH, else explained.
 import type { Config } from "../config/index.ts";
 import { databaseForDisplay } from "../db/backend.ts";
-import { backupDatabase, BackupError } from "../db/backup.ts";
+import { backupDatabase, BackupError, checkBackupTarget } from "../db/backup.ts";
 import { databaseKind } from "../db/kind.ts";
-import { existsSync } from "node:fs";
 import { takePositionals, UsageError } from "./args.ts";
 import { withExistingDatabase, type CliIo } from "./command.ts";
 
@@ -30,7 +29,7 @@ export async function backupCommand(args: string[], loadConfig: (rest: string[])
  * in the environment (PGPASSWORD) rather than on the command line, where `ps` would show it.
  */
 async function pgDump(url: string, target: string, { env, print }: Pick<CliIo, "env" | "print">): Promise<number> {
-  if (existsSync(target)) throw new BackupError(`Refusing to overwrite ${target}: choose a new file name`);
+  checkBackupTarget(target);
   const shown = databaseForDisplay(url);
   // Removed, not masked: a password in the URL overrides PGPASSWORD, so a masked one would log in as "***".
   const parsed = new URL(url);

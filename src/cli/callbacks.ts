@@ -1,17 +1,18 @@
 // `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
 import { parseDuration } from "../config/parse.ts";
 import { CALLBACK_STATUSES } from "../db/schema.ts";
-import { listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
+import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
+import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
 import type { CommandGroup } from "./command.ts";
-import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeSwitch, UsageError } from "./args.ts";
-import { count, isoTime, renderListing, tableTime, withIsoTimes } from "./output.ts";
+import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeRequired, takeSwitch, UsageError } from "./args.ts";
+import { count, isoTime, json, printable, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
 const afterReplay = (what: "it" | "them") => `the running service sends ${what} within its poll interval (or at its next start), with the same webhook-id`;
 
 export const callbacksGroup: CommandGroup = {
   name: "callbacks",
-  about: "List callbacks (held, pending, delivered, dead); send one, or every dead one, again.",
+  about: "List callbacks (held, pending, delivered, dead) and show one with its attempts; send one, or every dead one, again.",
   subcommands: {
     list: {
       args: `[--status ${CALLBACK_STATUSES.join("|")}] [--limit N] [--json]`,
@@ -30,6 +31,20 @@ export const callbacksGroup: CommandGroup = {
         });
         for (const line of lines) context.print(line);
         if (!asJson && callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
+        return 0;
+      },
+    },
+    show: {
+      args: "ID [--json]",
+      about: "Shows a callback (ID: its id, i.e. its webhook-id, or its lead's id), every delivery attempt, and its lead's final result.",
+      async run(args, context) {
+        const id = takeRequired(args, "ID");
+        const asJson = takeSwitch(args, "--json");
+        const detail = await context.useDatabase(args, (database) => findCallbackDetail(database.store, id));
+        if (!detail?.callback) throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
+        if (asJson) context.print(json(detailAsJson(detail)));
+        // Answer excerpts and errors come from receivers: printed only with control characters escaped.
+        else for (const line of describeCallbackOfLead({ ...detail, callback: detail.callback })) context.print(printable(line));
         return 0;
       },
     },

@@ -1,6 +1,7 @@
 // The command line: `lead-ingress [serve] [flags]`, `migrate`, and the operator commands, which
 // work on the service's database file, also while the service runs.
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
+import { VERSION } from "../config/build-info.ts";
 import { openDatabase } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
 import { DatabaseOpenError, openMigratedPostgres } from "../db/backend.ts";
@@ -27,6 +28,7 @@ const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbac
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 
 Usage: lead-ingress [COMMAND] [options]
+       lead-ingress --version
 
 Commands:
   serve            Start the service (the default command).
@@ -58,6 +60,10 @@ const OPERATOR_ERRORS = [ConfigError, UsageError, OperatorError, VendorError, Su
 /** Runs one command; resolves to the exit code (serve resolves when the server has stopped). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const args = [...argv];
+  if (args[0] === "--version") {
+    io.print(`lead-ingress ${VERSION}`);
+    return 0;
+  }
   const command = args[0] !== undefined && !args[0].startsWith("-") ? args.shift()! : "serve";
   const config = (rest: string[]): Config => loadConfig(io.env, rest);
   try {
@@ -69,7 +75,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     switch (command) {
       case "serve":
-        return await serve(config(args));
+        return await serve(config(args), io);
       case "migrate":
         await migrate(config(args).databasePath);
         io.print("Database is migrated.");
@@ -112,9 +118,17 @@ async function migrate(setting: string): Promise<void> {
   else openDatabase(setting).close();
 }
 
-async function serve(config: Config): Promise<number> {
+async function serve(config: Config, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
-  const server = await startServer(config, log);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, log);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    // 1, not 2: the flags are right, the port is taken (systemd's Restart=on-failure tries again).
+    io.printError(`Cannot listen on ${config.host}:${config.port}: the port is in use by another process (choose another with --port)`);
+    return 1;
+  }
   return new Promise((resolve) => {
     // Non-zero when the database could not be closed cleanly (stop() always ends, within the timeout).
     const shutdown = (signal: string) => {

@@ -4,6 +4,7 @@ import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
 import { findLeadDetail, listLeads, type CallbackAttempt, type LeadDetail, type StoredLead } from "../operations/leads.ts";
+import type { StoredCallback } from "../store/callbacks/index.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderFields, renderListing, tableTime, withIsoTimes } from "./output.ts";
@@ -74,7 +75,7 @@ function finalMessage(lead: StoredLead): string | null {
   return lead.status === "accepted" ? ACCEPTED_MESSAGE : (lead.rejection_reason ?? "Lead rejected.");
 }
 
-function detailAsJson({ lead, callback, attempts }: LeadDetail) {
+export function detailAsJson({ lead, callback, attempts }: LeadDetail) {
   return {
     lead: withIsoTimes(lead),
     final_result: { status: lead.status, message: finalMessage(lead), decided_at: isoTime(lead.decided_at) },
@@ -83,19 +84,29 @@ function detailAsJson({ lead, callback, attempts }: LeadDetail) {
   };
 }
 
+const storedFields = (row: object) => renderFields(Object.entries(withIsoTimes(row)) as [string, string | number | null][]);
+
 function describeLead({ lead, callback, attempts }: LeadDetail): string[] {
-  const fields = (row: object) => renderFields(Object.entries(withIsoTimes(row)) as [string, string | number | null][]);
   return [
     `Lead ${lead.id}`,
-    ...fields(lead),
+    ...storedFields(lead),
     "",
     "Final result",
     `  ${describeFinalResult(lead)}`,
     "",
     ...(callback
-      ? [`Callback ${callback.id}`, ...fields(callback), "", `Attempts (${attempts.length})`, ...attempts.flatMap(describeAttempt)]
+      ? describeCallback(callback, attempts)
       : ["Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})"]),
   ];
+}
+
+/** `callbacks show`: the callback, every attempt, and the lead's final result it carries. */
+export function describeCallbackOfLead({ lead, callback, attempts }: LeadDetail & { callback: StoredCallback }): string[] {
+  return [...describeCallback(callback, attempts), "", `Lead ${lead.id} (vendor ${lead.vendor})`, `  ${describeFinalResult(lead)}`];
+}
+
+function describeCallback(callback: StoredCallback, attempts: CallbackAttempt[]): string[] {
+  return [`Callback ${callback.id}`, ...storedFields(callback), "", `Attempts (${attempts.length})`, ...attempts.flatMap(describeAttempt)];
 }
 
 function describeFinalResult(lead: StoredLead): string {

@@ -1,11 +1,15 @@
 // `lead-ingress suppress …`: the suppression (do-not-contact) list. Numbers are stored in E.164, so
 // every spelling of a number is one entry.
 import { basename } from "node:path";
-import { addSuppression, listSuppressions, normalisePhone, removeSuppression } from "../suppression/index.ts";
+import { addSuppression, findSuppression, listSuppressions, normalisePhone, removeSuppression } from "../suppression/index.ts";
+import type { Suppression } from "../store/suppressions/index.ts";
 import { importSuppressionCsv, type ImportProgress, type ImportResult } from "../suppression/import.ts";
 import type { CommandContext, CommandGroup, Progress } from "./command.ts";
-import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
+import { takeFlag, takeLimit, takeRequired, takeSwitch } from "./args.ts";
 import { count, isoTime, json, printable, renderListing, tableTime } from "./output.ts";
+
+/** `suppress list` shows this many numbers unless --limit says otherwise (the list may hold millions). */
+const DEFAULT_LIST_LIMIT = 100;
 
 /** Terminal progress is redrawn at most this often. */
 const PROGRESS_INTERVAL_MS = 100;
@@ -37,20 +41,35 @@ export const suppressGroup: CommandGroup = {
         return 0;
       },
     },
-    list: {
-      args: "[--json]",
-      about: "Lists every number by E.164, with when it was added and why.",
+    check: {
+      args: "PHONE [--json]",
+      about: "Says whether a number (any spelling) is on the list, since when and why.",
       async run(args, context) {
+        const phone = normalisePhone(takeRequired(args, "PHONE"));
         const asJson = takeSwitch(args, "--json");
-        const entries = await context.useDatabase(args, (database) => listSuppressions(database.store));
+        const entry = await context.useDatabase(args, (database) => findSuppression(database.store, phone));
+        if (asJson) context.print(json({ phone, listed: entry !== null, ...(entry ? suppressionAsJson(entry) : {}) }));
+        else if (!entry) context.print(`${phone} is not on the suppression list.`);
+        else context.print(printable(`${phone} is on the suppression list since ${isoTime(entry.createdAt)}${entry.reason ? `: ${entry.reason}` : " (no reason given)"}.`));
+        return 0;
+      },
+    },
+    list: {
+      args: "[--limit N] [--json]",
+      about: `Lists numbers by E.164, with when each was added and why (the first ${DEFAULT_LIST_LIMIT} unless --limit says otherwise).`,
+      async run(args, context) {
+        const limit = takeLimit(args, DEFAULT_LIST_LIMIT);
+        const asJson = takeSwitch(args, "--json");
+        const entries = await context.useDatabase(args, (database) => listSuppressions(database.store, limit));
         const lines = renderListing(entries, {
           asJson,
-          asJsonValue: (e) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) }),
+          asJsonValue: suppressionAsJson,
           empty: "The suppression list is empty.",
           headers: ["PHONE", "ADDED", "REASON"],
           row: (e) => [e.phoneE164, tableTime(e.createdAt), e.reason ?? ""],
         });
         for (const line of lines) context.print(line);
+        if (!asJson && entries.length === limit) context.print(`(the first ${count(limit)} by number; --limit N shows more)`);
         return 0;
       },
     },
@@ -70,6 +89,8 @@ export const suppressGroup: CommandGroup = {
     },
   },
 };
+
+const suppressionAsJson = (e: Suppression) => ({ phone: e.phoneE164, reason: e.reason, created_at: isoTime(e.createdAt) });
 
 function throttled(progress: Progress, name: string): (p: ImportProgress) => void {
   // -Infinity, not 0: performance.now() counts from the start of the process, and the compiled

@@ -1,8 +1,9 @@
 // `lead-ingress vendors …`: manage vendor credentials without touching the database by hand.
 import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled } from "../auth/vendors.ts";
+import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
-import { takeFlag, takeRequired, takeSwitch } from "./args.ts";
-import { isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
+import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
+import { count, isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
 
 /** Secrets are printed once, as aligned lines, followed by why they must be kept now. */
 function printSecrets(context: CommandContext, fields: [string, string][], note: string): number {
@@ -26,7 +27,7 @@ function enabling(enabled: boolean): Subcommand {
 
 export const vendorsGroup: CommandGroup = {
   name: "vendors",
-  about: "Add, list, disable and enable vendors; rotate their passwords and signing secrets.",
+  about: "Add, list and show vendors, disable and enable them; rotate their passwords and signing secrets.",
   subcommands: {
     add: {
       args: "NAME [--password PASSWORD]",
@@ -59,6 +60,19 @@ export const vendorsGroup: CommandGroup = {
         return 0;
       },
     },
+    show: {
+      args: "NAME [--json]",
+      about: "Shows a vendor (enabled or disabled, created, last changed; never its secrets) and how many of its leads are pending, accepted and rejected.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const asJson = takeSwitch(args, "--json");
+        const overview = await context.useDatabase(args, (database) => findVendorOverview(database.store, name));
+        if (!overview) throw new OperatorError(`No such vendor: ${name}`);
+        if (asJson) context.print(json(overviewAsJson(overview)));
+        else for (const line of describeVendor(overview)) context.print(line);
+        return 0;
+      },
+    },
     disable: enabling(false),
     enable: enabling(true),
     "rotate-password": {
@@ -82,3 +96,18 @@ export const vendorsGroup: CommandGroup = {
     },
   },
 };
+
+function overviewAsJson({ vendor, leadsByStatus }: VendorOverview) {
+  return { name: vendor.name, enabled: vendor.enabled, created_at: isoTime(vendor.createdAt), updated_at: isoTime(vendor.updatedAt), leads: leadsByStatus };
+}
+
+function describeVendor({ vendor, leadsByStatus }: VendorOverview): string[] {
+  const leads = Object.entries(leadsByStatus).map(([status, n]) => `${count(n)} ${status}`).join(", ");
+  return renderFields([
+    ["vendor:", vendor.name],
+    ["status:", vendor.enabled ? "enabled" : "disabled"],
+    ["created:", isoTime(vendor.createdAt)],
+    ["updated:", isoTime(vendor.updatedAt)],
+    ["leads:", leads],
+  ], "");
+}

@@ -5,12 +5,23 @@ import { op, type Script } from "../db/script.ts";
 import type { CallbackStatus } from "../db/schema.ts";
 import type { CallbackSummary } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
+import { leadDetail, type LeadDetail } from "./leads.ts";
 
 export type { CallbackSummary } from "../store/callbacks/index.ts";
 
 /** Most recently changed first: the callbacks that just died or were just delivered lead. */
 export async function listCallbacks(store: Store, filter: { status?: CallbackStatus; limit: number }): Promise<CallbackSummary[]> {
   return store.read((t) => op(t.callbacks.list(filter)));
+}
+
+function* callbackDetail(t: Tables, id: string): Script<LeadDetail | null> {
+  const callback = yield* op(t.callbacks.find(id));
+  return callback ? yield* leadDetail(t, callback.leadId) : null;
+}
+
+/** A callback found by its id (the webhook-id) or its lead's id, with its lead and every attempt, from one snapshot. */
+export async function findCallbackDetail(store: Store, id: string): Promise<LeadDetail | null> {
+  return store.read((t) => callbackDetail(t, id));
 }
 
 export type ReplayOutcome =

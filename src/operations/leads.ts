@@ -19,7 +19,7 @@ export interface LeadDetail {
   attempts: CallbackAttempt[];
 }
 
-function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
+export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
   const lead = yield* op(t.leads.detail(leadId));
   if (!lead) return null;
   const callback = yield* op(t.callbacks.detailOf(leadId));

@@ -31,6 +31,13 @@ export async function removeSuppression(store: Store, phone: string): Promise<bo
   return store.write((t) => op(t.suppressions.remove(phoneE164)));
 }
 
-export async function listSuppressions(store: Store): Promise<Suppression[]> {
-  return store.read((t) => op(t.suppressions.list()));
+/** A number's entry (any spelling), or null when it is not listed. */
+export async function findSuppression(store: Store, phone: string): Promise<Suppression | null> {
+  const phoneE164 = normalisePhone(phone);
+  return store.read((t) => op(t.suppressions.find(phoneE164)));
+}
+
+/** The first `limit` entries by number, or all of them. */
+export async function listSuppressions(store: Store, limit?: number): Promise<Suppression[]> {
+  return store.read((t) => op(t.suppressions.list(limit)));
 }

@@ -44,6 +44,22 @@ test("leads show lists every attempt: time, status code, duration, error and the
   expect(detail.attempts).toEqual([1, 2].map((n) => ({ attempt_no: n, started_at: expect.stringMatching(/Z$/), status_code: 500, duration_ms: expect.any(Number), error: "HTTP 500", response_excerpt: "down for\nmaintenance" })));
 });
 
+test("show ID (a callback id or its lead's id): the callback, every attempt and its lead's final result", async () => {
+  const callbackId = callbackOf(failing).id;
+  for (const id of [callbackId, failing]) {
+    const shown = await callbacks("show", id);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toStartWith(`Callback ${callbackId}\n`);
+    expect(shown.out).toMatch(/^  status\s+dead$/m);
+    expect(shown.out).toMatch(/^Attempts \(2\)\n  #1  \S+Z  HTTP 500  \d+ ms  error: HTTP 500\n      answer body: down for\\nmaintenance\n  #2 /m);
+    expect(shown.out).toMatch(new RegExp(`\\nLead ${failing} \\(vendor vendor-a\\)\\n  accepted at \\S+Z: `));
+  }
+  const detail = JSON.parse((await callbacks("show", callbackId, "--json")).out);
+  expect(detail.callback).toMatchObject({ id: callbackId, status: "dead", attempt_count: 2 });
+  expect(detail.attempts).toHaveLength(2);
+  expect(await callbacks("show", "msg_nope")).toEqual({ code: 2, out: "", err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
+});
+
 test("list: most recently changed first, filtered by status, as a table or JSON", async () => {
   const table = await callbacks("list", "--status", "dead");
   expect(table.code).toBe(0);

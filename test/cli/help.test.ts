@@ -7,10 +7,10 @@ const database = emptyDatabase();
 afterAll(() => database.cleanup());
 
 const SUBCOMMANDS: Record<string, string[]> = {
-  vendors: ["add", "list", "disable", "enable", "rotate-password", "rotate-secret"],
-  suppress: ["add", "remove", "list", "import"],
+  vendors: ["add", "list", "show", "disable", "enable", "rotate-password", "rotate-secret"],
+  suppress: ["add", "remove", "check", "list", "import"],
   leads: ["list", "show", "decide"],
-  callbacks: ["list", "replay"],
+  callbacks: ["list", "show", "replay"],
 };
 
 test("--help lists every command; each command and subcommand has its own --help", async () => {
@@ -61,4 +61,24 @@ test("an operator command never creates a database: a wrong path is an error, no
   const answer = await cli(`${database.path}.missing`, "vendors", "list");
   expect(answer).toMatchObject({ code: 2, out: "", err: expect.stringContaining(`No database at ${database.path}.missing`) });
   expect(await Bun.file(`${database.path}.missing`).exists()).toBe(false);
+});
+
+test("--version prints the product's version from package.json", async () => {
+  const { version } = await Bun.file(new URL("../../package.json", import.meta.url)).json();
+  expect(await run(["--version"])).toEqual({ code: 0, out: `lead-ingress ${version}\n`, err: "" });
+});
+
+test("a backup into a folder that does not exist is one clear line (exit 2), not a stack trace", async () => {
+  const answer = await cli(database.path, "backup", "/no/such/folder/copy.db");
+  expect(answer).toEqual({ code: 2, out: "", err: "Cannot write /no/such/folder/copy.db: the folder /no/such/folder does not exist\n" });
+});
+
+test("serve on a port another process holds says so in one line and exits 1", async () => {
+  const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
+  try {
+    const answer = await cli(database.path, "serve", "--host", "127.0.0.1", "--port", String(holder.port));
+    expect(answer).toEqual({ code: 1, out: "", err: `Cannot listen on 127.0.0.1:${holder.port}: the port is in use by another process (choose another with --port)\n` });
+  } finally {
+    holder.stop(true);
+  }
 });

@@ -42,6 +42,25 @@ test("add, list and remove a number in any spelling; the running service refuses
   expect((await suppress("remove", phone)).out).toBe(`${e164} is not on the suppression list; nothing changed.\n`);
 });
 
+test("check says whether a number in any spelling is listed, since when and why; list --limit shows the first N", async () => {
+  const phone = uniquePhone();
+  const e164 = `+1${phone.replace(/\D/g, "")}`;
+  expect(await suppress("check", phone)).toEqual({ code: 0, out: `${e164} is not on the suppression list.\n`, err: "" });
+  await suppress("add", phone, "--reason", "asked twice");
+  const listed = await suppress("check", phone.replace(/\D/g, ""));
+  expect(listed.out).toMatch(new RegExp(`^\\${e164} is on the suppression list since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: asked twice\\.\\n$`));
+  expect(JSON.parse((await suppress("check", e164, "--json")).out)).toEqual({ phone: e164, listed: true, reason: "asked twice", created_at: expect.stringMatching(/Z$/) });
+  expect(JSON.parse((await suppress("check", "(646) 555-0199", "--json")).out)).toEqual({ phone: "+16465550199", listed: false });
+
+  const another = uniquePhone();
+  await suppress("add", another);
+  const firstOne = await suppress("list", "--limit", "1");
+  expect(firstOne.out.trim().split("\n")).toEqual([expect.stringMatching(/^PHONE\s+ADDED\s+REASON$/), expect.stringMatching(/^\+1\d{10}\s/), "(the first 1 by number; --limit N shows more)"]);
+  expect(JSON.parse((await suppress("list", "--limit", "1", "--json")).out)).toHaveLength(1);
+  // Off the list again: the other tests count what they add.
+  for (const listed of [phone, another]) await suppress("remove", listed);
+});
+
 test("a number that is not a US number is a usage error (exit 2)", async () => {
   expect(await suppress("add", "555-0100")).toEqual({ code: 2, out: "", err: 'Not a valid US phone number: "555-0100"\n' });
   expect(await suppress("remove", "12x")).toMatchObject({ code: 2 });

@@ -1,7 +1,7 @@
 // `vendors …` against the database of a running service: credentials printed once, and every
 // change (disable, enable, new password, new secret) in force at once in the running service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { uniquePhone } from "../helpers/leads.ts";
+import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { basicAuth, post, startTestServer, type TestServer } from "../helpers/server.ts";
 import { cli } from "./run.ts";
 
@@ -74,8 +74,26 @@ test("rotate-secret prints the new signing secret once and stores it", async () 
 });
 
 test("an unknown vendor is a clear error with exit code 2 for every subcommand that names one", async () => {
-  const answers = await Promise.all(["disable", "enable", "rotate-password", "rotate-secret"].map((sub) => vendors(sub, "ghost")));
+  const answers = await Promise.all(["show", "disable", "enable", "rotate-password", "rotate-secret"].map((sub) => vendors(sub, "ghost")));
   for (const answer of answers) expect(answer).toEqual({ code: 2, out: "", err: "No such vendor: ghost\n" });
   expect(await vendors("add", "acme")).toMatchObject({ code: 2, out: "", err: "Vendor already exists: acme\n" });
   expect(await vendors("add", "bad name")).toMatchObject({ code: 2, err: expect.stringContaining("Vendor name must be") });
+});
+
+test("show gives the vendor's state and its leads by status, never a secret", async () => {
+  await vendors("add", "shown", "--password", "shown-password-1");
+  const auth = { authorization: basicAuth("shown", "shown-password-1") };
+  for (let i = 0; i < 2; i++) expect((await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone() }), auth)).status).toBe(200);
+  const shown = await vendors("show", "shown");
+  expect(shown.code).toBe(0);
+  expect(shown.out).toMatch(/^vendor:\s+shown\nstatus:\s+enabled\ncreated:\s+\S+Z\nupdated:\s+\S+Z\nleads:\s+2 pending, 0 accepted, 0 rejected\n$/);
+  expect(shown.out).not.toContain(storedSecret("shown"));
+  await vendors("disable", "shown");
+  expect(JSON.parse((await vendors("show", "shown", "--json")).out)).toEqual({
+    name: "shown",
+    enabled: false,
+    created_at: expect.stringMatching(/Z$/),
+    updated_at: expect.stringMatching(/Z$/),
+    leads: { pending: 2, accepted: 0, rejected: 0 },
+  });
 });

@@ -29,6 +29,19 @@ describeOnBothBackends("leads", (backend) => {
     expect(await backend.tables.leads.countPending()).toBe(1);
   });
 
+  test("countByStatus counts one vendor's leads by status", async () => {
+    const t = backend.tables;
+    await insert("vendor-a");
+    await insert("vendor-a");
+    await insert("vendor-b");
+    const [decided] = await t.leads.claimDue(clock + HOLD, 1, 1_000, "token");
+    await t.leads.finish(decided!.id, "token", decided!.vendorId === "vendor-a" ? "rejected" : "accepted", "no", clock + HOLD);
+    const counts = async (vendorId: string) => Object.fromEntries((await t.leads.countByStatus(vendorId)).map(({ status, n }) => [status, n]));
+    expect(await counts("vendor-a")).toEqual({ pending: 1, rejected: 1 });
+    expect(await counts("vendor-b")).toEqual({ pending: 1 });
+    expect(await counts("vendor-none")).toEqual({});
+  });
+
   test("stateFor answers the vendor's own lead only; another vendor's or an unknown id is not found", async () => {
     const t = backend.tables;
     const id = await insert("vendor-a");

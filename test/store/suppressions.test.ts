@@ -21,5 +21,13 @@ describeOnBothBackends("suppressions", (backend) => {
     await t.suppressions.add(entry("+12125551234", "asked"));
     await t.suppressions.add(entry("+12125551234", "later"));
     expect(await t.suppressions.list()).toEqual([entry("+12125551234", "asked"), entry("+13125550000")]);
+    expect(await t.suppressions.list(1)).toEqual([entry("+12125551234", "asked")]);
+  });
+
+  test("find gives one number's entry, or null", async () => {
+    const t = backend.tables;
+    await t.suppressions.add(entry("+12125551234", "asked"));
+    expect(await t.suppressions.find("+12125551234")).toEqual(entry("+12125551234", "asked"));
+    expect(await t.suppressions.find("+13125550000")).toBeNull();
   });
 });

@@ -94,6 +94,8 @@ export interface LeadsTable {
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;
   countPending(): Op<number>;
+  /** How many of the vendor's leads are in each status (statuses it has none in are left out). */
+  countByStatus(vendorId: string): Op<{ status: LeadStatus; n: number }[]>;
   /** Newest first, with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
   /** Every stored column (but the key) and the vendor's name. */

@@ -61,6 +61,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
         changed(await on.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending")))) === 1,
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
+      countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status),
       list: ({ status, vendorName, limit }) =>
         on
           .select({

@@ -52,6 +52,7 @@ export function sqliteLeads(db: Db): LeadsTable {
       changedRows(db.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending"))).run()) === 1,
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
+    countByStatus: (vendorId) => db.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status).all(),
     list: ({ status, vendorName, limit }) =>
       db
         .select({

@@ -13,8 +13,10 @@ export interface SuppressionsTable {
   add(entry: Suppression): Op<boolean>;
   /** Removes a number; true when it was listed. */
   remove(phoneE164: string): Op<boolean>;
-  /** Every entry, by number. */
-  list(): Op<Suppression[]>;
+  /** One number's entry, or null when it is not listed. */
+  find(phoneE164: string): Op<Suppression | null>;
+  /** The first `limit` entries by number (all without a limit). */
+  list(limit?: number): Op<Suppression[]>;
 }
 
 /** A row of an import file, checked. */

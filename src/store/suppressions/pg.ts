@@ -13,7 +13,11 @@ export function pgSuppressions(db: PgDb): (on: PgOn) => SuppressionsTable {
       isListed: async (phone) => (await at(listed).execute({ phone })).length > 0,
       add: async (entry) => (await on.insert(suppressions).values(entry).onConflictDoNothing().returning({ phone: suppressions.phoneE164 })).length === 1,
       remove: async (phone) => (await on.delete(suppressions).where(eq(suppressions.phoneE164, phone)).returning({ phone: suppressions.phoneE164 })).length === 1,
-      list: () => on.select().from(suppressions).orderBy(suppressions.phoneE164),
+      find: async (phone) => (await on.select().from(suppressions).where(eq(suppressions.phoneE164, phone)))[0] ?? null,
+      list: (limit) => {
+        const all = on.select().from(suppressions).orderBy(suppressions.phoneE164);
+        return limit === undefined ? all : all.limit(limit);
+      },
     };
   };
 }

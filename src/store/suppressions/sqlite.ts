@@ -14,6 +14,10 @@ export function sqliteSuppressions(db: Db): SuppressionsTable {
     isListed: (phone) => listed.get({ phone }) !== null,
     add: (entry) => changedRows(db.insert(suppressions).values(entry).onConflictDoNothing().run()) === 1,
     remove: (phone) => changedRows(db.delete(suppressions).where(eq(suppressions.phoneE164, phone)).run()) === 1,
-    list: () => db.select().from(suppressions).orderBy(suppressions.phoneE164).all(),
+    find: (phone) => db.select().from(suppressions).where(eq(suppressions.phoneE164, phone)).get() ?? null,
+    list: (limit) => {
+      const all = db.select().from(suppressions).orderBy(suppressions.phoneE164);
+      return (limit === undefined ? all : all.limit(limit)).all();
+    },
   };
 }
