@@ -4,7 +4,7 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
-import type { DueCallback } from "../store/callbacks/index.ts";
+import type { DueCallback, NextStep } from "../store/callbacks/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -25,6 +25,9 @@ export interface DeliveryJobDeps {
   onAttempt: (result: string) => void;
 }
 
+/** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
+const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
+
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   const inFlight = new Map<string, Promise<void>>();
 
@@ -40,7 +43,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
     const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
-    deps.log.info("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
+    deps.log[ATTEMPT_LOG_LEVEL[step.kind]]("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
     await deps.log.flush();
     const kept = await deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, result, step, now)), BACKGROUND);
     deps.onAttempt(kept ? step.kind : "lease_lost");

@@ -1,6 +1,7 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
 import { parseAddressRanges, parseReadableFile, within, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
+import { LOG_LEVELS, type LogLevel } from "../log/index.ts";
 
 export interface Config {
   host: string;
@@ -16,7 +17,7 @@ export interface Config {
   rateLimitBurst: number;
   holdPeriodMs: number;
   bootstrapVendor: { name: string; password: string } | undefined;
-  logLevel: "info" | "error" | "silent";
+  logLevel: LogLevel;
   shutdownTimeoutMs: number;
   /** After SIGTERM, how long the listener stays open answering 503 (within the shutdown timeout). */
   shutdownDrainMs: number;
@@ -83,7 +84,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", default: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),
   option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
   option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
-  option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf("info", "error", "silent"), doc: "info: a JSON line per request; error: failures only; silent: none." }),
+  option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf(...LOG_LEVELS), doc: "info: a JSON line per request; warn: what went wrong and was handled (callback retries) and worse; error: what needs an operator (dead callbacks, storage failures); silent: none." }),
   option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: 10_000, parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
   option({ key: "shutdownDrainMs", flag: "--shutdown-drain", env: "LEAD_INGRESS_SHUTDOWN_DRAIN", default: 1_000, parse: parseDuration, doc: "After SIGTERM, how long new requests still get 503 Service is shutting down before the listener closes (part of the shutdown timeout)." }),
   option({ key: "diskReserveBytes", flag: "--disk-reserve", env: "LEAD_INGRESS_DISK_RESERVE", default: 256 * 1024 * 1024, parse: parseSize, doc: "Free disk space kept for deciding and calling back accepted leads; below it postLead gets 503 (0 keeps none)." }),

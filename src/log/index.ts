@@ -1,10 +1,16 @@
 // Structured logs: one JSON object per line on stdout. Phone numbers are masked; emails and
 // passwords are never logged at all.
 
-export type LogLevel = "info" | "error" | "silent";
+/** From the most to the least said: each level logs its own lines and those of the levels after it. */
+export const LOG_LEVELS = ["info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+type LineLevel = Exclude<LogLevel, "silent">;
 
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
+  /** Something went wrong that the service handles (a callback retried): worth a look when it repeats. */
+  warn(event: string, fields?: Record<string, unknown>): void;
+  /** Something that needs an operator (a dead callback, a storage failure). */
   error(event: string, fields?: Record<string, unknown>): void;
   /**
    * Writes every line logged so far now, and resolves once the operating system has them: a kill -9
@@ -67,13 +73,11 @@ function isoTimeNow(): () => string {
 export function createLogger(level: LogLevel, sink: LineSink | ((line: string) => void) = bufferedStdout()): Logger {
   const { write, flush } = typeof sink === "function" ? { write: sink, flush: () => Promise.resolve() } : sink;
   const time = isoTimeNow();
-  const emit = (lvl: "info" | "error", event: string, fields: Record<string, unknown> = {}) =>
-    write(`${JSON.stringify({ time: time(), level: lvl, event, ...fields })}\n`);
-  return {
-    info: level === "info" ? (event, fields) => emit("info", event, fields) : () => {},
-    error: level === "silent" ? () => {} : (event, fields) => emit("error", event, fields),
-    flush,
-  };
+  const at = (lvl: LineLevel) =>
+    LOG_LEVELS.indexOf(lvl) < LOG_LEVELS.indexOf(level)
+      ? () => {}
+      : (event: string, fields: Record<string, unknown> = {}) => write(`${JSON.stringify({ time: time(), level: lvl, event, ...fields })}\n`);
+  return { info: at("info"), warn: at("warn"), error: at("error"), flush };
 }
 
 /** An error as a log field: its stack where it has one, else its message, else its text. */

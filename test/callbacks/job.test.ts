@@ -34,3 +34,29 @@ test("stop keeps the lease of a delivery still in flight", async () => {
   expect(lease).toEqual({ claimed: 1, locked_until: h.now.value + LEASE });
   h.database.close();
 });
+
+test("an attempt's line is info when delivered, warn when it will be retried, error when the callback is dead", async () => {
+  const h = await intakeHarness({ holdPeriodMs: HOLD });
+  const lines: { level: string; event: string; outcome?: string }[] = [];
+  const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
+  for (let i = 0; i < 3; i++) await h.accept(validLead());
+  h.now.value += HOLD;
+  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 10, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  const answers = [200, 500, 410];
+  const job = createDeliveryJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    attempt: async () => ({ statusCode: answers.shift()!, retryAfterMs: null, durationMs: 1, error: null, responseExcerpt: "" }),
+    backoff: {},
+    concurrency: () => 3,
+    leaseMs: LEASE,
+    onSettled: () => {},
+    onAttempt: () => {},
+  });
+  expect(await job.fill()).toBe(3);
+  await job.stop(1_000);
+  const attempts = lines.filter((line) => line.event === "callback_attempt").map(({ level, outcome }) => [outcome, level]);
+  expect(attempts.sort()).toEqual([["dead", "error"], ["delivered", "info"], ["retry", "warn"]]);
+  h.database.close();
+});

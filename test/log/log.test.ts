@@ -20,6 +20,21 @@ test("one JSON object per line, with time, level and event; levels filter", () =
   ]);
 });
 
+test("each level logs its own lines and those of the levels after it: info, warn, error", () => {
+  const said = (level: "info" | "warn" | "error" | "silent") => {
+    const events: string[] = [];
+    const log = createLogger(level, (line) => events.push(JSON.parse(line).level));
+    log.info("a");
+    log.warn("b");
+    log.error("c");
+    return events;
+  };
+  expect(said("info")).toEqual(["info", "warn", "error"]);
+  expect(said("warn")).toEqual(["warn", "error"]);
+  expect(said("error")).toEqual(["error"]);
+  expect(said("silent")).toEqual([]);
+});
+
 test("each line carries the time it was logged, in ISO 8601 UTC", () => {
   const times: string[] = [];
   const log = createLogger("info", (line) => times.push(JSON.parse(line).time));
