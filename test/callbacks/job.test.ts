@@ -47,7 +47,7 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
     store: h.deps.store,
     clock: () => h.now.value,
     log,
-    attempt: async () => ({ statusCode: answers.shift()!, retryAfterMs: null, durationMs: 1, error: null, responseExcerpt: "" }),
+    attempt: async () => ({ startedAt: h.now.value, statusCode: answers.shift()!, retryAfterMs: null, durationMs: 1, error: null, responseExcerpt: "" }),
     backoff: {},
     concurrency: () => 3,
     leaseMs: LEASE,

@@ -270,7 +270,7 @@ describe("loadConfig", () => {
   });
 
   test("a bad log level lists the allowed values", () => {
-    expect(problemsOf({ LEAD_INGRESS_LOG_LEVEL: "debug" })).toEqual(['LEAD_INGRESS_LOG_LEVEL="debug": expected one of info, error, silent']);
+    expect(problemsOf({ LEAD_INGRESS_LOG_LEVEL: "debug" })).toEqual(['LEAD_INGRESS_LOG_LEVEL="debug": expected one of info, warn, error, silent']);
   });
 
   test("every problem is reported at once", () => {
