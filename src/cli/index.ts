@@ -3,7 +3,7 @@
 import { ConfigError, describeOptions, loadConfig, type Config } from "../config/index.ts";
 import { openDatabase } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
-import { DatabaseOpenError, openMigratedPostgres } from "../db/backend.ts";
+import { DatabaseOpenError, openMigratedPostgres } from "../backend/index.ts";
 import { VendorError } from "../auth/vendors.ts";
 import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
