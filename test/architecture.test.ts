@@ -22,7 +22,8 @@ const transpiler = new Bun.Transpiler({ loader: "ts" });
 /**
  * Every module a source file imports: static imports, re-exports, dynamic `import()`, and the
  * type-only forms too (`import type`, `{ type X }`, `export type { }`), which the transpiler would
- * otherwise drop: a type is a dependency as much as a value is.
+ * otherwise drop: a type is a dependency as much as a value is. (An `import("…")` type, of which
+ * src/ has none, is not seen.)
  */
 function importedSpecifiers(source: string): string[] {
   const typesAsValues = source
