@@ -11,7 +11,7 @@ import { createApp } from "../src/http/app.ts";
 import { createLogger } from "../src/log/index.ts";
 import { createMetrics } from "../src/metrics/index.ts";
 import { createGroupCommitter } from "../src/db/group-commit.ts";
-import { sqliteBackend } from "../src/db/backend.ts";
+import { sqliteBackend } from "../src/backend/index.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const LINT_TIMEOUT_MS = 120_000;

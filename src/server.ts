@@ -1,7 +1,7 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./db/backend.ts";
+import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./backend/index.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";

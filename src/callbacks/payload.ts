@@ -1,5 +1,7 @@
 // The callback body of CONTRACT §8, fixed at decision time so every retry sends the same bytes.
-import type { FinalResult } from "../final-results/decide.ts";
+
+/** A lead's final result (final-results/decide.ts decides it), as its callback message tells it. */
+export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
 
 export const ACCEPTED_MESSAGE = "Lead accepted.";
 

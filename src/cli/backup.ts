@@ -1,7 +1,7 @@
 // `lead-ingress backup FILE`: a consistent copy of the live database (see src/db/backup.ts). On
 // PostgreSQL the copy is pg_dump's, run when it is on PATH, else explained.
 import type { Config } from "../config/index.ts";
-import { databaseForDisplay } from "../db/backend.ts";
+import { databaseForDisplay } from "../backend/index.ts";
 import { backupDatabase, BackupError, checkBackupTarget } from "../db/backup.ts";
 import { databaseKind } from "../db/kind.ts";
 import { takePositionals, UsageError } from "./args.ts";

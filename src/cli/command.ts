@@ -2,12 +2,12 @@
 // with its own usage and --help, sharing how the service's database is found and opened.
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config/index.ts";
-import { DatabaseOpenError, databaseForDisplay, type PostgresStore } from "../db/backend.ts";
-import { openDatabase, type DatabaseHandle, type OpenOptions } from "../db/client.ts";
+import { DatabaseOpenError, databaseForDisplay } from "../backend/index.ts";
+import { openDatabase, type OpenOptions } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
-import { openFailure, openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { openFailure, openPostgres } from "../db/pg/client.ts";
 import { isMigrated } from "../db/pg/migrate.ts";
-import type { ConnectionStore } from "../store/index.ts";
+import type { OperatorDatabase } from "../store/index.ts";
 import { postgresStore } from "../store/pg.ts";
 import { storeOn } from "../store/sqlite.ts";
 import { takeFlag, UsageError, OperatorError } from "./args.ts";
@@ -32,11 +32,6 @@ export interface CommandContext extends CliIo {
    */
   useDatabase<T>(args: string[], use: (database: OperatorDatabase) => T | Promise<T>): Promise<T>;
 }
-
-/** The service's database as an operator command sees it: its store, and the connection beneath. */
-export type OperatorDatabase =
-  | { kind: "sqlite"; store: ConnectionStore; connection: DatabaseHandle }
-  | { kind: "postgres"; store: PostgresStore; connection: PostgresHandle };
 
 export interface Subcommand {
   /** What follows the subcommand's name in its usage line: "NAME [--password PASSWORD]". */

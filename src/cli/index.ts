@@ -4,12 +4,12 @@ import { ConfigError, describeOptions, loadConfig, type Config } from "../config
 import { VERSION } from "../config/build-info.ts";
 import { openDatabase } from "../db/client.ts";
 import { databaseKind } from "../db/kind.ts";
-import { DatabaseOpenError, openMigratedPostgres } from "../db/backend.ts";
+import { DatabaseOpenError, openMigratedPostgres } from "../backend/index.ts";
 import { VendorError } from "../auth/vendors.ts";
 import { DecisionError } from "../final-results/operator.ts";
 import { createLogger } from "../log/index.ts";
-import { MOCK_RECEIVER_HELP, mockReceiverCommand } from "../mock-receiver/cli.ts";
-import { REPLAY_HELP, replayCommand } from "../replay/cli.ts";
+import { MOCK_RECEIVER_HELP, mockReceiverCommand } from "./mock-receiver.ts";
+import { REPLAY_HELP, replayCommand } from "./replay.ts";
 import { backupCommand, BACKUP_HELP } from "./backup.ts";
 import { BackupError } from "../db/backup.ts";
 import { startServer } from "../server.ts";

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
+import { isIP } from "node:net";
 import { VENDOR_NAME } from "../auth/vendor-name.ts";
-import { parseAddressRange } from "../http/client-address.ts";
 
 // Parsers for config values. Each returns the value or throws an Error whose message says what
 // was expected; loadConfig adds which setting it was.
@@ -57,6 +57,16 @@ export function parseBoolean(raw: string): boolean {
 export function parseNonEmpty(raw: string): string {
   if (raw.trim() === "") throw new Error(`must not be empty`);
   return raw;
+}
+
+/** "10.0.0.0/8", "fd00::/8", "192.0.2.7" or "::1" → its parts; throws when it is none of these. */
+export function parseAddressRange(raw: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } {
+  const [address = "", prefixText, ...rest] = raw.trim().split("/");
+  const version = isIP(address);
+  const bits = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  if (version === 0 || rest.length > 0 || !(prefix >= 0 && prefix <= bits)) throw new Error(`expected an IP address or CIDR range such as 10.0.0.0/8`);
+  return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
 }
 
 /** "10.0.0.0/8, 192.0.2.7" → each range as written (checked now, so a typo stops the start). */

@@ -1,9 +1,14 @@
-// One group-commit batch inside its transaction (group-commit.ts): every write, each answered with
+// One group-commit batch as one transaction (group-commit.ts): every write, each answered with
 // its own outcome. A write that throws is rolled back alone and rejects its own promise; the others
 // still commit. Writes almost never throw, so a batch first runs them bare under one SAVEPOINT;
 // only when one throws is that undone and the batch run again with a SAVEPOINT per write (two
 // statements per write that the common case does not pay). So a write may run twice: it must touch
-// nothing but the database (report what it did after its promise resolves).
+// nothing but the database (report what it did after its promise resolves). A failed COMMIT fails
+// every write of the batch, so no caller is told "stored" for something that is not on disk.
+//
+// When another process holds the write lock, BEGIN fails fast (the service's busy timeout is
+// short) and the batch is retried on a timer, so the event loop keeps serving; after
+// `busyBudgetMs` it fails with SQLITE_BUSY (503 for HTTP callers).
 import type { Database } from "bun:sqlite";
 
 /** A write waiting for its batch, and how to answer its caller. */
@@ -22,7 +27,7 @@ export const settle = (batch: Pending[], outcomes: Outcome[]) =>
   outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
 
 /** Runs a batch's writes in the open transaction of `sqlite`; answers each write's outcome. */
-export function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
+function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
   const savepoint = sqlite.prepare("SAVEPOINT write");
   const release = sqlite.prepare("RELEASE write");
   const rollbackTo = sqlite.prepare("ROLLBACK TO write");
@@ -68,6 +73,49 @@ export function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
     } catch (error) {
       undoSavepoint(error);
       return batch.map(runAlone);
+    }
+  };
+}
+
+const isBusy = (error: unknown) => (error as { code?: string } | null)?.code === "SQLITE_BUSY";
+
+/**
+ * Commits a batch as one transaction and returns each write's outcome; or, while another process
+ * holds the write lock (and for at most `busyBudgetMs`), the delay in ms after which to try the
+ * batch again. Throws when the batch failed as a whole (BEGIN, COMMIT), after rolling it back.
+ */
+export type CommitBatch = (batch: Pending[]) => Outcome[] | number;
+
+export function batchTransaction(sqlite: Database, busyBudgetMs: number): CommitBatch {
+  const begin = sqlite.prepare("BEGIN IMMEDIATE");
+  const commit = sqlite.prepare("COMMIT");
+  const rollback = sqlite.prepare("ROLLBACK");
+  const runBatch = batchRunner(sqlite);
+  /** When BEGIN first found the write lock taken, while the batch waits for it; null otherwise. */
+  let lockedSince: number | null = null;
+
+  return (batch) => {
+    try {
+      begin.run();
+    } catch (error) {
+      if (isBusy(error) && Date.now() - (lockedSince ??= Date.now()) < busyBudgetMs) {
+        return Math.min(200, 10 * 2 ** Math.min(5, Math.floor((Date.now() - lockedSince) / 100)));
+      }
+      lockedSince = null;
+      throw error;
+    }
+    lockedSince = null;
+    try {
+      const outcomes = runBatch(batch);
+      commit.run();
+      return outcomes;
+    } catch (error) {
+      try {
+        if (sqlite.inTransaction) rollback.run();
+      } catch {
+        // The connection is gone (closed at shutdown): nothing left to roll back.
+      }
+      throw error;
     }
   };
 }

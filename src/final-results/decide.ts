@@ -1,6 +1,8 @@
 // The post-posting checks of CONTRACT §7 as one pure rule, in the contract's order.
+import type { FinalResult } from "../callbacks/payload.ts";
 
-export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
+// Defined with the callback message that carries it (callbacks/ sits below final-results/).
+export type { FinalResult };
 
 export interface PostPostingChecks {
   /** Is the number on the suppression list now, at the end of the hold? */

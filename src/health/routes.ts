@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 
 /**
- * `ready`: the backend's (db/backend.ts): the database answers and is migrated, and writes
+ * `ready`: the backend's (backend/index.ts): the database answers and is migrated, and writes
  * succeed (on SQLite not after a failed WAL sync or on a full disk).
  */
 export function healthRoutes(ready: () => boolean | Promise<boolean>) {

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { createAuthenticator } from "../auth/authenticator.ts";
 import { createRateLimiter } from "../auth/rate-limit.ts";
 import type { Config } from "../config/index.ts";
-import { isDatabaseUnavailable, type ServiceBackend } from "../db/backend.ts";
+import { isDatabaseUnavailable, type ServiceBackend } from "../backend/index.ts";
 import { apiDocs } from "../docs/index.ts";
 import { healthRoutes } from "../health/routes.ts";
 import { intakeRoutes } from "../intake/routes.ts";

@@ -6,6 +6,7 @@
 // the header is ignored, so a stranger cannot dodge its own throttle, nor throttle someone else,
 // by writing one. An IPv6 client is counted by its /64, the block one host usually controls.
 import { BlockList, isIP } from "node:net";
+import { parseAddressRange } from "../config/parse.ts";
 
 /** The socket peer of a request as the server received it; undefined when there is no socket (tests). */
 export type PeerAddress = (request: Request) => string | undefined;
@@ -25,16 +26,6 @@ export const receivedRequest = (request: Request): Request => originals.get(requ
 
 /** The client's address as failures are counted: an IPv4 address, an IPv6 /64, or "unknown". */
 export type ClientAddress = (request: Request) => string;
-
-/** "10.0.0.0/8", "fd00::/8", "192.0.2.7" or "::1" → its parts; throws when it is none of these. */
-export function parseAddressRange(raw: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } {
-  const [address = "", prefixText, ...rest] = raw.trim().split("/");
-  const version = isIP(address);
-  const bits = version === 4 ? 32 : 128;
-  const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (version === 0 || rest.length > 0 || !(prefix >= 0 && prefix <= bits)) throw new Error(`expected an IP address or CIDR range such as 10.0.0.0/8`);
-  return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
-}
 
 export function createClientAddress(trustedProxies: string[], peerAddress: PeerAddress): ClientAddress {
   const trusted = new BlockList();

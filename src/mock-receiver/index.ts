@@ -1,6 +1,5 @@
-// The mock vendor callback receiver's public surface, for tests, the benchmark and the CLI.
+// The mock vendor callback receiver's public surface, for tests, the benchmark and the CLI (cli/mock-receiver.ts).
 export { startMockReceiver, isLoopbackHost, LoopbackError, type MockReceiver, type MockReceiverOptions } from "./receiver.ts";
 export { BehaviourError, CONTROL_PREFIX, type Answer, type Behaviour } from "./behaviour.ts";
 export type { RecordedCallback, WaitOptions } from "./recorder.ts";
 export { SecretError, type SignatureCheck } from "./signature.ts";
-export { mockReceiverCommand, MOCK_RECEIVER_HELP } from "./cli.ts";

@@ -1,6 +1,8 @@
 // The store: one home per table (the only module that reads and writes it), and the scripts that
 // span tables, run as one transaction. Domain modules write a script once, as a generator over the
 // tables' operations (db/script.ts), and hand it to `write` or `read`; the backend runs it.
+import type { DatabaseHandle } from "../db/client.ts";
+import type { PostgresHandle } from "../db/pg/client.ts";
 import type { Script } from "../db/script.ts";
 import type { CallbacksTable } from "./callbacks/index.ts";
 import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
@@ -49,3 +51,10 @@ export interface Store<Reads extends Answering = Answering, Writes extends Answe
 export type ServiceStore = Store<"now", "promise">;
 /** A store on a connection of its own (the operator's CLI, tests): every answer at once. */
 export type ConnectionStore = Store<"now", "now">;
+/** The PostgreSQL store: every answer a promise. */
+export type PostgresStore = Store<"promise", "promise">;
+
+/** The service's database as an operator command sees it (cli/, suppression/import.ts): its store, and the connection beneath. */
+export type OperatorDatabase =
+  | { kind: "sqlite"; store: ConnectionStore; connection: DatabaseHandle }
+  | { kind: "postgres"; store: PostgresStore; connection: PostgresHandle };

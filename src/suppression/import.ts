@@ -8,7 +8,7 @@
 // and checking of the file.
 import { stat } from "node:fs/promises";
 import type { StagedSuppression } from "../store/suppressions/index.ts";
-import type { OperatorDatabase } from "../cli/command.ts";
+import type { OperatorDatabase } from "../store/index.ts";
 import { pgSuppressionImport } from "../store/suppressions/pg-import.ts";
 import { sqliteSuppressionImport } from "../store/suppressions/sqlite-import.ts";
 import { readCsvRecords } from "./csv.ts";

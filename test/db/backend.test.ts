@@ -1,7 +1,8 @@
 // The backend's small decisions: which database errors are "try again later" (503, not 500), and
 // how the database setting is shown in logs and errors.
 import { expect, test } from "bun:test";
-import { databaseForDisplay, isDatabaseUnavailable, trackedWrites, type PostgresStore } from "../../src/db/backend.ts";
+import { databaseForDisplay, isDatabaseUnavailable, trackedWrites } from "../../src/backend/index.ts";
+import type { PostgresStore } from "../../src/store/index.ts";
 import { op } from "../../src/db/script.ts";
 
 /** As drizzle throws them: its DrizzleQueryError around Bun SQL's PostgresError. */

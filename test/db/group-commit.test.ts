@@ -32,7 +32,11 @@ function twoConnections() {
   return { mine: mine.sqlite, theirs: theirs.sqlite };
 }
 
-const names = (sqlite: Database) => sqlite.query("SELECT name FROM items ORDER BY rowid").all().map((row) => (row as { name: string }).name);
+const names = (sqlite: Database) =>
+  sqlite
+    .query("SELECT name FROM items ORDER BY rowid")
+    .all()
+    .map((row) => (row as { name: string }).name);
 const insert = (sqlite: Database, name: string) => () => {
   sqlite.run("INSERT INTO items (name) VALUES (?)", [name]);
   return name;

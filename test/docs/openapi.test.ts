@@ -11,7 +11,7 @@ import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
-import { sqliteBackend } from "../../src/db/backend.ts";
+import { sqliteBackend } from "../../src/backend/index.ts";
 
 let server: TestServer;
 let doc: any;

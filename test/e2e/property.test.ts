@@ -8,7 +8,7 @@ import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
-import { sqliteBackend } from "../../src/db/backend.ts";
+import { sqliteBackend } from "../../src/backend/index.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { validLead } from "../helpers/leads.ts";

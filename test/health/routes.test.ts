@@ -1,7 +1,7 @@
 // Readiness (CONTRACT §9): the database is migrated, and writes still reach the disk.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { sqliteReady } from "../../src/db/backend.ts";
+import { sqliteReady } from "../../src/backend/index.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
 import { healthRoutes } from "../../src/health/routes.ts";
 

@@ -1,7 +1,8 @@
 // The client whose failed credentials are counted: the socket's peer, or, behind a proxy the
 // operator trusts, the right-most X-Forwarded-For hop that is not a trusted proxy.
 import { describe, expect, test } from "bun:test";
-import { createClientAddress, parseAddressRange, receivedRequest, routedFrom } from "../../src/http/client-address.ts";
+import { parseAddressRange } from "../../src/config/parse.ts";
+import { createClientAddress, receivedRequest, routedFrom } from "../../src/http/client-address.ts";
 
 function clientOf(trustedProxies: string[], peer: string | undefined, forwardedFor?: string) {
   const request = new Request("http://service.test/v1/postLead", { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor } });

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { UsageError } from "../../src/cli/args.ts";
-import { mockReceiverCommand } from "../../src/mock-receiver/cli.ts";
+import { mockReceiverCommand } from "../../src/cli/mock-receiver.ts";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

@@ -1,7 +1,7 @@
 // `lead-ingress replay` arguments: what is required, what is refused, and the defaults.
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/cli/args.ts";
-import { parseReplayArgs, REPLAY_HELP } from "../../src/replay/cli.ts";
+import { parseReplayArgs, REPLAY_HELP } from "../../src/cli/replay.ts";
 
 const BASE = ["fixtures/", "--url", "http://127.0.0.1:8080", "--user", "demo", "--password", "demo-password"];
 

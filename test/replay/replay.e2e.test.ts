@@ -9,7 +9,7 @@ import { createVendor } from "../../src/auth/vendors.ts";
 import { op } from "../../src/db/script.ts";
 import type { Store } from "../../src/store/index.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
-import { replayCommand } from "../../src/replay/cli.ts";
+import { replayCommand } from "../../src/cli/replay.ts";
 import { freshPhone } from "../../src/replay/phone.ts";
 import { runReplay, type ReplayOptions } from "../../src/replay/runner.ts";
 import { addSuppression } from "../../src/suppression/index.ts";

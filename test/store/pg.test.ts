@@ -3,7 +3,7 @@
 // SKIP LOCKED with the lease re-checked), one number is claimed once however many race for it, and
 // an expired lease passes to another instance whose predecessor can then write nothing.
 import { afterAll, beforeEach, expect, test } from "bun:test";
-import { isDatabaseUnavailable, sqlState } from "../../src/db/backend.ts";
+import { isDatabaseUnavailable, sqlState } from "../../src/backend/index.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
 import { recordIfStill } from "../../src/final-results/record.ts";
 import { errorText } from "../../src/log/index.ts";

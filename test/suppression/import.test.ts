@@ -1,7 +1,7 @@
 // CSV import into the suppression list: all rows or none, idempotent, counted, with every
 // problem's line number.
 import { storeOn } from "../../src/store/sqlite.ts";
-import type { OperatorDatabase } from "../../src/cli/command.ts";
+import type { OperatorDatabase } from "../../src/store/index.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

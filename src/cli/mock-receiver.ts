@@ -1,10 +1,10 @@
 // `lead-ingress mock-receiver`: the mock vendor receiver as a process, for trying callbacks by hand
 // and for the benchmark. Prints its URL, then one JSON line per callback; SIGINT/SIGTERM stop it.
-import { takeFlag, UsageError } from "../cli/args.ts";
-import { CONTROL_PREFIX } from "./behaviour.ts";
-import { LoopbackError, startMockReceiver, type MockReceiver, type MockReceiverOptions } from "./receiver.ts";
-import type { RecordedCallback } from "./recorder.ts";
-import { SecretError } from "./signature.ts";
+import { takeFlag, UsageError } from "./args.ts";
+import { CONTROL_PREFIX } from "../mock-receiver/behaviour.ts";
+import { LoopbackError, startMockReceiver, type MockReceiver, type MockReceiverOptions } from "../mock-receiver/receiver.ts";
+import type { RecordedCallback } from "../mock-receiver/recorder.ts";
+import { SecretError } from "../mock-receiver/signature.ts";
 
 export const MOCK_RECEIVER_HELP = `Usage:
   lead-ingress mock-receiver [--port 9090] [--host 127.0.0.1] [--secret whsec_...]

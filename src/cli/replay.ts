@@ -1,10 +1,10 @@
 // `lead-ingress replay DIR …`: replays the fixtures against a running instance and prints a table.
 // Exit code 0 when every case that ran passed, 1 on any mismatch, 2 on bad arguments or fixtures.
-import { takeFlag, takePositionals, UsageError } from "../cli/args.ts";
+import { takeFlag, takePositionals, UsageError } from "./args.ts";
 import { parseDuration } from "../config/parse.ts";
-import { FixtureError, WITH_FEATURES } from "./fixture.ts";
-import { tableHeader, tableRow, summaryLine } from "./report.ts";
-import { caseNames, runReplay, type ReplayOptions } from "./runner.ts";
+import { FixtureError, WITH_FEATURES } from "../replay/fixture.ts";
+import { tableHeader, tableRow, summaryLine } from "../replay/report.ts";
+import { caseNames, runReplay, type ReplayOptions } from "../replay/runner.ts";
 
 export const REPLAY_HELP = `Usage:
   lead-ingress replay DIR --url URL --user USER --password PASSWORD [--receiver URL]

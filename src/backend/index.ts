@@ -1,8 +1,9 @@
-// The service's database, chosen once at start by the database setting (kind.ts): the embedded
+// The service's database, chosen once at start by the database setting (db/kind.ts): the embedded
 // SQLite file, or a PostgreSQL server that several instances share. The rest of the service sees
-// a store, a synchronous vendor lookup for the authenticator, readiness and close.
+// a store, a synchronous vendor lookup for the authenticator, readiness and close. It composes
+// db/, store/ and auth/, so it sits above them, in a folder of its own.
 //
-// SQLite: one connection, writes batched by the group committer (group-commit.ts), WAL
+// SQLite: one connection, writes batched by the group committer (db/group-commit.ts), WAL
 // checkpoints on a thread, the disk's free space watched. PostgreSQL: a pool of connections and
 // one transaction per lead (or per worker step), no group commit: the server batches concurrent
 // commits into one WAL flush itself (commit_delay / commit_siblings, see the README), so the
@@ -12,20 +13,17 @@ import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
-import type { Answering, Store } from "../store/index.ts";
+import type { Answering, PostgresStore, Store } from "../store/index.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
-import { openDatabase, type DatabaseHandle } from "./client.ts";
-import { watchDiskSpace, type DiskSpaceOptions } from "./disk-space.ts";
-import { createGroupCommitter, type GroupCommitter } from "./group-commit.ts";
-import { databaseKind } from "./kind.ts";
-import { isMigrated as isSqliteMigrated } from "./migrate.ts";
-import { openPostgres, type PostgresHandle } from "./pg/client.ts";
-import { driverErrors } from "./pg/errors.ts";
-import { isMigrated as isPgMigrated } from "./pg/migrate.ts";
-
-/** The PostgreSQL store: every answer a promise. */
-export type PostgresStore = Store<"promise", "promise">;
+import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { watchDiskSpace, type DiskSpaceOptions } from "../db/disk-space.ts";
+import { createGroupCommitter, type GroupCommitter } from "../db/group-commit.ts";
+import { databaseKind } from "../db/kind.ts";
+import { isMigrated as isSqliteMigrated } from "../db/migrate.ts";
+import { openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { driverErrors } from "../db/pg/errors.ts";
+import { isMigrated as isPgMigrated } from "../db/pg/migrate.ts";
 
 export interface ServiceBackend {
   /** SQLite's reads answer at once (the hot path stays synchronous), PostgreSQL's with promises; writes always with one. */
