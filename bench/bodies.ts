@@ -22,8 +22,8 @@ export const invalidLead = JSON.stringify({
   email: "jane-at-example.com",
 });
 
-/** prePing's number uses area code 207, which phones.mjs never generates, so it is never claimed. */
-export const prePingBody = JSON.stringify({ phone_number: "(207) 555-0142" });
+/** prePing's number is toll-free, which phones.mjs never generates, so it is never claimed. */
+export const prePingBody = JSON.stringify({ phone_number: "(800) 555-0142" });
 
 export const noopBody = JSON.stringify({ ping: "pong", n: 1 });
 
