@@ -1,0 +1,172 @@
+// The open-loop load generator (issue 20): sends at a fixed arrival rate whatever the answers do,
+// run by Bun in its own process: `bun bench/open-loop.ts '<json options>'`; prints one JSON line.
+//
+// Request i is due at start + i / rate. Its latency is measured from that INTENDED time, not from
+// when it was sent, so a generator that falls behind (or a server that stalls it) shows up in the
+// figures instead of hiding them: the correction for coordinated omission. Sending never waits for
+// an answer: Bun's fetch keeps up to `maxConnections` keep-alive connections busy and queues the
+// rest, and the queueing counts in the latency too. A warm-up precedes the measured window.
+import { createWorkload, EXPECTED_STATUS, type RequestKind, type WorkloadOptions } from "./workload.mjs";
+
+export interface OpenLoopOptions {
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Requests per second, sent evenly. */
+  rate: number;
+  /** Seconds measured, after `warmup` seconds sent at the same rate and not measured. */
+  duration: number;
+  warmup: number;
+  /** A fixed body for every request (answered 200), or a workload (a body and an expected status each). */
+  body?: string;
+  workload?: WorkloadOptions;
+}
+
+export interface OpenLoopResult {
+  rate: number;
+  /** Measured requests: sent, answered (any status), failed (no answer), and still unanswered DRAIN_MS after the last was due. */
+  sent: number;
+  answered: number;
+  unanswered: number;
+  errors: number;
+  /** Answers per second over the measured window (first due time to last answer). */
+  answeredPerSec: number;
+  /** Milliseconds from intended send to the answer's end (unanswered: to the give-up time). */
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
+  /** How late the generator itself sent (ms after the intended time): p99 and max. */
+  sendLagP99Ms: number;
+  sendLagMaxMs: number;
+  maxInFlight: number;
+  /** Answers per "kind:status", and how many had a status other than their kind's expected one. */
+  statuses: Record<string, number>;
+  unexpected: number;
+  /** The generator's own CPU over the measured window, in cores (1 = one core busy). */
+  generatorCores: number;
+  measuredFrom: number;
+  measuredTo: number;
+}
+
+/** Unanswered requests are given up this long after the last one was due. */
+const DRAIN_MS = 10_000;
+
+/** The value at quantile q of an ascending array (nearest rank). */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+type NextRequest = () => { kind: RequestKind; body: string };
+
+function requestSource(options: OpenLoopOptions): NextRequest {
+  if (options.workload) {
+    const workload = createWorkload(options.workload);
+    return () => workload.next();
+  }
+  const fixed = { kind: "valid" as const, body: options.body ?? "" };
+  return () => fixed;
+}
+
+export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const target = options.url + options.path;
+  const headers = { "content-type": "application/json", ...options.headers };
+  const nextRequest = requestSource(options);
+  const intervalMs = 1000 / options.rate;
+  const total = Math.round(options.rate * (options.warmup + options.duration));
+  const firstMeasured = Math.round(options.rate * options.warmup);
+  const measured = total - firstMeasured;
+  // Exact values, no histogram: a run is bounded (10 minutes at 5,000/s is 3 M samples, 24 MB each).
+  const latencies = new Float64Array(measured).fill(Number.NaN);
+  const lags = new Float64Array(measured);
+  const statuses: Record<string, number> = {};
+  let unexpected = 0;
+  let errors = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let lastAnswerAt = 0;
+
+  const startAt = performance.now() + 50;
+  const dueAt = (i: number) => startAt + i * intervalMs;
+  const windowStart = dueAt(firstMeasured);
+  let cpuAtWindow: NodeJS.CpuUsage | undefined;
+
+  async function send(i: number): Promise<void> {
+    const { kind, body } = nextRequest();
+    const intended = dueAt(i);
+    const slot = i - firstMeasured;
+    if (slot === 0) cpuAtWindow = process.cpuUsage();
+    if (slot >= 0) lags[slot] = performance.now() - intended;
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    let status: number | "error";
+    try {
+      const response = await fetch(target, { method: "POST", headers, body });
+      await response.arrayBuffer();
+      status = response.status;
+    } catch {
+      status = "error"; // a refused or reset connection: counted, with the time it took to fail
+    }
+    inFlight--;
+    if (slot < 0) return;
+    const now = performance.now();
+    latencies[slot] = now - intended;
+    lastAnswerAt = now;
+    const key = `${kind}:${status}`;
+    statuses[key] = (statuses[key] ?? 0) + 1;
+    if (status === "error") errors++;
+    else if (status !== EXPECTED_STATUS[kind]) unexpected++;
+  }
+
+  // Sends everything due, then sleeps until the next is due. A timer fires about a millisecond
+  // late, so at 5,000/s a handful go together; sendLag reports how late the generator was.
+  await new Promise<void>((resolve) => {
+    let next = 0;
+    const sendDue = () => {
+      const now = performance.now();
+      while (next < total && dueAt(next) <= now) void send(next++);
+      if (next < total) setTimeout(sendDue, Math.max(0, dueAt(next) - performance.now()));
+      else resolve();
+    };
+    setTimeout(sendDue, Math.max(0, startAt - performance.now()));
+  });
+  const giveUpAt = dueAt(total - 1) + DRAIN_MS;
+  while (inFlight > 0 && performance.now() < giveUpAt) await Bun.sleep(5);
+  const cpu = process.cpuUsage(cpuAtWindow);
+
+  // A request never answered counts as answered when the generator gave up: a lower bound.
+  let unanswered = 0;
+  for (let k = 0; k < measured; k++) {
+    if (!Number.isNaN(latencies[k]!)) continue;
+    latencies[k] = giveUpAt - dueAt(firstMeasured + k);
+    unanswered++;
+  }
+  latencies.sort();
+  lags.sort();
+  const answered = measured - unanswered - errors;
+  const windowMs = Math.max(lastAnswerAt, dueAt(total - 1)) - windowStart;
+  return {
+    rate: options.rate,
+    sent: measured,
+    answered,
+    unanswered,
+    errors,
+    answeredPerSec: answered / (windowMs / 1000),
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    p999Ms: percentile(latencies, 0.999),
+    maxMs: latencies[measured - 1] ?? 0,
+    sendLagP99Ms: percentile(lags, 0.99),
+    sendLagMaxMs: lags[measured - 1] ?? 0,
+    maxInFlight,
+    statuses,
+    unexpected,
+    generatorCores: (cpu.user + cpu.system) / 1000 / windowMs,
+    measuredFrom: Math.round(performance.timeOrigin + windowStart),
+    measuredTo: Math.round(performance.timeOrigin + windowStart + windowMs),
+  };
+}
+
+if (import.meta.main) {
+  const result = await runOpenLoop(JSON.parse(process.argv[2] ?? "{}") as OpenLoopOptions);
+  console.log(JSON.stringify(result));
+}
