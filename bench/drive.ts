@@ -38,13 +38,6 @@ export interface LoadResult {
 const LOAD_SCRIPT = new URL("./load.mjs", import.meta.url).pathname;
 const OPEN_LOOP_SCRIPT = new URL("./open-loop.ts", import.meta.url).pathname;
 
-/**
- * Connections the open-loop generator may hold (Bun's fetch limit, 256 by default, set here so it
- * is visible): far more than 5,000 req/s needs at a few milliseconds each; a request over the
- * limit waits inside fetch, and that wait counts in its latency.
- */
-export const OPEN_LOOP_CONNECTIONS = 256;
-
 /** The running load process, so an interrupted benchmark can stop it too. */
 let active: Subprocess | undefined;
 
@@ -53,8 +46,8 @@ export function killLoad(): void {
 }
 
 /** Runs a load process and parses the JSON on the last line it prints. */
-async function runLoadProcess<T>(command: string[], plannedSeconds: number, env?: Record<string, string>): Promise<T> {
-  const child = Bun.spawn(command, { stdout: "pipe", stderr: "inherit", stdin: "ignore", env: { ...process.env, ...env } });
+async function runLoadProcess<T>(command: string[], plannedSeconds: number): Promise<T> {
+  const child = Bun.spawn(command, { stdout: "pipe", stderr: "inherit", stdin: "ignore" });
   active = child;
   // The load process has its own deadline; this one covers one that never starts or never exits.
   const timer = setTimeout(() => child.kill("SIGKILL"), (plannedSeconds + 60) * 1000);
@@ -76,7 +69,5 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 /** The open-loop generator (under Bun): a fixed arrival rate, latency from the intended send time. */
 export function runOpenLoopLoad(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  return runLoadProcess([process.execPath, OPEN_LOOP_SCRIPT, JSON.stringify(options)], options.warmup + options.duration, {
-    BUN_CONFIG_MAX_HTTP_REQUESTS: String(OPEN_LOOP_CONNECTIONS),
-  });
+  return runLoadProcess([process.execPath, OPEN_LOOP_SCRIPT, JSON.stringify(options)], options.warmup + options.duration);
 }

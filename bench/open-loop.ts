@@ -4,8 +4,10 @@
 // Request i is due at start + i / rate. Its latency is measured from that INTENDED time, not from
 // when it was sent, so a generator that falls behind (or a server that stalls it) shows up in the
 // figures instead of hiding them: the correction for coordinated omission. Sending never waits for
-// an answer: Bun's fetch keeps up to `maxConnections` keep-alive connections busy and queues the
-// rest, and the queueing counts in the latency too. A warm-up precedes the measured window.
+// an answer: up to `connections` keep-alive connections (keep-alive.ts) carry one request each, the
+// rest wait for a free one, and that wait counts in the latency too. A warm-up precedes the
+// measured window.
+import { keepAlivePool } from "./keep-alive.ts";
 import { createWorkload, EXPECTED_STATUS, type RequestKind, type WorkloadOptions } from "./workload.mjs";
 
 export interface OpenLoopOptions {
@@ -14,6 +16,8 @@ export interface OpenLoopOptions {
   headers: Record<string, string>;
   /** Requests per second, sent evenly. */
   rate: number;
+  /** Connections at most; a slow answer holds one, not the schedule. */
+  connections: number;
   /** Seconds measured, after `warmup` seconds sent at the same rate and not measured. */
   duration: number;
   warmup: number;
@@ -69,7 +73,7 @@ function requestSource(options: OpenLoopOptions): NextRequest {
 }
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const target = options.url + options.path;
+  const pool = keepAlivePool(options.url, options.connections);
   const headers = { "content-type": "application/json", ...options.headers };
   const nextRequest = requestSource(options);
   const intervalMs = 1000 / options.rate;
@@ -100,9 +104,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     maxInFlight = Math.max(maxInFlight, ++inFlight);
     let status: number | "error";
     try {
-      const response = await fetch(target, { method: "POST", headers, body });
-      await response.arrayBuffer();
-      status = response.status;
+      status = await pool.post(options.path, headers, body);
     } catch {
       status = "error"; // a refused or reset connection: counted, with the time it took to fail
     }
@@ -132,6 +134,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   const giveUpAt = dueAt(total - 1) + DRAIN_MS;
   while (inFlight > 0 && performance.now() < giveUpAt) await Bun.sleep(5);
   const cpu = process.cpuUsage(cpuAtWindow);
+  pool.close();
 
   // A request never answered counts as answered when the generator gave up: a lower bound.
   let unanswered = 0;
