@@ -13,6 +13,9 @@ export function validLead(phone: string): Record<string, string> {
 
 export const validLeadTemplate = JSON.stringify(validLead(PHONE_SLOT));
 
+/** Where callbacks go when no receiver runs (the example lead's vendor): nothing calls them in `bun run bench`. */
+export const exampleCallbackBase = new URL(EXAMPLE_LEAD.call_back_url).origin;
+
 /** The realistic workload's lead (workload.mjs): its phone and its callback URL vary. */
 export const workloadLeadTemplate = JSON.stringify({ ...validLead(PHONE_SLOT), call_back_url: CALLBACK_SLOT });
 

@@ -2,6 +2,7 @@
 // generator under Bun) and reads back its one JSON result line.
 import type { Subprocess } from "bun";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
+import type { WorkloadOptions } from "./workload.mjs";
 
 export interface LoadOptions {
   url: string;
@@ -11,6 +12,8 @@ export interface LoadOptions {
   duration: number;
   warmup: number;
   body?: string;
+  /** The realistic workload's bodies (workload.mjs). */
+  workload?: WorkloadOptions;
   /** With template: a body per request, PHONE_SLOT replaced by phone phoneStart + n. */
   template?: string;
   slot?: string;

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
-import { cpuSeconds } from "./cpu.ts";
+import { cpuSnapshot, cpuUsed, type CpuUsed } from "./cpu.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
 import { startReceiver, type BenchReceiver } from "./receiver.ts";
@@ -52,9 +52,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => 
 interface Row {
   scenario: string;
   result: OpenLoopResult;
-  /** The server's CPU over the run, in cores. */
-  serverCores: number;
+  /** CPU seconds over the run: the server's, the generator's (with this process), other processes'. */
+  cpu: CpuUsed;
 }
+
+/** CPU seconds per second of the run. */
+const cores = (row: Row, seconds: number) => seconds / row.cpu.seconds;
 
 /** The receiver answers each callback path as the workload's names say (workload.mjs). */
 async function configureReceiver(url: string): Promise<void> {
@@ -65,31 +68,34 @@ async function configureReceiver(url: string): Promise<void> {
 }
 
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
-  const running = server!;
-  const cpuBefore = cpuSeconds(running.pid);
-  const startedAt = Date.now();
+  const [running, callbacks] = [server!, receiver!];
+  const before = cpuSnapshot(running.pid, callbacks.pid);
   const result = await runOpenLoopLoad({ url: running.url, headers: { authorization: basicAuth("bench", "bench-password") }, duration, warmup: WARMUP_S, connections: CONNECTIONS, ...options });
-  const serverCores = (cpuSeconds(running.pid) - cpuBefore) / ((Date.now() - startedAt) / 1000);
-  const row = { scenario, result, serverCores };
+  const row = { scenario, result, cpu: cpuUsed(before, cpuSnapshot(running.pid, callbacks.pid)) };
   console.log(`  ${describe(row)}`);
   return row;
 }
 
 const ms = (n: number) => n.toFixed(2);
-const describe = ({ scenario, result: r, serverCores }: Row) =>
-  `${scenario} at ${r.rate}/s: ${r.answeredPerSec.toFixed(0)} answered/s, p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms, p99.9 ${ms(r.p999Ms)} ms, max ${ms(r.maxMs)} ms; ` +
-  `send lag p99 ${ms(r.sendLagP99Ms)} ms; generator ${r.generatorCores.toFixed(2)} cores, server ${serverCores.toFixed(2)} cores`;
+const describe = (row: Row) => {
+  const r = row.result;
+  return `${row.scenario} at ${r.rate}/s: ${r.answeredPerSec.toFixed(0)} answered/s, p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms, p99.9 ${ms(r.p999Ms)} ms, max ${ms(r.maxMs)} ms; ` +
+    `send lag p99 ${ms(r.sendLagP99Ms)} ms; cores: generator ${r.generatorCores.toFixed(2)}, server ${cores(row, row.cpu.server).toFixed(2)}, other processes ${cores(row, row.cpu.other).toFixed(2)}`;
+};
 
 function workloadFor(template: string, phoneStart: number, callbackBase: string, workloadShares: WorkloadShares) {
   return { template, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase, shares: workloadShares, seed: phoneStart };
 }
 
 function printTable(rows: Row[]): void {
-  const header = ["scenario", "rate/s", "answered/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "lag p99 ms", "gen cores", "server cores", "unexpected"];
-  const cells = rows.map(({ scenario, result: r, serverCores }) => [
-    scenario, String(r.rate), r.answeredPerSec.toFixed(0), ms(r.p50Ms), ms(r.p99Ms), ms(r.p999Ms), ms(r.maxMs), ms(r.sendLagP99Ms),
-    r.generatorCores.toFixed(2), serverCores.toFixed(2), String(r.unexpected + r.errors + r.unanswered),
-  ]);
+  const header = ["scenario", "rate/s", "answered/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "lag p99 ms", "gen cores", "server cores", "other cores", "unexpected"];
+  const cells = rows.map((row) => {
+    const r = row.result;
+    return [
+      row.scenario, String(r.rate), r.answeredPerSec.toFixed(0), ms(r.p50Ms), ms(r.p99Ms), ms(r.p999Ms), ms(r.maxMs), ms(r.sendLagP99Ms),
+      r.generatorCores.toFixed(2), cores(row, row.cpu.server).toFixed(2), cores(row, row.cpu.other).toFixed(2), String(r.unexpected + r.errors + r.unanswered),
+    ];
+  });
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ");
   console.log(line(header));

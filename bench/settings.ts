@@ -35,7 +35,7 @@ export function share(raw: string | undefined, fallback: number): number {
  * all requests (0: every lead is new and valid unless asked), BENCH_CALLBACK_RETRY_SHARE (0.05) and
  * BENCH_CALLBACK_DEAD_SHARE (0.01) of the valid leads' callbacks: failing once, or always.
  */
-export function workloadShares(env: Record<string, string | undefined>): WorkloadShares {
+export function workloadShares(env: Record<string, string | undefined>): Required<WorkloadShares> {
   const shares = {
     duplicate: share(env.BENCH_DUPLICATE_SHARE, 0),
     invalid: share(env.BENCH_INVALID_SHARE, 0),
