@@ -8,8 +8,9 @@
 // longer than the run: intake only, as in `bun run bench`. A shorter hold (e.g. 10s) adds deciding
 // and callbacks to the mock receiver, which fail as the workload's callback shares say.
 //
-// Environment: BENCH_RATES (req/s, default 1000,2000,5000), BENCH_DURATION (s, default 10),
-// BENCH_HOLD, the workload's shares (settings.ts: workloadShares), BENCH_KEEP_TMP=1.
+// Environment: BENCH_RATES (req/s, default 1000,2000,5000), BENCH_DURATION (s, default 10, after a
+// 3 s warm-up), BENCH_QUICK=1 (2 s after 1 s), BENCH_HOLD, the workload's shares (settings.ts:
+// workloadShares), BENCH_KEEP_TMP=1.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,14 +21,13 @@ import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
 import { startReceiver, type BenchReceiver } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 import { RECEIVER_BEHAVIOURS, type WorkloadShares } from "./workload.mjs";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
 const rates = (env.BENCH_RATES ?? "1000,2000,5000").split(",").map((rate) => positiveInteger(rate.trim(), 1000, 100_000));
-const duration = positiveInteger(env.BENCH_DURATION, 10, 3600);
-const WARMUP_S = 2;
+const { quick, duration, warmup } = loadTiming(env);
 const hold = env.BENCH_HOLD ?? "1h";
 const shares = workloadShares(env);
 const GOAL = { scenario: "postLead", rate: 2000, p99Ms: 10 };
@@ -70,7 +70,7 @@ async function configureReceiver(url: string): Promise<void> {
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
   const [running, callbacks] = [server!, receiver!];
   const before = cpuSnapshot(running.pid, callbacks.pid);
-  const result = await runOpenLoopLoad({ url: running.url, headers: { authorization: basicAuth("bench", "bench-password") }, duration, warmup: WARMUP_S, connections: CONNECTIONS, ...options });
+  const result = await runOpenLoopLoad({ url: running.url, headers: { authorization: basicAuth("bench", "bench-password") }, duration, warmup, connections: CONNECTIONS, ...options });
   const row = { scenario, result, cpu: cpuUsed(before, cpuSnapshot(running.pid, callbacks.pid)) };
   console.log(`  ${describe(row)}`);
   return row;
@@ -104,7 +104,7 @@ function printTable(rows: Row[]): void {
 }
 
 async function main() {
-  console.log(`Lead Ingress open-loop latency: ${rates.join(", ")} req/s, ${duration} s each after ${WARMUP_S} s warm-up; up to ${CONNECTIONS} connections; hold ${hold}`);
+  console.log(`Lead Ingress open-loop latency${quick ? " (quick)" : ""}: ${rates.join(", ")} req/s, ${duration} s each after ${warmup} s warm-up; up to ${CONNECTIONS} connections; hold ${hold}`);
   console.log(`workload shares: ${JSON.stringify(shares)}; database and logs in ${tmp}`);
   console.log(`load average before start: ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
   receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(tmp, "receiver.log") });
@@ -131,7 +131,7 @@ async function main() {
   const resultsPath = join(REPO_DIR, ".bench", "latency.json");
   writeJson(resultsPath, {
     finishedAt: new Date().toISOString(),
-    settings: { rates, duration, warmup: WARMUP_S, hold, shares, connections: CONNECTIONS, bun: Bun.version, loadAverageAtEnd: loadavg() },
+    settings: { quick, rates, duration, warmup, hold, shares, connections: CONNECTIONS, bun: Bun.version, loadAverageAtEnd: loadavg() },
     rows,
   });
   console.log(`results written to ${resultsPath}`);
