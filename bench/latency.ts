@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
-import { cpuSnapshot, cpuUsed, type CpuUsed } from "./cpu.ts";
+import { cpuSnapshot, cpuUsed, rssMiB, type CpuUsed } from "./cpu.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
 import { startReceiver, type BenchReceiver } from "./receiver.ts";
@@ -54,6 +54,8 @@ interface Row {
   result: OpenLoopResult;
   /** CPU seconds over the run: the server's, the generator's (with this process), other processes'. */
   cpu: CpuUsed;
+  /** The server's resident memory at the end of the run (the one server serves every run). */
+  serverRssMiB: number;
 }
 
 /** CPU seconds per second of the run. */
@@ -71,7 +73,7 @@ async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | 
   const [running, callbacks] = [server!, receiver!];
   const before = cpuSnapshot(running.pid, callbacks.pid);
   const result = await runOpenLoopLoad({ url: running.url, headers: { authorization: basicAuth("bench", "bench-password") }, duration, warmup, connections: CONNECTIONS, ...options });
-  const row = { scenario, result, cpu: cpuUsed(before, cpuSnapshot(running.pid, callbacks.pid)) };
+  const row = { scenario, result, cpu: cpuUsed(before, cpuSnapshot(running.pid, callbacks.pid)), serverRssMiB: rssMiB(running.pid) };
   console.log(`  ${describe(row)}`);
   return row;
 }
@@ -80,7 +82,7 @@ const ms = (n: number) => n.toFixed(2);
 const describe = (row: Row) => {
   const r = row.result;
   return `${row.scenario} at ${r.rate}/s: ${r.answeredPerSec.toFixed(0)} answered/s, p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms, p99.9 ${ms(r.p999Ms)} ms, max ${ms(r.maxMs)} ms; ` +
-    `send lag p99 ${ms(r.sendLagP99Ms)} ms; cores: generator ${r.generatorCores.toFixed(2)}, server ${cores(row, row.cpu.server).toFixed(2)}, other processes ${cores(row, row.cpu.other).toFixed(2)}`;
+    `send lag p99 ${ms(r.sendLagP99Ms)} ms; cores: generator ${r.generatorCores.toFixed(2)}, server ${cores(row, row.cpu.server).toFixed(2)}, other processes ${cores(row, row.cpu.other).toFixed(2)}; server RSS ${row.serverRssMiB.toFixed(0)} MiB`;
 };
 
 function workloadFor(template: string, phoneStart: number, callbackBase: string, workloadShares: WorkloadShares) {
@@ -88,12 +90,12 @@ function workloadFor(template: string, phoneStart: number, callbackBase: string,
 }
 
 function printTable(rows: Row[]): void {
-  const header = ["scenario", "rate/s", "answered/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "lag p99 ms", "gen cores", "server cores", "other cores", "unexpected"];
+  const header = ["scenario", "rate/s", "answered/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "lag p99 ms", "gen cores", "server cores", "other cores", "RSS MiB", "unexpected"];
   const cells = rows.map((row) => {
     const r = row.result;
     return [
       row.scenario, String(r.rate), r.answeredPerSec.toFixed(0), ms(r.p50Ms), ms(r.p99Ms), ms(r.p999Ms), ms(r.maxMs), ms(r.sendLagP99Ms),
-      r.generatorCores.toFixed(2), cores(row, row.cpu.server).toFixed(2), cores(row, row.cpu.other).toFixed(2), String(r.unexpected + r.errors + r.unanswered),
+      r.generatorCores.toFixed(2), cores(row, row.cpu.server).toFixed(2), cores(row, row.cpu.other).toFixed(2), row.serverRssMiB.toFixed(0), String(r.unexpected + r.errors + r.unanswered),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));

@@ -35,6 +35,8 @@ export interface OpenLoopResult {
   errors: number;
   /** Answers per second over the measured window (first due time to last answer). */
   answeredPerSec: number;
+  /** Answers in each second of the measured window, by arrival: a service falling behind shows as a slope. */
+  answeredBySecond: number[];
   /** Milliseconds from intended send to the answer's end (unanswered: to the give-up time). */
   p50Ms: number;
   p99Ms: number;
@@ -89,6 +91,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
   let inFlight = 0;
   let maxInFlight = 0;
   let lastAnswerAt = 0;
+  const answeredBySecond: number[] = [];
 
   const startAt = performance.now() + 50;
   const dueAt = (i: number) => startAt + i * intervalMs;
@@ -113,6 +116,8 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     const now = performance.now();
     latencies[slot] = now - intended;
     lastAnswerAt = now;
+    const second = Math.floor((now - windowStart) / 1000);
+    answeredBySecond[second] = (answeredBySecond[second] ?? 0) + 1;
     const key = `${kind}:${status}`;
     statuses[key] = (statuses[key] ?? 0) + 1;
     if (status === "error") errors++;
@@ -154,6 +159,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
     unanswered,
     errors,
     answeredPerSec: answered / (windowMs / 1000),
+    answeredBySecond: Array.from(answeredBySecond, (n) => n ?? 0),
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     p999Ms: percentile(latencies, 0.999),
