@@ -84,7 +84,7 @@ export function keepAlivePool(url: string, maxConnections: number): KeepAlivePoo
             settle(connection, response.status);
           },
           drain(socket) {
-            if (connection.unsent.length > 0) connection.unsent = connection.unsent.subarray(socket.write(connection.unsent));
+            if (connection.unsent.length > 0) connection.unsent = connection.unsent.subarray(Math.max(0, socket.write(connection.unsent)));
           },
           close() {
             forget(connection);
@@ -126,7 +126,8 @@ export function keepAlivePool(url: string, maxConnections: number): KeepAlivePoo
       try {
         return await new Promise<number>((resolve, reject) => {
           connection.answer = { resolve, reject };
-          connection.unsent = request.subarray(connection.socket.write(request));
+          // write() takes what the kernel accepts now (-1 on a closed socket, whose close rejects this).
+          connection.unsent = request.subarray(Math.max(0, connection.socket.write(request)));
         });
       } finally {
         release(connection);

@@ -74,36 +74,88 @@ function requestSource(options: OpenLoopOptions): NextRequest {
   return () => fixed;
 }
 
+/** Calls `send(i)` for i = 0 … total-1, each once it is due; resolves after the last is sent. */
+function sendOnSchedule(total: number, dueAt: (i: number) => number, send: (i: number) => void): Promise<void> {
+  // Sends everything due, then sleeps until the next is due. A timer fires about a millisecond
+  // late, so at 5,000/s a handful go together; the send lag reports how late the generator was.
+  return new Promise((resolve) => {
+    let next = 0;
+    const sendDue = () => {
+      const now = performance.now();
+      while (next < total && dueAt(next) <= now) send(next++);
+      if (next < total) setTimeout(sendDue, Math.max(0, dueAt(next) - performance.now()));
+      else resolve();
+    };
+    setTimeout(sendDue, Math.max(0, dueAt(0) - performance.now()));
+  });
+}
+
+/** What the measured requests did, slot k being the k-th measured request. */
+function measurements(measured: number, windowStart: number) {
+  // Exact values, no histogram: a run is bounded (10 minutes at 5,000/s is 3 M samples, 24 MB).
+  const latencies = new Float64Array(measured).fill(Number.NaN);
+  const lags = new Float64Array(measured);
+  const statuses: Record<string, number> = {};
+  const answeredBySecond: number[] = [];
+  const counts = { unexpected: 0, errors: 0, lastAnswerAt: windowStart };
+  return {
+    sent(slot: number, lag: number) {
+      lags[slot] = lag;
+    },
+    answered(slot: number, latency: number, kind: RequestKind, status: number | "error") {
+      const now = performance.now();
+      latencies[slot] = latency;
+      counts.lastAnswerAt = now;
+      const second = Math.floor((now - windowStart) / 1000);
+      answeredBySecond[second] = (answeredBySecond[second] ?? 0) + 1;
+      const key = `${kind}:${status}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
+      if (status === "error") counts.errors++;
+      else if (status !== EXPECTED_STATUS[kind]) counts.unexpected++;
+    },
+    /** Requests never answered count as answered at `giveUp(slot)`: a lower bound. */
+    summary(giveUp: (slot: number) => number, lastDueAt: number) {
+      let unanswered = 0;
+      for (let k = 0; k < measured; k++) {
+        if (!Number.isNaN(latencies[k]!)) continue;
+        latencies[k] = giveUp(k);
+        unanswered++;
+      }
+      latencies.sort();
+      lags.sort();
+      const answered = measured - unanswered - counts.errors;
+      const windowMs = Math.max(counts.lastAnswerAt, lastDueAt) - windowStart;
+      return {
+        sent: measured, answered, unanswered, errors: counts.errors,
+        answeredPerSec: answered / (windowMs / 1000),
+        answeredBySecond: Array.from(answeredBySecond, (n) => n ?? 0),
+        p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), p999Ms: percentile(latencies, 0.999), maxMs: latencies[measured - 1] ?? 0,
+        sendLagP99Ms: percentile(lags, 0.99), sendLagMaxMs: lags[measured - 1] ?? 0,
+        statuses, unexpected: counts.unexpected, windowMs,
+      };
+    },
+  };
+}
+
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const pool = keepAlivePool(options.url, options.connections);
   const headers = { "content-type": "application/json", ...options.headers };
   const nextRequest = requestSource(options);
-  const intervalMs = 1000 / options.rate;
   const total = Math.round(options.rate * (options.warmup + options.duration));
   const firstMeasured = Math.round(options.rate * options.warmup);
-  const measured = total - firstMeasured;
-  // Exact values, no histogram: a run is bounded (10 minutes at 5,000/s is 3 M samples, 24 MB each).
-  const latencies = new Float64Array(measured).fill(Number.NaN);
-  const lags = new Float64Array(measured);
-  const statuses: Record<string, number> = {};
-  let unexpected = 0;
-  let errors = 0;
+  const startAt = performance.now() + 50;
+  const dueAt = (i: number) => startAt + (i * 1000) / options.rate;
+  const windowStart = dueAt(firstMeasured);
+  const measured = measurements(total - firstMeasured, windowStart);
+  let cpuAtWindow: NodeJS.CpuUsage | undefined;
   let inFlight = 0;
   let maxInFlight = 0;
-  let lastAnswerAt = 0;
-  const answeredBySecond: number[] = [];
-
-  const startAt = performance.now() + 50;
-  const dueAt = (i: number) => startAt + i * intervalMs;
-  const windowStart = dueAt(firstMeasured);
-  let cpuAtWindow: NodeJS.CpuUsage | undefined;
 
   async function send(i: number): Promise<void> {
     const { kind, body } = nextRequest();
-    const intended = dueAt(i);
     const slot = i - firstMeasured;
     if (slot === 0) cpuAtWindow = process.cpuUsage();
-    if (slot >= 0) lags[slot] = performance.now() - intended;
+    if (slot >= 0) measured.sent(slot, performance.now() - dueAt(i));
     maxInFlight = Math.max(maxInFlight, ++inFlight);
     let status: number | "error";
     try {
@@ -112,63 +164,19 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopRes
       status = "error"; // a refused or reset connection: counted, with the time it took to fail
     }
     inFlight--;
-    if (slot < 0) return;
-    const now = performance.now();
-    latencies[slot] = now - intended;
-    lastAnswerAt = now;
-    const second = Math.floor((now - windowStart) / 1000);
-    answeredBySecond[second] = (answeredBySecond[second] ?? 0) + 1;
-    const key = `${kind}:${status}`;
-    statuses[key] = (statuses[key] ?? 0) + 1;
-    if (status === "error") errors++;
-    else if (status !== EXPECTED_STATUS[kind]) unexpected++;
+    if (slot >= 0) measured.answered(slot, performance.now() - dueAt(i), kind, status);
   }
 
-  // Sends everything due, then sleeps until the next is due. A timer fires about a millisecond
-  // late, so at 5,000/s a handful go together; sendLag reports how late the generator was.
-  await new Promise<void>((resolve) => {
-    let next = 0;
-    const sendDue = () => {
-      const now = performance.now();
-      while (next < total && dueAt(next) <= now) void send(next++);
-      if (next < total) setTimeout(sendDue, Math.max(0, dueAt(next) - performance.now()));
-      else resolve();
-    };
-    setTimeout(sendDue, Math.max(0, startAt - performance.now()));
-  });
+  await sendOnSchedule(total, dueAt, (i) => void send(i));
   const giveUpAt = dueAt(total - 1) + DRAIN_MS;
   while (inFlight > 0 && performance.now() < giveUpAt) await Bun.sleep(5);
   const cpu = process.cpuUsage(cpuAtWindow);
   pool.close();
-
-  // A request never answered counts as answered when the generator gave up: a lower bound.
-  let unanswered = 0;
-  for (let k = 0; k < measured; k++) {
-    if (!Number.isNaN(latencies[k]!)) continue;
-    latencies[k] = giveUpAt - dueAt(firstMeasured + k);
-    unanswered++;
-  }
-  latencies.sort();
-  lags.sort();
-  const answered = measured - unanswered - errors;
-  const windowMs = Math.max(lastAnswerAt, dueAt(total - 1)) - windowStart;
+  const { windowMs, ...summary } = measured.summary((slot) => giveUpAt - dueAt(firstMeasured + slot), dueAt(total - 1));
   return {
     rate: options.rate,
-    sent: measured,
-    answered,
-    unanswered,
-    errors,
-    answeredPerSec: answered / (windowMs / 1000),
-    answeredBySecond: Array.from(answeredBySecond, (n) => n ?? 0),
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
-    p999Ms: percentile(latencies, 0.999),
-    maxMs: latencies[measured - 1] ?? 0,
-    sendLagP99Ms: percentile(lags, 0.99),
-    sendLagMaxMs: lags[measured - 1] ?? 0,
+    ...summary,
     maxInFlight,
-    statuses,
-    unexpected,
     generatorCores: (cpu.user + cpu.system) / 1000 / windowMs,
     measuredFrom: Math.round(performance.timeOrigin + windowStart),
     measuredTo: Math.round(performance.timeOrigin + windowStart + windowMs),
