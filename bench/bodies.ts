@@ -2,6 +2,7 @@
 // fresh phone number in place of PHONE_SLOT for every request (see load.mjs).
 
 import { EXAMPLE_LEAD } from "../src/docs/examples.ts";
+import { CALLBACK_SLOT } from "./workload.mjs";
 
 export const PHONE_SLOT = "{{PHONE}}";
 
@@ -11,6 +12,15 @@ export function validLead(phone: string): Record<string, string> {
 }
 
 export const validLeadTemplate = JSON.stringify(validLead(PHONE_SLOT));
+
+/** Where callbacks go when no receiver runs (the example lead's vendor): nothing calls them in `bun run bench`. */
+export const exampleCallbackBase = new URL(EXAMPLE_LEAD.call_back_url).origin;
+
+/** The realistic workload's lead (workload.mjs): its phone and its callback URL vary. */
+export const workloadLeadTemplate = JSON.stringify({ ...validLead(PHONE_SLOT), call_back_url: CALLBACK_SLOT });
+
+/** prePing in the realistic workload: a new number every time. */
+export const prePingTemplate = JSON.stringify({ phone_number: PHONE_SLOT });
 
 /** Six failing fields, so the 400 path does the full validation and builds a multi-error answer. */
 export const invalidLead = JSON.stringify({
@@ -22,8 +32,8 @@ export const invalidLead = JSON.stringify({
   email: "jane-at-example.com",
 });
 
-/** prePing's number uses area code 207, which phones.mjs never generates, so it is never claimed. */
-export const prePingBody = JSON.stringify({ phone_number: "(207) 555-0142" });
+/** prePing's number is toll-free, which phones.mjs never generates, so it is never claimed. */
+export const prePingBody = JSON.stringify({ phone_number: "(800) 555-0142" });
 
 export const noopBody = JSON.stringify({ ping: "pong", n: 1 });
 

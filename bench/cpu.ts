@@ -1,4 +1,5 @@
-// CPU accounting from /proc (Linux): how much CPU a process used, and how busy the machine was.
+// CPU accounting from /proc (Linux): how much CPU a process used, and how busy the machine was;
+// and a process's resident memory.
 // On this 2-core VM the server, the receiver and the load generator share two cores (and other
 // work on the machine shares them too), so these numbers tell a slow service from a busy machine.
 import { readFileSync } from "node:fs";
@@ -18,6 +19,16 @@ export function cpuSeconds(pid: number): number {
   try {
     const f = statFields(pid);
     return (f[11]! + f[12]!) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process in MiB, from /proc/<pid>/status (0 once it is gone). */
+export function rssMiB(pid: number): number {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return kib ? Number(kib[1]) / 1024 : 0;
   } catch {
     return 0;
   }

@@ -1,5 +1,8 @@
-// Runs load.mjs under Node in its own process and reads back its one JSON result line.
+// Runs a load generator in its own process (autocannon's load.mjs under Node, or the open-loop
+// generator under Bun) and reads back its one JSON result line.
 import type { Subprocess } from "bun";
+import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
+import type { WorkloadOptions } from "./workload.mjs";
 
 export interface LoadOptions {
   url: string;
@@ -9,6 +12,8 @@ export interface LoadOptions {
   duration: number;
   warmup: number;
   body?: string;
+  /** The realistic workload's bodies (workload.mjs). */
+  workload?: WorkloadOptions;
   /** With template: a body per request, PHONE_SLOT replaced by phone phoneStart + n. */
   template?: string;
   slot?: string;
@@ -34,6 +39,7 @@ export interface LoadResult {
 }
 
 const LOAD_SCRIPT = new URL("./load.mjs", import.meta.url).pathname;
+const OPEN_LOOP_SCRIPT = new URL("./open-loop.ts", import.meta.url).pathname;
 
 /** The running load process, so an interrupted benchmark can stop it too. */
 let active: Subprocess | undefined;
@@ -42,19 +48,29 @@ export function killLoad(): void {
   active?.kill("SIGKILL");
 }
 
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const child = Bun.spawn(["node", LOAD_SCRIPT, JSON.stringify(options)], { stdout: "pipe", stderr: "inherit", stdin: "ignore" });
+/** Runs a load process and parses the JSON on the last line it prints. */
+async function runLoadProcess<T>(command: string[], plannedSeconds: number): Promise<T> {
+  const child = Bun.spawn(command, { stdout: "pipe", stderr: "inherit", stdin: "ignore" });
   active = child;
-  // load.mjs has its own deadline; this one covers a Node that never starts or never exits.
-  const limitMs = (options.warmup + options.duration + 60) * 1000;
-  const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
+  // The load process has its own deadline; this one covers one that never starts or never exits.
+  const timer = setTimeout(() => child.kill("SIGKILL"), (plannedSeconds + 60) * 1000);
   try {
     const [output, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-    if (code !== 0) throw new Error(`load.mjs exited with code ${code}`);
+    if (code !== 0) throw new Error(`${command[1]} exited with code ${code}`);
     const line = output.trim().split("\n").at(-1) ?? "";
-    return JSON.parse(line) as LoadResult;
+    return JSON.parse(line) as T;
   } finally {
     clearTimeout(timer);
     active = undefined;
   }
+}
+
+/** autocannon (closed loop, under Node): `connections` requests in flight at all times. */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return runLoadProcess(["node", LOAD_SCRIPT, JSON.stringify(options)], options.warmup + options.duration);
+}
+
+/** The open-loop generator (under Bun): a fixed arrival rate, latency from the intended send time. */
+export function runOpenLoopLoad(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  return runLoadProcess([process.execPath, OPEN_LOOP_SCRIPT, JSON.stringify(options)], options.warmup + options.duration);
 }

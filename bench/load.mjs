@@ -2,10 +2,11 @@
 // server: `node bench/load.mjs '<json options>'`. Runs a warm-up, then the measured run, and prints
 // one JSON line with the measured run's results.
 //
-// Options: { url, path, headers, connections, duration, warmup, body } for a fixed body, or
-// { ..., template, slot, phoneStart, phoneCount } to put a new phone number into every request.
+// Options: { url, path, headers, connections, duration, warmup, body } for a fixed body;
+// { ..., template, slot, phoneStart, phoneCount } to put a new phone number into every request; or
+// { ..., workload } for the realistic workload's bodies (workload.mjs: createWorkload's options).
 import autocannon from "autocannon";
-import { formattedPhone } from "./phones.mjs";
+import { createWorkload } from "./workload.mjs";
 
 const options = JSON.parse(process.argv[2] ?? "{}");
 const { url, path, headers, connections, duration, warmup } = options;
@@ -17,26 +18,25 @@ const deadline = setTimeout(() => {
 }, (warmup + duration + 30) * 1000);
 deadline.unref();
 
-// With a template, every request gets the next number of its block; the counter is shared by all
-// connections (one process, one event loop). Wrapping at phoneCount is only a bound: a block is far
-// larger than any run can use, and a repeat would show up as a 422.
-const [prefix, suffix] = options.template ? options.template.split(options.slot) : ["", ""];
+// A template is the workload without shares: every request gets the next number from phoneStart
+// on. One workload is shared by all connections (one process, one event loop). phoneCount is only
+// a bound the caller checks: a block is far larger than any run can use.
+const workloadOptions = options.workload ?? (options.template ? { template: options.template, slot: options.slot, phoneStart: options.phoneStart, invalidBody: "", callbackBase: "" } : undefined);
+const workload = workloadOptions && createWorkload(workloadOptions);
 let sent = 0;
 
 // A `setupRequest` makes autocannon rebuild the whole request (headers, buffers) before every send,
 // which cost the load generator more CPU per request than the server's own work on this 2-core
-// machine. Every formatted phone has the same length, so autocannon builds the request once and
-// each connection sends a copy of it with the next number written over the first one's bytes.
-const PHONE_LENGTH = formattedPhone(0).length;
-const request = { method: "POST", path, body: options.template ? prefix + formattedPhone(options.phoneStart) + suffix : options.body };
-function withFreshPhones(client) {
-  const built = client.requestIterator.currentRequest.requestBuffer;
-  const offset = built.length - Buffer.byteLength(suffix) - PHONE_LENGTH;
+// machine. So autocannon builds the request once, and each connection sends that request's head
+// with the next body of the workload and its Content-Length.
+const request = { method: "POST", path, body: workload ? "{}" : options.body }; // a workload's stand-in: every send replaces it
+function withWorkloadBodies(client) {
+  const built = client.requestIterator.currentRequest.requestBuffer.toString("latin1");
+  const head = built.slice(0, built.indexOf("\r\n\r\n")).replace(/\r\ncontent-length: *\d+/i, "");
   client.getRequestBuffer = () => {
-    const copy = Buffer.allocUnsafe(built.length);
-    built.copy(copy);
-    copy.write(formattedPhone(options.phoneStart + (sent++ % options.phoneCount)), offset, "latin1");
-    return copy;
+    const { body } = workload.next();
+    sent++;
+    return Buffer.from(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   };
 }
 
@@ -62,7 +62,7 @@ async function run(seconds, onResponse) {
     duration: seconds,
     headers: { "content-type": "application/json", ...headers },
     requests: [request],
-    ...(options.template ? { setupClient: withFreshPhones } : {}),
+    ...(workload ? { setupClient: withWorkloadBodies } : {}),
   });
   if (onResponse) tracker.on("response", (_client, _status, _bytes, ms) => onResponse(ms));
   return await tracker;
@@ -88,8 +88,8 @@ console.log(
     errors: result.errors,
     timeouts: result.timeouts,
     durationSec: result.duration,
-    phonesUsed: options.template ? sent : 0,
-    phonesUsedMeasured: options.template ? sent - usedBefore : 0,
+    phonesUsed: workload ? sent : 0,
+    phonesUsedMeasured: workload ? sent - usedBefore : 0,
     // Wall-clock bounds (epoch ms) of the measured run, to line it up with what the server did meanwhile.
     measuredFrom,
     measuredTo,

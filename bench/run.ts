@@ -11,19 +11,19 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS
 // (default 5), BENCH_QUICK=1 (2 s scenarios, 20,000 seeded leads), BENCH_KEEP_TMP=1 (keep the
-// databases and server log).
+// databases and server log); the accept path's workload shares (settings.ts: workloadShares).
 // Flag: --binary PATH runs a compiled binary instead of `bun src/main.ts`.
 import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingBody, validLeadTemplate } from "./bodies.ts";
+import { basicAuth, exampleCallbackBase, invalidLead, noopBody, PHONE_SLOT, prePingBody, workloadLeadTemplate } from "./bodies.ts";
 import { killLoad, runLoad, type LoadOptions } from "./drive.ts";
 import { checkScenario, printRatios, printTable, writeJson, type Ratio, type ScenarioResult } from "./report.ts";
 import { flushToDisk } from "./disk.ts";
 import { seedLeads } from "./seed.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { loadTiming, PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark } from "./settings.ts";
+import { loadTiming, PHONE_BLOCK, phoneBlocks as makePhoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -37,6 +37,12 @@ const binary = binaryArg ? resolve(binaryArg) : undefined;
 
 
 const phoneBlocks = makePhoneBlocks("accept", "seed", "acceptLarge");
+const shares = workloadShares(env);
+
+/** The accept path's bodies: the realistic workload (random numbers; duplicates and invalid leads if asked). */
+const acceptWorkload = (phoneStart: number): Pick<LoadOptions, "workload"> => ({
+  workload: { template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase: exampleCallbackBase, shares, seed: phoneStart },
+});
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-"));
 const seededPath = join(tmp, "seeded.db");
@@ -94,18 +100,18 @@ const median = (values: number[]) => {
 const ratio = (title: string, goal: number, rounds: number[]): Ratio => ({ title, goal, rounds, value: median(rounds) });
 
 async function scenario(
-  key: string, title: string, expectStatus: number, path: string, body: Pick<LoadOptions, "body" | "template" | "phoneStart">,
+  key: string, title: string, expectStatus: number, path: string, body: Pick<LoadOptions, "body" | "workload">,
 ): Promise<ScenarioResult> {
   if (!server) throw new Error("server is not running");
   const result = await runLoad({
     url: server.url, path, connections, duration, warmup,
     headers: { authorization: basicAuth("bench", "bench-password") },
     ...body,
-    ...(body.template ? { slot: PHONE_SLOT, phoneCount: PHONE_BLOCK } : {}),
   });
   if (result.phonesUsed >= PHONE_BLOCK) throw new Error(`${title}: used ${result.phonesUsed} phones, more than a block holds`);
   console.log(`  ${title}: ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms`);
-  return { key, title, expectStatus, result };
+  // With duplicates or invalid leads in the workload, only the rest is answered 200.
+  return { key, title, expectStatus, result, ...(body.workload ? { expectShare: 1 - shares.duplicate - shares.invalid } : {}) };
 }
 
 interface Round {
@@ -142,12 +148,12 @@ async function main() {
     const [noop, accept] = await withServer(emptyPath, async () => {
       const noop = await scenario("noop", "no-op (POST /bench/noop)", 200, "/bench/noop", { body: noopBody });
       if (round === 1) once.push(await scenario("prePing", "prePing", 200, "/v1/prePing", { body: prePingBody }));
-      const accept = await scenario("postLeadAccept", "postLead accept", 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.accept });
+      const accept = await scenario("postLeadAccept", "postLead accept", 200, "/v1/postLead", acceptWorkload(phoneBlocks.accept));
       if (round === 1) once.push(await scenario("postLead400", "postLead 400", 400, "/v1/postLead", { body: invalidLead }));
       return [noop, accept] as const;
     });
     const acceptLarge = await withServer(largePath, () =>
-      scenario("postLeadAcceptLarge", largeTitle, 200, "/v1/postLead", { template: validLeadTemplate, phoneStart: phoneBlocks.acceptLarge }),
+      scenario("postLeadAcceptLarge", largeTitle, 200, "/v1/postLead", acceptWorkload(phoneBlocks.acceptLarge)),
     );
     results.push({ noop, accept, acceptLarge });
   }

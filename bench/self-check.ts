@@ -2,8 +2,9 @@
 // measure the wrong path (e.g. a "postLead accept" run that is really all 400s).
 import { checkPhoneNumber } from "../src/intake/phone.ts";
 import { validateLead } from "../src/intake/validate.ts";
-import { invalidLead, prePingBody, validLead } from "./bodies.ts";
+import { exampleCallbackBase, invalidLead, PHONE_SLOT, prePingBody, validLead, workloadLeadTemplate } from "./bodies.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
+import { CALLBACK_PATHS, CALLBACK_SLOT } from "./workload.mjs";
 
 const SAMPLES_PER_BLOCK = 2_000;
 
@@ -18,8 +19,11 @@ export function selfCheck(blockStarts: number[], blockSpan: number): void {
       }
     }
   }
-  const valid = validateLead(validLead(formattedPhone(blockStarts[0]!)), { allowPrivateCallbacks: false });
-  if (!valid.ok) throw new Error(`self-check: the valid lead is invalid: ${valid.errors.join("; ")}`);
+  const workloadLead = workloadLeadTemplate.replace(PHONE_SLOT, formattedPhone(blockStarts[0]!)).replace(CALLBACK_SLOT, exampleCallbackBase + CALLBACK_PATHS.ok);
+  for (const lead of [validLead(formattedPhone(blockStarts[0]!)), JSON.parse(workloadLead)]) {
+    const valid = validateLead(lead, { allowPrivateCallbacks: false });
+    if (!valid.ok) throw new Error(`self-check: the valid lead is invalid: ${valid.errors.join("; ")}`);
+  }
   const invalid = validateLead(JSON.parse(invalidLead), { allowPrivateCallbacks: false });
   if (invalid.ok || invalid.errors.length < 5) throw new Error("self-check: the invalid lead should fail several validations");
   if (!checkPhoneNumber(JSON.parse(prePingBody).phone_number).ok) throw new Error("self-check: prePing phone is invalid");

@@ -1,5 +1,6 @@
 // Settings shared by the benchmarks.
 import { PHONE_SPACE } from "./phones.mjs";
+import type { WorkloadShares } from "./workload.mjs";
 
 /** An environment setting that must be a whole number from 1 to `max`. */
 export function positiveInteger(raw: string | undefined, fallback: number, max: number): number {
@@ -20,6 +21,29 @@ export function loadTiming(env: Record<string, string | undefined>) {
     warmup: quick ? 1 : 3,
     connections: positiveInteger(env.BENCH_CONNECTIONS, 50, 3600),
   };
+}
+
+/** An environment setting that must be a share from 0 to 1. */
+export function share(raw: string | undefined, fallback: number): number {
+  const n = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!(n >= 0 && n <= 1)) throw new Error(`expected a share from 0 to 1, got ${raw}`);
+  return n;
+}
+
+/**
+ * The realistic workload's shares (workload.mjs): BENCH_DUPLICATE_SHARE and BENCH_INVALID_SHARE of
+ * all requests (0: every lead is new and valid unless asked), BENCH_CALLBACK_RETRY_SHARE (0.05) and
+ * BENCH_CALLBACK_DEAD_SHARE (0.01) of the valid leads' callbacks: failing once, or always.
+ */
+export function workloadShares(env: Record<string, string | undefined>): Required<WorkloadShares> {
+  const shares = {
+    duplicate: share(env.BENCH_DUPLICATE_SHARE, 0),
+    invalid: share(env.BENCH_INVALID_SHARE, 0),
+    callbackRetry: share(env.BENCH_CALLBACK_RETRY_SHARE, 0.05),
+    callbackDead: share(env.BENCH_CALLBACK_DEAD_SHARE, 0.01),
+  };
+  if (shares.duplicate + shares.invalid > 1 || shares.callbackRetry + shares.callbackDead > 1) throw new Error(`shares add up to more than 1: ${JSON.stringify(shares)}`);
+  return shares;
 }
 
 export const PHONE_BLOCK = 40_000_000;
