@@ -50,13 +50,26 @@ export interface LeadSummary {
   phone_e164: string;
   vendor_campaign_name: string;
   decided_at: number | null;
+  /** Why it was rejected after posting; null unless rejected. */
+  rejection_reason: string | null;
   /** null when the lead has no call_back_url. */
   callback_status: CallbackStatus | null;
 }
 
+/** Which leads to list (search.ts says how each narrows the scan). */
 export interface LeadFilter {
   status?: LeadStatus;
   vendorName?: string;
+  /** The E.164 form; the caller normalises what the operator typed. */
+  phoneE164?: string;
+  /** The first hexadecimal digits of the lead's id, dashes anywhere. */
+  idPrefix?: string;
+  /** Created at or after (epoch ms). */
+  createdFrom?: number;
+  /** Created before (epoch ms). */
+  createdBefore?: number;
+  /** Only leads older than this one (its id): the next page after it. */
+  olderThan?: string;
   limit: number;
 }
 
@@ -94,7 +107,7 @@ export interface LeadsTable {
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;
   countPending(): Op<number>;
-  /** Newest first, with the vendor's name and the callback's status. */
+  /** Newest first (by key: creation time), with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
   /** Every stored column (but the key) and the vendor's name. */
   detail(leadId: string): Op<StoredLead | null>;

@@ -5,6 +5,7 @@ import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
+import { leadSearch } from "./search.ts";
 
 const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
@@ -52,7 +53,7 @@ export function sqliteLeads(db: Db): LeadsTable {
       changedRows(db.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending"))).run()) === 1,
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
-    list: ({ status, vendorName, limit }) =>
+    list: (filter) =>
       db
         .select({
           id: leads.id,
@@ -62,15 +63,15 @@ export function sqliteLeads(db: Db): LeadsTable {
           phone_e164: leads.phoneE164,
           vendor_campaign_name: leads.vendorCampaignName,
           decided_at: leads.decidedAt,
+          rejection_reason: leads.rejectionReason,
           callback_status: callbacks.status,
         })
         .from(leads)
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-        // Conditions only when given, so the planner can use leads_vendor_created for a vendor.
-        .where(and(status ? eq(leads.status, status) : undefined, vendorName ? eq(vendors.name, vendorName) : undefined))
-        .orderBy(desc(leads.createdAt), desc(leads.id))
-        .limit(limit)
+        .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
+        .orderBy(desc(leads.idKey))
+        .limit(filter.limit)
         .all(),
     detail: (leadId) =>
       (db
