@@ -28,7 +28,7 @@ describeOnBothBackends("lead search", (backend) => {
     const phones = ["+12125550101", "+12125550102", "+12125550101", "+12125550103", "+12125550104"];
     for (const [i, phone] of phones.entries()) {
       const createdAt = START + i * DAY;
-      const id = Bun.randomUUIDv7(createdAt);
+      const id = Bun.randomUUIDv7("hex", createdAt);
       await t.leads.insertPending(leadFields(phone), { id, vendorId: i % 2 === 0 ? "vendor-a" : "vendor-b", rawRequest: "{}", createdAt, decideAfter: createdAt });
       ids.push(id);
     }

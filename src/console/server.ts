@@ -1,0 +1,123 @@
+// The operator's console: its own listener (--console-host, --console-port), never the vendors'.
+// Every route but the sign-in page and the stylesheet needs a live session; every change (POST)
+// also needs the session's CSRF token and, when the browser names one, the console's own origin.
+import type { Config } from "../config/index.ts";
+import { isDatabaseUnavailable } from "../db/backend.ts";
+import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
+import { errorText, type Logger } from "../log/index.ts";
+import type { Store } from "../store/index.ts";
+import { html } from "./html.ts";
+import { leadAction, leadPage } from "./lead-page.ts";
+import { leadsPage } from "./leads-page.ts";
+import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type Viewer } from "./page.ts";
+import { createSignIn, signInPage } from "./sign-in.ts";
+import { csrfHolds, currentSession, type ConsoleSession } from "./sessions.ts";
+import { CONSOLE_CSS } from "./style.ts";
+
+export interface ConsoleDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  clock?: () => number;
+  /** The socket's peer, for throttling failed sign-ins per client. */
+  peerAddress?: PeerAddress;
+}
+
+/** A change larger than this is no form of the console's. */
+const FORM_LIMIT_BYTES = 64 * 1024;
+
+const LEAD = /^\/leads\/([^/]+)$/;
+const LEAD_ACTION = /^\/leads\/([^/]+)\/(decide|retry|replay)$/;
+
+const refused = (status: number, text: string) => htmlResponse(layout("Refused", null, problemBox(text)), status);
+
+/** The console's request handler: (request) → response, with the security headers on every answer. */
+export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<Response> {
+  const { store, log } = deps;
+  const clock = deps.clock ?? Date.now;
+  const signIn = createSignIn({
+    store,
+    clock,
+    clientAddress: createClientAddress(deps.config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+    sessionLifetimeMs: deps.config.consoleSessionLifetimeMs,
+    secure: deps.config.tlsCertFile !== undefined,
+  });
+
+  async function answer(request: Request, url: URL): Promise<Response> {
+    const { pathname: path } = url;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
+    if (path === "/assets/console.css") return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
+    const form = method === "POST" ? await formOf(request) : null;
+    if (method === "POST" && !form) return refused(400, "Not a form of the console.");
+    if (path === "/login") return form ? signIn.attempt(request, form) : signInPage();
+
+    const session = await currentSession(store, request, clock());
+    if (!session) return method === "GET" ? redirect("/login") : refused(403, "Sign in first.");
+    if (form && !csrfHolds(session, form.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
+    const viewer: Viewer = { operatorName: session.operatorName, csrfToken: session.csrfToken };
+    return route(method, path, url, session, viewer, form);
+  }
+
+  async function route(method: string, path: string, url: URL, session: ConsoleSession, viewer: Viewer, form: URLSearchParams | null): Promise<Response> {
+    if (method === "GET" && path === "/") return redirect("/leads");
+    if (method === "GET" && path === "/leads") return leadsPage(store, viewer, url);
+    if (method === "POST" && path === "/logout") return signIn.signOut(session);
+    const lead = LEAD.exec(path);
+    if (method === "GET" && lead) return leadPage(store, viewer, decodeURIComponent(lead[1]!), url);
+    const action = LEAD_ACTION.exec(path);
+    if (form && action) return leadAction(store, viewer, decodeURIComponent(action[1]!), action[2]!, form, clock());
+    return htmlResponse(layout("Not found", viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
+  }
+
+  return async (request) => {
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      response = await answer(request, url);
+    } catch (error) {
+      const unavailable = isDatabaseUnavailable(error);
+      if (!unavailable) log.error("console_error", { method: request.method, path: url.pathname, error: errorText(error) });
+      response = refused(unavailable ? 503 : 500, unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.");
+    }
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+    return response;
+  };
+}
+
+/** A browser names the page a form came from (Origin); a change from another site is refused. */
+function sameOrigin(request: Request, url: URL): boolean {
+  const origin = request.headers.get("origin");
+  return origin === null || origin === url.origin;
+}
+
+async function formOf(request: Request): Promise<URLSearchParams | null> {
+  const type = request.headers.get("content-type") ?? "";
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
+  return new URLSearchParams(await request.text());
+}
+
+export interface ConsoleListener {
+  url: URL;
+  stop(): Promise<void>;
+}
+
+/** Starts the console's listener when --console-port is set; null when it is not. */
+export function startConsole(deps: Omit<ConsoleDeps, "peerAddress">): ConsoleListener | null {
+  const { config } = deps;
+  if (config.consolePort === undefined) return null;
+  let server: Bun.Server<unknown> | undefined;
+  const handle = createConsole({ ...deps, peerAddress: (request) => server?.requestIP(request)?.address });
+  server = Bun.serve({
+    hostname: config.consoleHost,
+    port: config.consolePort,
+    maxRequestBodySize: FORM_LIMIT_BYTES,
+    tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
+    fetch: handle,
+  });
+  const host = config.consoleHost.includes(":") ? `[${config.consoleHost}]` : config.consoleHost;
+  const url = new URL(`${config.tlsCertFile ? "https" : "http"}://${host}:${server.port}`);
+  return { url, stop: () => server.stop(true) };
+}
