@@ -2,6 +2,7 @@
 // reason, each callback attempt), every stored field, the raw request, and the operator's actions:
 // decide during the hold, send a pending callback now, replay a dead or delivered one. The actions
 // are the CLI's operations (final-results/operator.ts, operations/callbacks.ts), audited.
+import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
@@ -85,7 +86,8 @@ function attemptEvent(attempt: CallbackAttempt): Html {
 
 function fieldsTable({ lead }: LeadDetail): Html {
   const shown = Object.entries(lead).filter(([name]) => name !== "raw_request");
-  return html`<table>${shown.map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${value === null ? "—" : String(value)}</td></tr>`)}</table>`;
+  const text = (name: string, value: string | number | null) => (value === null ? "—" : TIME_COLUMN.test(name) ? timeText(Number(value)) : String(value));
+  return html`<table>${shown.map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${text(name, value)}</td></tr>`)}</table>`;
 }
 
 /** POST /leads/:id/decide|retry|replay: the action, its audit entry, and the lead's page again. */

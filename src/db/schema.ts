@@ -5,6 +5,9 @@ import { customType, sqliteTable, text, integer, index, primaryKey } from "drizz
 /** A 64-bit INTEGER column held as a bigint: a lead's key does not fit a JS number. */
 const int64 = customType<{ data: bigint; driverData: bigint }>({ dataType: () => "integer" });
 
+/** Times are stored in columns named *_at, *_after or *_until (how operators' views find them). */
+export const TIME_COLUMN = /_(at|after|until)$/;
+
 export const vendors = sqliteTable("vendors", {
   id: text("id").primaryKey(),
   /** The Basic-auth username. */
