@@ -1,0 +1,87 @@
+// The Leads page and one lead's actions, against the real server and worker: search by phone in
+// any spelling and by id prefix; send a pending callback now; replay a dead one; each action audited.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { op } from "../../src/db/script.ts";
+import { validLead } from "../helpers/leads.ts";
+import { post, startTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
+
+let server: ApiTestServer;
+let receiver: Bun.Server<unknown>;
+/** How the receiver answers the next callbacks: 500 until told otherwise. */
+let receiverStatus = 500;
+let operator: SignedIn;
+
+beforeAll(async () => {
+  receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("answer", { status: receiverStatus }) });
+  // After a failed attempt the next one is an hour away (or, on the last, the callback is dead).
+  server = await startTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 0, workerPollIntervalMs: 50, callbackRetrySchedule: [3_600_000] });
+  await addOperator(server.store);
+  operator = await signIn(server.consoleUrl!);
+});
+afterAll(async () => {
+  await server.stop();
+  await receiver.stop(true);
+});
+
+async function postLead(overrides: Record<string, unknown> = {}): Promise<string> {
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }), { authorization: server.auth });
+  return answer.body.lead_id;
+}
+const callbackOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))!;
+const auditOf = async (leadId: string) => (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.subject === leadId).map((entry) => [entry.actor, entry.action]);
+
+test("Leads finds a lead by its phone in another spelling and by its id's first digits; a bad phone is a problem shown", async () => {
+  const leadId = await postLead({ phone_number: "(415) 555-0175" });
+  for (const query of ["phone=%2B1+415.555.0175", "phone=4155550175", `lead=${leadId.slice(0, 13).toUpperCase()}`]) {
+    const page = await operator.get(`/leads?${query}`);
+    expect([query, page.status, page.text.includes(`href="/leads/${leadId}"`)]).toEqual([query, 200, true]);
+  }
+  const other = await operator.get("/leads?phone=%2B1+212.555.0199");
+  expect(other.text).not.toContain(leadId);
+  const bad = await operator.get("/leads?phone=555");
+  expect([bad.status, bad.text]).toEqual([200, expect.stringContaining("Not a US phone number: 555")]);
+});
+
+test("Send callback now: a pending callback waiting an hour for its next attempt is sent at once", async () => {
+  receiverStatus = 500;
+  const leadId = await postLead();
+  await waitUntil(async () => (await callbackOf(leadId)).attempts.length === 1, 10_000);
+  expect((await callbackOf(leadId)).callback.status).toBe("pending");
+  receiverStatus = 200;
+  const page = await operator.get(`/leads/${leadId}`);
+  expect(page.text).toContain("Callback attempt 1: HTTP 500");
+  expect(page.text).toContain(`action="/leads/${leadId}/retry"`);
+
+  const sent = await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });
+  expect([sent.status, sent.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=retried`]);
+  await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
+  expect(await auditOf(leadId)).toEqual([[`operator:${OPERATOR.name}`, "callback.retry"]]);
+  // Delivered now: nothing pending to send, so the action is refused with the reason.
+  const again = await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });
+  expect([again.status, again.text]).toEqual([409, expect.stringContaining("The callback is delivered: only a pending callback can be sent now.")]);
+});
+
+test("Replay callback: a dead callback is queued again and delivered, with the same webhook-id", async () => {
+  receiverStatus = 500;
+  const leadId = await postLead();
+  // Two attempts: the first, and after a retry sent now, the last; then it is dead.
+  await waitUntil(async () => (await callbackOf(leadId)).attempts.length === 1, 10_000);
+  await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });
+  await waitUntil(async () => (await callbackOf(leadId)).callback.status === "dead", 10_000);
+  const webhookId = (await callbackOf(leadId)).callback.id;
+
+  receiverStatus = 200;
+  const replayed = await operator.post(`/leads/${leadId}/replay`, { csrf: operator.csrf });
+  expect([replayed.status, replayed.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=replayed`]);
+  await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
+  expect((await callbackOf(leadId)).callback.id).toBe(webhookId);
+  const page = await operator.get(`/leads/${leadId}?done=replayed`);
+  expect(page.text).toContain("The callback is queued again, with the same webhook-id.");
+  expect(page.text).toContain("Callback attempt 3: HTTP 200");
+  expect(await auditOf(leadId)).toEqual([
+    [`operator:${OPERATOR.name}`, "callback.replay"],
+    [`operator:${OPERATOR.name}`, "callback.retry"],
+  ]);
+});
