@@ -34,8 +34,17 @@ ${timeline(detail)}
 <h2>Fields</h2>
 ${fieldsTable(detail)}
 <h2>Raw request</h2>
-<pre class="mono">${String(lead.raw_request)}</pre>`;
+<pre class="mono">${readable(String(lead.raw_request))}</pre>`;
   return htmlResponse(layout("Lead", viewer, content), problem ? 409 : 200);
+}
+
+/** The raw request indented when it is JSON (a stored lead's always is), else as received. */
+function readable(rawRequest: string): string {
+  try {
+    return JSON.stringify(JSON.parse(rawRequest), null, 2);
+  } catch {
+    return rawRequest;
+  }
 }
 
 function summary({ lead, callback }: LeadDetail): Html {

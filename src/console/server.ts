@@ -48,6 +48,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
     if (path === "/assets/console.css") return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
+    if (path === "/favicon.ico") return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
     const form = method === "POST" ? await formOf(request) : null;
     if (method === "POST" && !form) return refused(400, "Not a form of the console.");

@@ -66,7 +66,7 @@ test("the lead's page shows every field, the raw request, the reason and the rec
   for (const field of HOSTILE_FIELDS) expect(page.text).toContain(escapeHtml(`${field} ${HOSTILE}`));
   expect(page.text).toContain(escapeHtml(`Rejected by operator: ${HOSTILE}`));
   expect(page.text).toContain(escapeHtml(RECEIVER_ANSWER));
-  // The raw request (JSON-escaped quotes and all) with the unknown field and extra_data.
-  expect(page.text).toContain(escapeHtml(`"not_a_field":${JSON.stringify(HOSTILE)}`));
+  // The raw request (JSON-escaped quotes and all, indented) with the unknown field and extra_data.
+  expect(page.text).toContain(escapeHtml(`"not_a_field": ${JSON.stringify(HOSTILE)}`));
   expect(page.text.match(/&lt;img src=x onerror=alert\(1\)&gt;/g)!.length).toBeGreaterThan(HOSTILE_FIELDS.length * 2);
 });
