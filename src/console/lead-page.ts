@@ -6,10 +6,8 @@ import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
-import type { Store } from "../store/index.ts";
-import { consoleActor, recordAudit } from "./audit.ts";
 import { html, type Html } from "./html.ts";
-import { csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type Viewer } from "./page.ts";
+import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
 
 /** What a finished action says on the page it returns to (`?done=`): fixed texts, never echoed input. */
 const NOTICES: Record<string, string> = {
@@ -20,10 +18,11 @@ const NOTICES: Record<string, string> = {
 
 const leadPath = (leadId: string) => `/leads/${encodeURIComponent(leadId)}`;
 
-export async function leadPage(store: Store, viewer: Viewer, leadId: string, url: URL, problem: string | null = null): Promise<Response> {
-  const detail = await findLeadDetail(store, leadId);
+export async function leadPage(context: PageContext, leadId: string, problem: string | null = null): Promise<Response> {
+  const { viewer } = context;
+  const detail = await findLeadDetail(context.store, leadId);
   if (!detail) return htmlResponse(layout("Lead", viewer, html`<h1>Lead</h1>${problemBox(`No such lead: ${leadId}`)}`), 404);
-  const notice = NOTICES[url.searchParams.get("done") ?? ""] ?? null;
+  const notice = problem ? null : noticeFor(context.url, NOTICES);
   const { lead } = detail;
   const content = html`<h1>Lead <span class="mono">${lead.id}</span></h1>
 ${noticeBox(notice)}${problemBox(problem)}
@@ -71,8 +70,8 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
 <label>Reason<input name="reason" maxlength="255"></label>
 <button type="submit">Record decision</button></form>`);
   }
-  if (callback?.status === "pending") forms.push(html`<form method="post" action="${path}/retry">${csrfField(viewer)}<button type="submit">Send callback now</button></form>`);
-  if (callback?.status === "dead" || callback?.status === "delivered") forms.push(html`<form method="post" action="${path}/replay">${csrfField(viewer)}<button type="submit">Replay callback</button></form>`);
+  if (callback?.status === "pending") forms.push(actionButton(viewer, `${path}/retry`, "Send callback now"));
+  if (callback?.status === "dead" || callback?.status === "delivered") forms.push(actionButton(viewer, `${path}/replay`, "Replay callback"));
   return forms.length === 0 ? html`` : html`<h2>Actions</h2><div class="actions">${forms}</div>`;
 }
 
@@ -100,31 +99,30 @@ function fieldsTable({ lead }: LeadDetail): Html {
 }
 
 /** POST /leads/:id/decide|retry|replay: the action, its audit entry, and the lead's page again. */
-export async function leadAction(store: Store, viewer: Viewer, leadId: string, action: string, form: URLSearchParams, now: number): Promise<Response> {
-  const url = new URL(`http://console${leadPath(leadId)}`);
-  const actor = consoleActor(viewer.operatorName);
-  const done = async (notice: keyof typeof NOTICES, audit: { action: string; detail?: string | null }) => {
-    await recordAudit(store, { actor, subject: leadId, ...audit }, now);
+export async function leadAction(context: PageContext, leadId: string, action: string): Promise<Response> {
+  const { store, form, now } = context;
+  const done = async (notice: keyof typeof NOTICES, auditAction: string, detail: string | null = null) => {
+    await audit(context, auditAction, leadId, detail);
     return redirect(`${leadPath(leadId)}?done=${notice}`);
   };
   if (action === "decide") {
     const decision = form.get("decision");
-    if (decision !== "accept" && decision !== "reject") return leadPage(store, viewer, leadId, url, "Choose accept or reject.");
+    if (decision !== "accept" && decision !== "reject") return leadPage(context, leadId, "Choose accept or reject.");
     const reason = String(form.get("reason") ?? "").trim() || null;
     try {
       await recordOperatorDecision(store, leadId, decision, reason);
     } catch (error) {
-      if (error instanceof DecisionError) return leadPage(store, viewer, leadId, url, error.message);
+      if (error instanceof DecisionError) return leadPage(context, leadId, error.message);
       throw error;
     }
-    return done("decided", { action: "lead.decide", detail: reason ? `${decision}: ${reason}` : decision });
+    return done("decided", "lead.decide", reason ? `${decision}: ${reason}` : decision);
   }
   if (action === "retry") {
     const outcome = await retryCallbackNow(store, leadId, now);
-    if (outcome.kind === "retried") return done("retried", { action: "callback.retry" });
-    return leadPage(store, viewer, leadId, url, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`);
+    if (outcome.kind === "retried") return done("retried", "callback.retry");
+    return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`);
   }
   const outcome = await replayCallback(store, leadId, now);
-  if (outcome.kind === "replayed") return done("replayed", { action: "callback.replay" });
-  return leadPage(store, viewer, leadId, url, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
+  if (outcome.kind === "replayed") return done("replayed", "callback.replay");
+  return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
 }

@@ -5,11 +5,10 @@ import { listVendors } from "../auth/vendors.ts";
 import { LEAD_STATUSES, type LeadStatus } from "../db/schema.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
 import { listLeads, type LeadSummary } from "../operations/leads.ts";
-import type { Store } from "../store/index.ts";
 import type { LeadFilter } from "../store/leads/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
 import { html, type Html } from "./html.ts";
-import { htmlResponse, layout, problemBox, timeText, type Viewer } from "./page.ts";
+import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
 
 const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
@@ -58,7 +57,7 @@ export function parseSearch(params: URLSearchParams): Search {
   return { typed, filter, problems };
 }
 
-export async function leadsPage(store: Store, viewer: Viewer, url: URL): Promise<Response> {
+export async function leadsPage({ store, viewer, url }: PageContext): Promise<Response> {
   const search = parseSearch(url.searchParams);
   const [vendors, found] = await Promise.all([
     listVendors(store),

@@ -1,4 +1,6 @@
 // The frame of every console page, and the responses the console sends.
+import type { Store } from "../store/index.ts";
+import { consoleActor, recordAudit } from "./audit.ts";
 import { html, type Html } from "./html.ts";
 
 /** The operator a page is shown to, and the token its forms must carry back (CSRF). */
@@ -6,6 +8,20 @@ export interface Viewer {
   operatorName: string;
   csrfToken: string;
 }
+
+/** What a signed-in request's handler gets: the store, who asks, the URL, the form of a POST, the time. */
+export interface PageContext {
+  store: Store;
+  viewer: Viewer;
+  url: URL;
+  /** A POST's form fields (its CSRF token already checked); empty on a GET. */
+  form: URLSearchParams;
+  now: number;
+}
+
+/** Records a change the viewer made: who, what, which subject, now. */
+export const audit = (context: PageContext, action: string, subject: string, detail: string | null = null): Promise<void> =>
+  recordAudit(context.store, { actor: consoleActor(context.viewer.operatorName), action, subject, detail }, context.now);
 
 /**
  * On every console response. Scripts, styles, images and fonts only from the console itself, no
@@ -20,7 +36,13 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "referrer-policy": "same-origin",
 };
 
-const SECTIONS = [{ path: "/leads", title: "Leads" }];
+const SECTIONS = [
+  { path: "/leads", title: "Leads" },
+  { path: "/callbacks", title: "Callbacks" },
+  { path: "/vendors", title: "Vendors" },
+  { path: "/suppression", title: "Suppression" },
+  { path: "/audit", title: "Audit log" },
+];
 
 /** The hidden field that carries the session's CSRF token in a form. */
 export const csrfField = (viewer: Viewer): Html => html`<input type="hidden" name="csrf" value="${viewer.csrfToken}">`;
@@ -59,3 +81,11 @@ export const timeText = (ms: number | null): string => (ms === null ? "—" : ne
 /** A problem or a notice above a page's content. */
 export const problemBox = (text: string | null): Html => (text ? html`<p class="problem" role="alert">${text}</p>` : html``);
 export const noticeBox = (text: string | null): Html => (text ? html`<p class="notice" role="status">${text}</p>` : html``);
+
+/** The notice a finished change left for the page it returned to (`?done=CODE`): fixed texts, never echoed input. */
+export const noticeFor = (url: URL, notices: Record<string, string>): string | null => notices[url.searchParams.get("done") ?? ""] ?? null;
+
+/** A form of one button (and hidden fields) that POSTs a change with the viewer's CSRF token. */
+export function actionButton(viewer: Viewer, action: string, label: string, fields: Record<string, string> = {}, secondary = false): Html {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
+}

@@ -6,13 +6,17 @@ import { isDatabaseUnavailable } from "../db/backend.ts";
 import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
+import { auditPage } from "./audit-page.ts";
+import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsPage } from "./leads-page.ts";
-import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type Viewer } from "./page.ts";
+import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
-import { csrfHolds, currentSession, type ConsoleSession } from "./sessions.ts";
+import { csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
+import { suppressionAction, suppressionPage } from "./suppression-page.ts";
+import { vendorAction, vendorsPage } from "./vendors-page.ts";
 
 export interface ConsoleDeps {
   config: Config;
@@ -26,8 +30,23 @@ export interface ConsoleDeps {
 /** A change larger than this is no form of the console's. */
 const FORM_LIMIT_BYTES = 64 * 1024;
 
-const LEAD = /^\/leads\/([^/]+)$/;
-const LEAD_ACTION = /^\/leads\/([^/]+)\/(decide|retry|replay)$/;
+/** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */
+type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
+
+const ROUTES: Route[] = [
+  ["GET", /^\/$/, async () => redirect("/leads")],
+  ["GET", /^\/leads$/, leadsPage],
+  ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
+  ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],
+  ["GET", /^\/callbacks$/, callbacksPage],
+  ["POST", /^\/callbacks\/replay-dead$/, replayEveryDead],
+  ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
+  ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
+  ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
+  ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
+  ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
+  ["GET", /^\/audit$/, auditPage],
+];
 
 const refused = (status: number, text: string) => htmlResponse(layout("Refused", null, problemBox(text)), status);
 
@@ -58,19 +77,13 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     const session = await currentSession(store, request, clock());
     if (!session) return method === "GET" ? redirect("/login") : refused(403, "Sign in first.");
     if (form && !csrfHolds(session, form.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
-    const viewer: Viewer = { operatorName: session.operatorName, csrfToken: session.csrfToken };
-    return route(method, path, url, session, viewer, form);
-  }
-
-  async function route(method: string, path: string, url: URL, session: ConsoleSession, viewer: Viewer, form: URLSearchParams | null): Promise<Response> {
-    if (method === "GET" && path === "/") return redirect("/leads");
-    if (method === "GET" && path === "/leads") return leadsPage(store, viewer, url);
     if (method === "POST" && path === "/logout") return signIn.signOut(session);
-    const lead = LEAD.exec(path);
-    if (method === "GET" && lead) return leadPage(store, viewer, decodeURIComponent(lead[1]!), url);
-    const action = LEAD_ACTION.exec(path);
-    if (form && action) return leadAction(store, viewer, decodeURIComponent(action[1]!), action[2]!, form, clock());
-    return htmlResponse(layout("Not found", viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
+    const context: PageContext = { store, viewer: { operatorName: session.operatorName, csrfToken: session.csrfToken }, url, form: form ?? new URLSearchParams(), now: clock() };
+    for (const [routeMethod, pattern, handle] of ROUTES) {
+      const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
+      if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));
+    }
+    return htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
   }
 
   return async (request) => {
@@ -86,6 +99,15 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
     return response;
   };
+}
+
+/** A path segment URI-decoded; null when it is malformed (`%E0%A4%A`), which no route matches. */
+function decoded(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
 }
 
 /** A browser names the page a form came from (Origin); a change from another site is refused. */

@@ -38,5 +38,11 @@ header button { background: transparent; border-color: #6b7585; color: #fff; }
 ol.timeline { list-style: none; padding: 0; margin: 0; background: #fff; border: 1px solid var(--line); }
 ol.timeline li { padding: 8px 12px; border-bottom: 1px solid var(--line); }
 ol.timeline time { display: inline-block; min-width: 190px; color: var(--muted); font-family: ui-monospace, monospace; font-size: 13px; }
+form.inline { display: inline-block; margin: 0 6px 0 0; }
+form.inline button { padding: 2px 8px; font-size: 13px; }
+.tabs { display: flex; gap: 12px; margin-bottom: 12px; }
+.tabs a.current { font-weight: 600; color: #1d2430; text-decoration: none; }
+dl.secrets { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; background: #fff; border: 1px solid var(--line); padding: 12px; }
+dl.secrets dd { margin: 0; font-family: ui-monospace, monospace; }
 .login { max-width: 340px; margin: 80px auto; background: #fff; border: 1px solid var(--line); padding: 24px; display: flex; flex-direction: column; gap: 12px; }
 `;

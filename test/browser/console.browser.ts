@@ -1,7 +1,7 @@
 // The operator's console in a real browser: Debian's Chromium driven by playwright-core signs in,
 // finds a lead by its phone written another way, opens its timeline (received, accepted, the
 // callback's attempt), and opens a lead whose every free-text field is hostile markup: it shows as
-// text, and no script runs. Every request stays on the console's origin (the CSP allows nothing
+// text, and no script runs; then every other section. Every request stays on the console's origin (the CSP allows nothing
 // else, and a refusal would be logged as an error). Screenshots: artifacts/console-*.png.
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
@@ -122,6 +122,13 @@ test(
     expect(await customerName.innerText()).toBe(HOSTILE);
     expect(await page.evaluate("document.querySelectorAll('img, script').length")).toBe(0);
     await screenshot(page, "console-hostile-lead.png");
+
+    // Every other section, as an operator first sees it.
+    for (const section of ["callbacks", "vendors", "suppression", "audit"]) {
+      await page.goto(`${consoleUrl}/${section}`);
+      await page.locator("main h1").waitFor();
+      await screenshot(page, `console-${section}.png`);
+    }
 
     expect(seen.dialogs).toEqual([]);
     expect(seen.errors).toEqual([]);

@@ -27,8 +27,18 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const decisionOf = async (id: string) => (await server.store.read((t) => op(t.leads.operatorDecisionOf(id))))?.decision;
-const PAGES = () => ["/", "/leads", `/leads/${leadId}`, "/leads?phone=2125550100", "/no-such-page"];
-const CHANGES = () => ["/logout", `/leads/${leadId}/decide`, `/leads/${leadId}/retry`, `/leads/${leadId}/replay`];
+const PAGES = () => ["/", "/leads", `/leads/${leadId}`, "/leads?phone=2125550100", "/callbacks", "/vendors", "/suppression?phone=2125550100", "/audit", "/no-such-page"];
+const CHANGES = () => [
+  "/logout",
+  `/leads/${leadId}/decide`,
+  `/leads/${leadId}/retry`,
+  `/leads/${leadId}/replay`,
+  "/callbacks/replay-dead",
+  "/vendors/add",
+  `/vendors/${VENDOR.name}/disable`,
+  `/vendors/${VENDOR.name}/rotate-password`,
+  "/suppression/add",
+];
 
 describe("the console is not on the vendors' listener", () => {
   test("by default there is no console at all, and the vendors' port answers its paths 404 in the envelope", async () => {
@@ -59,12 +69,15 @@ test("no console route answers without a session: pages redirect to sign-in, cha
       expect([path, answer.status, answer.headers.get("location"), answer.text]).toEqual([path, 303, "/login", ""]);
     }
     for (const path of CHANGES()) {
-      const answer = await postForm(`${consoleUrl}${path}`, { csrf: "guessed", decision: "reject" }, headers);
+      const answer = await postForm(`${consoleUrl}${path}`, { csrf: "guessed", decision: "reject", name: "intruder", phone: "2125550100" }, headers);
       expect([path, answer.status]).toEqual([path, 403]);
       expect(answer.text).not.toContain(leadId);
     }
   }
   expect(await decisionOf(leadId)).toBeNull();
+  expect(await server.store.read((t) => op(t.vendors.findByName("intruder")))).toBeUndefined();
+  expect(await server.store.read((t) => op(t.vendors.findByName(VENDOR.name)))).toMatchObject({ enabled: true });
+  expect(await server.store.read((t) => op(t.suppressions.isListed("+12125550100")))).toBe(false);
   // The sign-in page and its stylesheet are all a stranger gets, with the CSP on both.
   for (const path of ["/login", "/assets/console.css"]) {
     const answer = await getPage(`${consoleUrl}${path}`);
