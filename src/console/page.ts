@@ -37,6 +37,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 };
 
 const SECTIONS = [
+  { path: "/overview", title: "Overview" },
   { path: "/leads", title: "Leads" },
   { path: "/callbacks", title: "Callbacks" },
   { path: "/vendors", title: "Vendors" },
@@ -47,7 +48,8 @@ const SECTIONS = [
 /** The hidden field that carries the session's CSRF token in a form. */
 export const csrfField = (viewer: Viewer): Html => html`<input type="hidden" name="csrf" value="${viewer.csrfToken}">`;
 
-export function layout(title: string, viewer: Viewer | null, content: Html): Html {
+/** `refreshSeconds`: the browser reloads the page that often (a meta refresh: no script). */
+export function layout(title: string, viewer: Viewer | null, content: Html, refreshSeconds?: number): Html {
   const navigation = viewer
     ? html`<nav>${SECTIONS.map((section) => html`<a href="${section.path}"${section.title === title ? html` class="current"` : ""}>${section.title}</a>`)}</nav>
 <span>${viewer.operatorName}</span>
@@ -59,6 +61,7 @@ export function layout(title: string, viewer: Viewer | null, content: Html): Htm
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Lead Ingress</title>
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ""}
 <link rel="stylesheet" href="/assets/console.css">
 </head>
 <body>

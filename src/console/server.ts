@@ -11,6 +11,7 @@ import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsPage } from "./leads-page.ts";
+import { overviewPage } from "./overview-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
@@ -34,7 +35,8 @@ const FORM_LIMIT_BYTES = 64 * 1024;
 type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
 
 const ROUTES: Route[] = [
-  ["GET", /^\/$/, async () => redirect("/leads")],
+  ["GET", /^\/$/, async () => redirect("/overview")],
+  ["GET", /^\/overview$/, overviewPage],
   ["GET", /^\/leads$/, leadsPage],
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
   ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],

@@ -51,7 +51,7 @@ export function createSignIn(deps: SignInDeps) {
       }
       const now = deps.clock();
       const token = await openSession(deps.store, operator, deps.sessionLifetimeMs, now);
-      return redirect("/leads", { "set-cookie": sessionCookie(token, deps.sessionLifetimeMs, deps.secure) });
+      return redirect("/overview", { "set-cookie": sessionCookie(token, deps.sessionLifetimeMs, deps.secure) });
     },
 
     async signOut(session: ConsoleSession): Promise<Response> {

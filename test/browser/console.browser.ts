@@ -1,5 +1,5 @@
-// The operator's console in a real browser: Debian's Chromium driven by playwright-core signs in,
-// finds a lead by its phone written another way, opens its timeline (received, accepted, the
+// The operator's console in a real browser: Debian's Chromium driven by playwright-core signs in
+// (the Overview, with its charts), finds a lead by its phone written another way, opens its timeline (received, accepted, the
 // callback's attempt), and opens a lead whose every free-text field is hostile markup: it shows as
 // text, and no script runs; then every other section. Every request stays on the console's origin (the CSP allows nothing
 // else, and a refusal would be logged as an error). Screenshots: artifacts/console-*.png.
@@ -95,6 +95,9 @@ test(
     await page.getByLabel("Operator").fill(OPERATOR.name);
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await screenshot(page, "console-overview.png");
+    await page.getByRole("navigation").getByRole("link", { name: "Leads" }).click();
     await page.getByRole("heading", { name: "Leads" }).waitFor();
 
     // The number as E.164 with dots: the same number as the vendor's "(212) 555-0123".

@@ -40,6 +40,6 @@ export async function signIn(consoleUrl: string, operator = OPERATOR): Promise<S
   if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}: ${answer.text}`);
   const cookie = answer.headers.get("set-cookie")!.split(";")[0]!;
   const get = (path: string) => getPage(`${consoleUrl}${path}`, { cookie });
-  const csrf = csrfOf((await get("/leads")).text);
+  const csrf = csrfOf((await get("/overview")).text);
   return { cookie, csrf, get, post: (path, form, headers = {}) => postForm(`${consoleUrl}${path}`, form, { cookie, ...headers }) };
 }

@@ -68,4 +68,17 @@ describeOnBothBackends("lead search", (backend) => {
     }
     expect(walked).toEqual([4, 3, 2, 1, 0]);
   });
+
+  test("tally counts a window's leads by vendor and status, with the time their decisions took", async () => {
+    const tally = async (since: number) => (await backend.tables.leads.tally(since)).sort((a, b) => `${a.vendor}${a.status}`.localeCompare(`${b.vendor}${b.status}`));
+    expect(await tally(START)).toEqual([
+      { vendor: "vendor-a", status: "pending", leads: 2, decisionMsTotal: 0 },
+      { vendor: "vendor-a", status: "rejected", leads: 1, decisionMsTotal: DAY },
+      { vendor: "vendor-b", status: "pending", leads: 2, decisionMsTotal: 0 },
+    ]);
+    expect(await tally(START + 3 * DAY)).toEqual([
+      { vendor: "vendor-a", status: "pending", leads: 1, decisionMsTotal: 0 },
+      { vendor: "vendor-b", status: "pending", leads: 1, decisionMsTotal: 0 },
+    ]);
+  });
 });

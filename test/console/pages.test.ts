@@ -25,7 +25,11 @@ afterAll(async () => {
   await receiver.stop(true);
 });
 
+/** Leads this file posted: all accepted (no hold, no suppression). */
+let posted = 0;
+
 async function postLead(overrides: Record<string, unknown> = {}): Promise<string> {
+  posted++;
   const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }), { authorization: server.auth });
   return answer.body.lead_id;
 }
@@ -105,4 +109,15 @@ test("Callbacks lists dead ones first; Replay every dead callback queues them, a
   expect((await operator.get("/callbacks?status=dead")).text).not.toContain(leadId);
   const audit = await operator.get("/audit");
   expect(audit.text).toMatch(/callback\.replay-dead<\/td><td class="mono">dead callbacks<\/td><td>[1-9]\d* queued/);
+});
+
+test("Overview counts the last hour's leads by outcome, each vendor's acceptance and the callback queue; it reloads itself", async () => {
+  const page = await operator.get("/overview");
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('<meta http-equiv="refresh" content="30">');
+  const hour = /<h2>Last hour<\/h2>\s*<p><strong>(\d+)<\/strong> leads · accepted ([^ ]+ %) of decided/.exec(page.text);
+  expect(hour?.slice(1)).toEqual([String(posted), "100 %"]);
+  expect(page.text).toMatch(new RegExp(`<text x="0" y="\\d+">accepted</text><rect [^>]+></rect><text [^>]+>${posted}</text>`));
+  expect(page.text).toMatch(new RegExp(`<a href="/leads\\?vendor=vendor-a">vendor-a</a></td><td>${posted}</td><td>${posted}</td><td>0</td><td>0</td><td>100 %</td>`));
+  expect(page.text).toMatch(/<tr><th>Dead<\/th><td>0<\/td><\/tr>/);
 });

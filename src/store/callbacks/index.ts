@@ -80,6 +80,8 @@ export interface CallbacksTable {
    */
   retryNow(leadId: string, now: number): Op<boolean>;
   depth(now: number): Op<QueueDepth>;
+  /** How many callbacks are dead (read from the partial index of dead ones). */
+  countDead(): Op<number>;
   /** Most recently changed first, with the vendor's name. */
   list(filter: { status?: CallbackStatus; limit: number }): Op<CallbackSummary[]>;
   /** A callback found by its lead's id or else by its own id (the webhook-id; a scan). */

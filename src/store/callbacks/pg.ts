@@ -124,6 +124,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
             .where(and(byLead(leadId), eq(callbacks.status, "pending"), or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now)))),
         ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
+      countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
       list: ({ status, limit }) =>
         on
           .select({

@@ -88,6 +88,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     retryNow: (leadId, now) =>
       changedRows(db.update(callbacks).set({ nextAttemptAt: now, updatedAt: now }).where(and(byLead(leadId), eq(callbacks.status, "pending"), notLeasedAt(now))).run()) === 1,
     depth: (now) => depth.get({ now })!,
+    countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
     list: ({ status, limit }) =>
       db
         .select({

@@ -87,6 +87,15 @@ export type StoredLead = StoredRow & {
   operator_reason: string | null;
 };
 
+/** Leads of one vendor and status created in a window, and the time their decisions took. */
+export interface LeadTally {
+  vendor: string;
+  status: LeadStatus;
+  leads: number;
+  /** Σ (decided_at − created_at) over these leads (0 while pending). */
+  decisionMsTotal: number;
+}
+
 export interface LeadsTable {
   /** Stores an accepted lead, pending until its hold ends. */
   insertPending(fields: LeadFields, lead: NewLead): Op<void>;
@@ -109,6 +118,8 @@ export interface LeadsTable {
   countPending(): Op<number>;
   /** Newest first (by key: creation time), with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
+  /** Leads created at or after `since`, counted by vendor and status (a range of the leads' key). */
+  tally(since: number): Op<LeadTally[]>;
   /** Every stored column (but the key) and the vendor's name. */
   detail(leadId: string): Op<StoredLead | null>;
 }

@@ -81,6 +81,18 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
           .orderBy(desc(leads.idKey))
           .limit(filter.limit),
+      tally: (since) =>
+        on
+          .select({
+            vendor: vendors.name,
+            status: leads.status,
+            leads: count(),
+            decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)::float8`.mapWith(Number),
+          })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+          .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
         ((await on
           .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })

@@ -37,7 +37,7 @@ export function idPrefixRange(prefix: string): { canonical: string; low: bigint;
   return { canonical, low: key("0"), high: key("f") };
 }
 
-export function leadSearch(c: SearchColumns, filter: LeadFilter): SQL | undefined {
+export function leadSearch(c: SearchColumns, filter: Omit<LeadFilter, "limit">): SQL | undefined {
   const prefix = filter.idPrefix === undefined ? undefined : idPrefixRange(filter.idPrefix);
   if (prefix === null) return sql`1 = 0`;
   // Conditions only when given, so the planner can use leads_vendor_created for a vendor.

@@ -73,6 +73,14 @@ export function sqliteLeads(db: Db): LeadsTable {
         .orderBy(desc(leads.idKey))
         .limit(filter.limit)
         .all(),
+    tally: (since) =>
+      db
+        .select({ vendor: vendors.name, status: leads.status, leads: count(), decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)` })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+        .groupBy(vendors.name, leads.status)
+        .all(),
     detail: (leadId) =>
       (db
         .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })
