@@ -1,6 +1,6 @@
 // The Leads page: search by phone (any spelling), id prefix, vendor, status and dates (UTC), newest
 // first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
-// page costs the same at any depth).
+// page costs the same at any depth). The same search exports as CSV, streamed page by page.
 import { listVendors } from "../auth/vendors.ts";
 import { LEAD_STATUSES, type LeadStatus } from "../db/schema.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
@@ -83,6 +83,7 @@ function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): 
 <label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
 <button type="submit">Search</button>
 <a href="/leads">Clear</a>
+<a href="/leads.csv?${new URLSearchParams(Object.entries(typed).filter(([, value]) => value !== "")).toString()}">Export CSV</a>
 </form>`;
 }
 
@@ -110,4 +111,44 @@ function pager(search: Search, lastId: string | null, paged: boolean): Html {
   const newest = `/leads?${params}`;
   if (lastId) params.set("older", lastId);
   return html`<p class="pager">${paged ? html`<a href="${newest}">Newest</a>` : ""}${lastId ? html`<a href="/leads?${params.toString()}" rel="next">Older</a>` : ""}</p>`;
+}
+
+/** Rows read per query of an export: a page of the same keyset walk the list uses. */
+const EXPORT_PAGE = 1_000;
+const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "vendor", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status"] as const;
+
+/**
+ * A CSV cell. Values are the vendors' own: a cell starting with = + - @ or a control character is
+ * prefixed with ' so a spreadsheet shows it as text rather than running it as a formula (OWASP's
+ * advice against CSV injection; a phone shows as '+12125550123).
+ */
+function csvCell(value: string | number | null): string {
+  const text = value === null ? "" : String(value);
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function csvLine(lead: LeadSummary): string {
+  const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
+}
+
+/** GET /leads.csv: every lead the search selects (not only a page), newest first. */
+export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
+  const search = parseSearch(url.searchParams);
+  if (search.problems.length > 0) return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  let olderThan: string | undefined;
+  let finished = false;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`)),
+    async pull(controller) {
+      if (finished) return controller.close();
+      const leads = await listLeads(store, { ...search.filter, olderThan, limit: EXPORT_PAGE });
+      finished = leads.length < EXPORT_PAGE;
+      olderThan = leads.at(-1)?.id;
+      controller.enqueue(encoder.encode(leads.map(csvLine).join("")));
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" } });
 }

@@ -69,7 +69,7 @@ function windowCard(title: string, tallies: LeadTally[]): Html {
 }
 
 function queueTable(queue: QueueDepth, dead: number, now: number): Html {
-  return html`<table>
+  return html`<table class="narrow">
 <tr><th>Pending</th><td>${queue.pending}</td></tr>
 <tr><th>Due now</th><td>${queue.due}</td></tr>
 <tr><th>Oldest pending since decision</th><td>${queue.oldestDecidedAt === null ? "—" : duration(now - queue.oldestDecidedAt)}</td></tr>

@@ -10,7 +10,7 @@ import { auditPage } from "./audit-page.ts";
 import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
-import { leadsPage } from "./leads-page.ts";
+import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { overviewPage } from "./overview-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
@@ -38,6 +38,7 @@ const ROUTES: Route[] = [
   ["GET", /^\/$/, async () => redirect("/overview")],
   ["GET", /^\/overview$/, overviewPage],
   ["GET", /^\/leads$/, leadsPage],
+  ["GET", /^\/leads\.csv$/, leadsCsv],
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
   ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],
   ["GET", /^\/callbacks$/, callbacksPage],

@@ -44,6 +44,7 @@ form.inline button { padding: 2px 8px; font-size: 13px; }
 .tabs a.current { font-weight: 600; color: #1d2430; text-decoration: none; }
 dl.secrets { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; background: #fff; border: 1px solid var(--line); padding: 12px; }
 dl.secrets dd { margin: 0; font-family: ui-monospace, monospace; }
+table.narrow { width: auto; min-width: 360px; }
 .cards { display: flex; flex-wrap: wrap; gap: 16px; }
 .card { background: #fff; border: 1px solid var(--line); padding: 12px 16px; min-width: 360px; }
 .card h2 { margin-top: 0; }

@@ -48,6 +48,18 @@ test("Leads finds a lead by its phone in another spelling and by its id's first 
   expect([bad.status, bad.text]).toEqual([200, expect.stringContaining("Not a US phone number: 555")]);
 });
 
+test("Export CSV gives every lead the search selects, a formula-like value made text", async () => {
+  const campaign = "=HYPERLINK(\"http://attacker.example\",\"x\")";
+  const leadId = await postLead({ phone_number: "(702) 555-0163", vendor_campaign_name: campaign });
+  const csv = await operator.get("/leads.csv?phone=7025550163");
+  expect([csv.status, csv.headers.get("content-type"), csv.headers.get("content-disposition")]).toEqual([200, "text/csv; charset=utf-8", 'attachment; filename="leads.csv"']);
+  const lines = csv.text.split("\r\n");
+  expect(lines[0]).toBe("created_at,id,status,rejection_reason,vendor,phone_e164,vendor_campaign_name,decided_at,callback_status");
+  expect(lines[1]).toMatch(new RegExp(`^\\d{4}-[^,]+Z,${leadId},\\w+,,vendor-a,'\\+17025550163,"'=HYPERLINK\\(""http://attacker.example"",""x""\\)",`));
+  expect(lines.slice(2)).toEqual([""]);
+  expect((await operator.get("/leads.csv?phone=555")).status).toBe(400);
+});
+
 test("Send callback now: a pending callback waiting an hour for its next attempt is sent at once", async () => {
   receiverStatus = 500;
   const leadId = await postLead();

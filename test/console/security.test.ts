@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const decisionOf = async (id: string) => (await server.store.read((t) => op(t.leads.operatorDecisionOf(id))))?.decision;
-const PAGES = () => ["/", "/overview", "/leads", `/leads/${leadId}`, "/leads?phone=2125550100", "/callbacks", "/vendors", "/suppression?phone=2125550100", "/audit", "/no-such-page"];
+const PAGES = () => ["/", "/overview", "/leads", "/leads.csv", `/leads/${leadId}`, "/leads?phone=2125550100", "/callbacks", "/vendors", "/suppression?phone=2125550100", "/audit", "/no-such-page"];
 const CHANGES = () => [
   "/logout",
   `/leads/${leadId}/decide`,
