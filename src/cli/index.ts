@@ -17,6 +17,7 @@ import { OperatorError, UsageError } from "./args.ts";
 import { runGroup, type CliIo, type CommandGroup, type Progress } from "./command.ts";
 import { callbacksGroup } from "./callbacks.ts";
 import { leadsGroup } from "./leads.ts";
+import { auditGroup } from "./audit.ts";
 import { operatorsGroup } from "./operators.ts";
 import { OperatorAccountError } from "../console/operators.ts";
 import { suppressGroup } from "./suppress.ts";
@@ -24,7 +25,7 @@ import { vendorsGroup } from "./vendors.ts";
 
 export type { CliIo } from "./command.ts";
 
-const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup, operatorsGroup];
+const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 

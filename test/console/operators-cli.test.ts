@@ -68,3 +68,18 @@ test("disable and enable switch the operator; every change is audited with the O
     { actor, action: "operator.enable", subject: "dave" },
   ]);
 });
+
+test("audit list shows the log newest first, as a table or JSON", async () => {
+  const table = await cli(database.path, "audit", "list", "--limit", "2");
+  expect(table.code).toBe(0);
+  const actor = `cli:${userInfo().username}`;
+  expect(table.out.split("\n")).toEqual([
+    expect.stringMatching(/^AT\s+ACTOR\s+ACTION\s+SUBJECT\s+DETAIL$/),
+    expect.stringMatching(new RegExp(`^\\d{4}-\\S+Z\\s+${actor}\\s+operator\\.enable\\s+dave$`)),
+    expect.stringMatching(new RegExp(`^\\d{4}-\\S+Z\\s+${actor}\\s+operator\\.disable\\s+dave$`)),
+    "(the newest 2; --limit N shows more)",
+    "",
+  ]);
+  const [newest] = JSON.parse((await cli(database.path, "audit", "list", "--json")).out);
+  expect(newest).toEqual({ at: expect.stringMatching(/Z$/), actor, action: "operator.enable", subject: "dave", detail: null });
+});
