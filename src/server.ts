@@ -79,7 +79,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   try {
     await bootstrapVendor(config, backend, log);
     const app = createApp({ config, backend, log, metrics, peerAddress });
-    consoleListener = startConsole({ config, store: backend.store, log });
+    consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
     server = listen(app);
   } catch (error) {
     await consoleListener?.stop();

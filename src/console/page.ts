@@ -12,6 +12,8 @@ export interface Viewer {
 /** What a signed-in request's handler gets: the store, who asks, the URL, the form of a POST, the time. */
 export interface PageContext {
   store: Store;
+  /** After a change to vendors: this instance's authentication sees it at once. */
+  vendorsChanged: () => Promise<void>;
   viewer: Viewer;
   url: URL;
   /** A POST's form fields (its CSRF token already checked); empty on a GET. */

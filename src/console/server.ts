@@ -22,6 +22,8 @@ import { vendorAction, vendorsPage } from "./vendors-page.ts";
 export interface ConsoleDeps {
   config: Config;
   store: Store;
+  /** Vendors were changed here: this instance's authentication sees it now (others within their reload). */
+  vendorsChanged: () => Promise<void>;
   log: Logger;
   clock?: () => number;
   /** The socket's peer, for throttling failed sign-ins per client. */
@@ -81,7 +83,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     if (!session) return method === "GET" ? redirect("/login") : refused(403, "Sign in first.");
     if (form && !csrfHolds(session, form.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
     if (method === "POST" && path === "/logout") return signIn.signOut(session);
-    const context: PageContext = { store, viewer: { operatorName: session.operatorName, csrfToken: session.csrfToken }, url, form: form ?? new URLSearchParams(), now: clock() };
+    const viewer = { operatorName: session.operatorName, csrfToken: session.csrfToken };
+    const context: PageContext = { store, vendorsChanged: deps.vendorsChanged, viewer, url, form: form ?? new URLSearchParams(), now: clock() };
     for (const [routeMethod, pattern, handle] of ROUTES) {
       const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
       if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));

@@ -42,31 +42,37 @@ function secretsPage(context: PageContext, title: string, secrets: [string, stri
   return htmlResponse(layout("Vendors", context.viewer, content));
 }
 
-/** POST /vendors/add and /vendors/:name/disable|enable|rotate-password|rotate-secret */
+/** POST /vendors/add and /vendors/:name/disable|enable|rotate-password|rotate-secret; this instance sees the change at once. */
 export async function vendorAction(context: PageContext, name: string, action: string): Promise<Response> {
-  const { store, now } = context;
   try {
-    if (action === "add") {
-      const created = await createVendor(store, name, undefined, now);
-      await audit(context, "vendor.add", name);
-      return secretsPage(context, `Vendor ${name} added`, [["Vendor", name], ["Password", created.password], ["Signing secret", created.vendor.signingSecret]]);
-    }
-    if (action === "rotate-password") {
-      const rotated = await rotatePassword(store, name, undefined, now);
-      await audit(context, "vendor.rotate-password", name);
-      return secretsPage(context, `New password for ${name}`, [["Vendor", name], ["Password", rotated.password]]);
-    }
-    if (action === "rotate-secret") {
-      const vendor = await rotateSigningSecret(store, name, now);
-      await audit(context, "vendor.rotate-secret", name);
-      return secretsPage(context, `New signing secret for ${name}`, [["Vendor", name], ["Signing secret", vendor.signingSecret]]);
-    }
-    const enabled = action === "enable";
-    await setVendorEnabled(store, name, enabled, now);
-    await audit(context, enabled ? "vendor.enable" : "vendor.disable", name);
-    return redirect(`/vendors?done=${enabled ? "enabled" : "disabled"}`);
+    const response = await changeVendor(context, name, action);
+    await context.vendorsChanged();
+    return response;
   } catch (error) {
     if (error instanceof VendorError) return vendorsPage(context, error.message);
     throw error;
   }
+}
+
+async function changeVendor(context: PageContext, name: string, action: string): Promise<Response> {
+  const { store, now } = context;
+  if (action === "add") {
+    const created = await createVendor(store, name, undefined, now);
+    await audit(context, "vendor.add", name);
+    return secretsPage(context, `Vendor ${name} added`, [["Vendor", name], ["Password", created.password], ["Signing secret", created.vendor.signingSecret]]);
+  }
+  if (action === "rotate-password") {
+    const rotated = await rotatePassword(store, name, undefined, now);
+    await audit(context, "vendor.rotate-password", name);
+    return secretsPage(context, `New password for ${name}`, [["Vendor", name], ["Password", rotated.password]]);
+  }
+  if (action === "rotate-secret") {
+    const vendor = await rotateSigningSecret(store, name, now);
+    await audit(context, "vendor.rotate-secret", name);
+    return secretsPage(context, `New signing secret for ${name}`, [["Vendor", name], ["Signing secret", vendor.signingSecret]]);
+  }
+  const enabled = action === "enable";
+  await setVendorEnabled(store, name, enabled, now);
+  await audit(context, enabled ? "vendor.enable" : "vendor.disable", name);
+  return redirect(`/vendors?done=${enabled ? "enabled" : "disabled"}`);
 }

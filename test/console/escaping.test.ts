@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { escapeHtml } from "../../src/console/html.ts";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { addOperator, signIn, type SignedIn } from "./console-client.ts";
 
@@ -24,7 +24,7 @@ const phone = "(646) 555-0142";
 
 beforeAll(async () => {
   receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(RECEIVER_ANSWER, { status: 500 }) });
-  server = await startTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 1_000, workerPollIntervalMs: 50, callbackRetrySchedule: [20] });
+  server = await startApiTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 1_000, workerPollIntervalMs: 50, callbackRetrySchedule: [20] });
   await addOperator(server.store);
   operator = await signIn(server.consoleUrl!);
   const lead = validLead({

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
@@ -16,7 +16,7 @@ let operator: SignedIn;
 beforeAll(async () => {
   receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("answer", { status: receiverStatus }) });
   // After a failed attempt the next one is an hour away (or, on the last, the callback is dead).
-  server = await startTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 0, workerPollIntervalMs: 50, callbackRetrySchedule: [3_600_000] });
+  server = await startApiTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 0, workerPollIntervalMs: 50, callbackRetrySchedule: [3_600_000] });
   await addOperator(server.store);
   operator = await signIn(server.consoleUrl!);
 });

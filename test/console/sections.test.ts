@@ -1,7 +1,7 @@
 // The Vendors and Suppression pages against the real server: what an operator changes there is in
 // force for vendors at once, and written to the audit log, which the Audit log page shows.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { basicAuth, post, startTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { uniquePhone } from "../helpers/leads.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
@@ -9,7 +9,7 @@ let server: ApiTestServer;
 let operator: SignedIn;
 
 beforeAll(async () => {
-  server = await startTestServer({ consolePort: 0 });
+  server = await startApiTestServer({ consolePort: 0 });
   await addOperator(server.store);
   operator = await signIn(server.consoleUrl!);
 });

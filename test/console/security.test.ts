@@ -11,7 +11,7 @@ import { setOperatorEnabled } from "../../src/console/operators.ts";
 import { currentSession, SESSION_COOKIE } from "../../src/console/sessions.ts";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
-import { basicAuth, post, startTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { addOperator, getPage, OPERATOR, postForm, signIn } from "./console-client.ts";
 
 let server: ApiTestServer;
@@ -19,7 +19,7 @@ let consoleUrl: string;
 let leadId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ consolePort: 0, holdPeriodMs: 3_600_000 });
+  server = await startApiTestServer({ consolePort: 0, holdPeriodMs: 3_600_000 });
   consoleUrl = server.consoleUrl!;
   await addOperator(server.store);
   leadId = (await post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth })).body.lead_id;
@@ -42,7 +42,7 @@ const CHANGES = () => [
 
 describe("the console is not on the vendors' listener", () => {
   test("by default there is no console at all, and the vendors' port answers its paths 404 in the envelope", async () => {
-    const plain = await startTestServer();
+    const plain = await startApiTestServer();
     try {
       expect(plain.consoleUrl).toBeNull();
       for (const path of ["/login", "/leads", "/assets/console.css"]) {
@@ -137,7 +137,7 @@ test("a session ends when it expires and when its operator is disabled", async (
 
 test("failed sign-ins are throttled: after five, even the right password gets 429 with Retry-After", async () => {
   // A server of its own: the budget of failed sign-ins is per client address, and every test here is 127.0.0.1.
-  const own = await startTestServer({ consolePort: 0 });
+  const own = await startApiTestServer({ consolePort: 0 });
   try {
     await addOperator(own.store);
     for (let i = 0; i < 5; i++) expect((await postForm(`${own.consoleUrl}/login`, { ...OPERATOR, password: `wrong-${i}` })).status).toBe(401);
@@ -155,7 +155,7 @@ test("under TLS the console speaks HTTPS too, and its session cookie is Secure",
   const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];
   writeFileSync(certFile, CALLBACK_TEST_CERT);
   writeFileSync(keyFile, CALLBACK_TEST_KEY);
-  const own = await startTestServer({ consolePort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile });
+  const own = await startApiTestServer({ consolePort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile });
   try {
     await addOperator(own.store);
     expect(own.consoleUrl).toStartWith("https://");

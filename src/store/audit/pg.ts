@@ -9,6 +9,6 @@ const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action,
 export function pgAudit(_db: PgDb): (on: PgOn) => AuditTable {
   return (on) => ({
     append: async (row) => void (await on.insert(auditLog).values(row)),
-    list: (limit) => on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
+    list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
   });
 }

@@ -81,8 +81,9 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
           .orderBy(desc(leads.idKey))
           .limit(filter.limit),
-      tally: (since) =>
-        on
+      // async: drizzle's builder is a thenable, not a Promise, and a script's op() awaits only Promises.
+      tally: async (since) =>
+        await on
           .select({
             vendor: vendors.name,
             status: leads.status,

@@ -8,7 +8,7 @@ import type { OperatorsTable } from "./index.ts";
 export function pgOperators(_db: PgDb): (on: PgOn) => OperatorsTable {
   return (on) => ({
     findByName: async (name) => (await on.select().from(operators).where(eq(operators.name, name)))[0],
-    list: () => on.select().from(operators).orderBy(operators.name),
+    list: async () => await on.select().from(operators).orderBy(operators.name),
     insert: async (operator) => (await on.insert(operators).values(operator).onConflictDoNothing().returning({ id: operators.id })).length === 1,
     setEnabled: async (id, enabled, now) => void (await on.update(operators).set({ enabled, updatedAt: now }).where(eq(operators.id, id))),
   });
