@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type Column } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
@@ -11,6 +11,8 @@ const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
 const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")));
+/** A column SQLite's planner may not use an index of (unary +). */
+const unindexed = (column: Column) => sql`+${column}`;
 
 export function sqliteLeads(db: Db): LeadsTable {
   const insert = prepareWrite<Record<string, unknown>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
@@ -67,9 +69,10 @@ export function sqliteLeads(db: Db): LeadsTable {
           callback_status: callbacks.status,
         })
         .from(leads)
-        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.
+        .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-        .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
+        .where(leadSearch({ ...leads, vendorName: vendors.name }, filter, unindexed))
         .orderBy(desc(leads.idKey))
         .limit(filter.limit)
         .all(),
