@@ -116,10 +116,19 @@ function decoded(part: string): string | null {
   }
 }
 
-/** A browser names the page a form came from (Origin); a change from another site is refused. */
+/**
+ * A browser names the page a form came from (Origin); a change from another site is refused. Hosts
+ * are compared, not schemes: behind a proxy that ends TLS the console sees http:// while the
+ * browser says https:// (the proxy must pass the Host header on).
+ */
 function sameOrigin(request: Request, url: URL): boolean {
   const origin = request.headers.get("origin");
-  return origin === null || origin === url.origin;
+  if (origin === null) return true;
+  try {
+    return new URL(origin).host === url.host;
+  } catch {
+    return false;
+  }
 }
 
 async function formOf(request: Request): Promise<URLSearchParams | null> {
