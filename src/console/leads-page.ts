@@ -1,4 +1,4 @@
-// The Leads page: search by phone (any spelling), id prefix, vendor, status and dates (UTC), newest
+// The Leads page: search by phone (any spelling), id prefix, vendor, campaign, status and dates (UTC), newest
 // first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
 // page costs the same at any depth). The same search exports as CSV, streamed page by page.
 import { listVendors } from "../auth/vendors.ts";
@@ -12,7 +12,7 @@ import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./
 
 const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
-const SEARCH_FIELDS = ["phone", "lead", "vendor", "status", "since", "until"] as const;
+const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "since", "until"] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 
 interface Search {
@@ -42,6 +42,7 @@ export function parseSearch(params: URLSearchParams): Search {
     else problems.push(`A lead id (or its beginning) is hexadecimal digits and dashes: ${typed.lead}`);
   }
   if (typed.vendor) filter.vendorName = typed.vendor;
+  if (typed.campaign) filter.campaign = typed.campaign;
   if (typed.status) {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
@@ -78,6 +79,7 @@ function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): 
 <label>Phone<input name="phone" value="${typed.phone}" placeholder="(212) 555-0123" inputmode="tel"></label>
 <label>Lead id<input name="lead" value="${typed.lead}" placeholder="0193a5c2-…" class="mono"></label>
 <label>Vendor<select name="vendor">${option("", "any", typed.vendor)}${vendorNames.map((name) => option(name, name, typed.vendor))}</select></label>
+<label>Campaign<input name="campaign" value="${typed.campaign}"></label>
 <label>Status<select name="status">${option("", "any", typed.status)}${LEAD_STATUSES.map((status) => option(status, status, typed.status))}</select></label>
 <label>Received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
 <label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>

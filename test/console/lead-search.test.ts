@@ -44,6 +44,8 @@ describeOnBothBackends("lead search", (backend) => {
     expect(await found({ phoneE164: "+12125550101" })).toEqual([2, 0]);
     expect(await found({ vendorName: "vendor-b" })).toEqual([3, 1]);
     expect(await found({ status: "rejected" })).toEqual([0]);
+    expect(await found({ campaign: "Spring" })).toEqual([4, 3, 2, 1, 0]);
+    expect(await found({ campaign: "Autumn" })).toEqual([]);
     expect(await found({ createdFrom: START + DAY, createdBefore: START + 3 * DAY })).toEqual([2, 1]);
     expect(await found({ idPrefix: ids[3]!.slice(0, 13).toUpperCase() })).toContain(3);
     expect(await found({ idPrefix: ids[3]!.replaceAll("-", "") })).toEqual([3]);

@@ -62,6 +62,8 @@ export interface LeadFilter {
   vendorName?: string;
   /** The E.164 form; the caller normalises what the operator typed. */
   phoneE164?: string;
+  /** The vendor's campaign name, exactly. */
+  campaign?: string;
   /** The first hexadecimal digits of the lead's id, dashes anywhere. */
   idPrefix?: string;
   /** Created at or after (epoch ms). */
