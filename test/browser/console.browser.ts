@@ -1,7 +1,8 @@
 // The operator's console in a real browser: Debian's Chromium driven by playwright-core signs in
 // (the Overview, with its charts), finds a lead by its phone written another way, opens its timeline (received, accepted, the
 // callback's attempt), and opens a lead whose every free-text field is hostile markup: it shows as
-// text, and no script runs; then every other section. Every request stays on the console's origin (the CSP allows nothing
+// text, and no script runs; then every other section. It decides a held lead and sees the callback
+// reach the receiver, and disables a vendor and sees its next postLead refused. Every request stays on the console's origin (the CSP allows nothing
 // else, and a refusal would be logged as an error). Screenshots: artifacts/console-*.png.
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
@@ -33,13 +34,22 @@ let receiver: Bun.Server<unknown>;
 let browser: BrowserContext;
 let consoleUrl: string;
 let store: Awaited<ReturnType<typeof openTestStore>>;
+/** Every callback body the receiver got. */
+const callbacks: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (as root)`);
   temp = mkdtempSync(join(tmpdir(), "lead-ingress-console-browser-"));
-  receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(null, { status: 204 }) });
+  receiver = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (request) => {
+      callbacks.push((await request.json()) as Record<string, unknown>);
+      return new Response(null, { status: 204 });
+    },
+  });
   const database = join(temp, "test.db");
-  server = await spawnServer(["--database", database, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--console-port", "0", "--hold-period", "0s", "--allow-private-callbacks", "--worker-poll-interval", "50ms"]);
+  server = await spawnServer(["--database", database, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--console-port", "0", "--hold-period", "2s", "--allow-private-callbacks", "--worker-poll-interval", "50ms"]);
   consoleUrl = String(server.logs.find((entry) => entry.event === "console_listening")!.url);
   store = await openTestStore(database);
   await createOperator(store.store, OPERATOR.name, "cli:browser-test", OPERATOR.password);
@@ -54,10 +64,14 @@ afterAll(async () => {
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
+const vendorPost = (fields: Record<string, unknown>) =>
+  post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+const callbackDelivered = (leadId: string) => waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 15_000);
+
+/** A lead through its hold (2 s) to its delivered callback. */
 async function postLead(fields: Record<string, unknown>): Promise<string> {
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-  const leadId = answer.body.lead_id as string;
-  await waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 10_000);
+  const leadId = (await vendorPost(fields)).body.lead_id as string;
+  await callbackDelivered(leadId);
   return leadId;
 }
 
@@ -136,6 +150,40 @@ test(
     expect(seen.dialogs).toEqual([]);
     expect(seen.errors).toEqual([]);
     expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+  },
+  240_000,
+);
+
+test(
+  "decide a held lead from its page and see its callback reach the receiver; disable a vendor and see its next postLead get 401",
+  async () => {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    const seen = record(page);
+
+    // Held for 2 s: the operator rejects it during the hold.
+    const leadId = (await vendorPost({})).body.lead_id as string;
+    await page.goto(`${consoleUrl}/leads/${leadId}`);
+    await page.getByLabel("Decision").selectOption("reject");
+    await page.getByLabel("Reason").fill("failed the fraud check");
+    await page.getByRole("button", { name: "Record decision" }).click();
+    await page.getByText("Decision recorded").waitFor();
+    await callbackDelivered(leadId);
+    expect(callbacks.find((body) => body.lead_id === leadId)).toMatchObject({ status: "rejected", message: [{ error: "Rejected by operator: failed the fraud check" }] });
+    await page.reload();
+    await page.locator("ol.timeline").getByText("Rejected by operator: failed the fraud check").first().waitFor();
+    await screenshot(page, "console-decided-lead.png");
+
+    await page.getByRole("navigation").getByRole("link", { name: "Vendors" }).click();
+    await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Disable" }).click();
+    await page.getByText("The vendor is disabled").waitFor();
+    expect((await vendorPost({})).status).toBe(401);
+    await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Enable" }).click();
+    await page.getByText("The vendor is enabled again.").waitFor();
+    expect((await vendorPost({})).status).toBe(200);
+
+    expect(seen.dialogs).toEqual([]);
+    expect(seen.errors).toEqual([]);
   },
   240_000,
 );
