@@ -2,6 +2,7 @@
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
 import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./backend/index.ts";
+import { startConsole, type ConsoleListener } from "./console/server.ts";
 import { createApp } from "./http/app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
@@ -12,6 +13,8 @@ import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
   url: URL;
+  /** The operator's console, on a listener of its own; null unless --console-port is set. */
+  consoleUrl: URL | null;
   /**
    * Stop taking requests (late ones get 503 during the drain), finish in-flight ones, close the
    * database: all within the shutdown timeout, whatever fails.
@@ -46,6 +49,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
+  let consoleListener: ConsoleListener | null = null;
 
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
@@ -75,18 +79,22 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   try {
     await bootstrapVendor(config, backend, log);
     const app = createApp({ config, backend, log, metrics, peerAddress });
+    consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
     server = listen(app);
   } catch (error) {
+    await consoleListener?.stop();
     await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
   const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
+  if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 
   return {
     url,
+    consoleUrl: consoleListener?.url ?? null,
     stop() {
       stopped ??= (async () => {
         stopping = true;
@@ -131,7 +139,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     let cutShort = false;
     const closing = (async () => {
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
-      const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline))]);
+      const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
       await backend.close(workDeadline);
     })();

@@ -18,12 +18,15 @@ import { OperatorError, UsageError } from "./args.ts";
 import { runGroup, type CliIo, type CommandGroup, type Progress } from "./command.ts";
 import { callbacksGroup } from "./callbacks.ts";
 import { leadsGroup } from "./leads.ts";
+import { auditGroup } from "./audit.ts";
+import { operatorsGroup } from "./operators.ts";
+import { OperatorAccountError } from "../console/operators.ts";
 import { suppressGroup } from "./suppress.ts";
 import { vendorsGroup } from "./vendors.ts";
 
 export type { CliIo } from "./command.ts";
 
-const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup];
+const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 
@@ -55,7 +58,7 @@ const MIGRATE_HELP = `Usage:
 const COMMAND_HELP: Record<string, string> = { serve: HELP, migrate: MIGRATE_HELP, backup: BACKUP_HELP, "mock-receiver": MOCK_RECEIVER_HELP, replay: REPLAY_HELP };
 
 /** Errors that are the operator's to fix: the message alone, on stderr, exit code 2. */
-const OPERATOR_ERRORS = [ConfigError, UsageError, OperatorError, VendorError, SuppressionError, DecisionError, BackupError];
+const OPERATOR_ERRORS = [ConfigError, UsageError, OperatorError, VendorError, SuppressionError, DecisionError, BackupError, OperatorAccountError];
 
 /** Runs one command; resolves to the exit code (serve resolves when the server has stopped). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

@@ -1,5 +1,6 @@
 // Human-readable output: aligned tables and key/value blocks, with stored values made safe for a
 // terminal. `--json` output uses the same snake_case names as the database and ISO 8601 UTC times.
+import { TIME_COLUMN } from "../db/schema.ts";
 
 /** Table cells longer than this are cut with "…" (except the last column); show and --json give all. */
 const MAX_CELL = 60;
@@ -37,8 +38,6 @@ export function renderFields(fields: [string, string | number | boolean | null][
   return fields.map(([name, value]) => `${indent}${name.padEnd(width)}  ${value === null ? "-" : printable(String(value))}`.trimEnd());
 }
 
-/** Stored times are epoch milliseconds in columns named *_at, *_after or *_until (src/db/schema.ts). */
-const TIME_COLUMN = /_(at|after|until)$/;
 
 /** A stored row with its time columns as ISO 8601 strings, for show and --json. */
 export function withIsoTimes(row: object): Record<string, unknown> {

@@ -44,6 +44,12 @@ export interface Config {
   certificateTimeoutMs: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the peer is the client. */
   trustedProxies: string[];
+  /** The operator's console: its own listener, never the vendors' (src/console/). */
+  consoleHost: string;
+  /** undefined: no console (the default); 0 picks a free port. */
+  consolePort: number | undefined;
+  /** How long a console sign-in lasts, however active. */
+  consoleSessionLifetimeMs: number;
 }
 
 interface Option<K extends keyof Config> {
@@ -97,6 +103,9 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: false, parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
   option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: false, parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
   option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: 5_000, parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),
+  option({ key: "consoleHost", flag: "--console-host", env: "LEAD_INGRESS_CONSOLE_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address the operator's console listens on." }),
+  option({ key: "consolePort", flag: "--console-port", env: "LEAD_INGRESS_CONSOLE_PORT", default: undefined, parse: parseConsolePort, doc: "TCP port of the operator's console, a listener of its own (0 picks a free one; off or unset: no console)." }),
+  option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: 12 * 3_600_000, parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),
   option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: false, parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];
 
@@ -147,9 +156,16 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     // Otherwise a second lead could take over the number while the first is still pending.
     problems.push("--hold-period must be shorter than --duplicate-window");
   }
+  // The console has its own listener, so the vendors' port never answers it (README: Console).
+  if (config.consolePort !== undefined && config.consolePort !== 0 && config.consolePort === config.port) problems.push("--console-port must differ from --port: the console has a listener of its own");
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) problems.push("--tls-cert and --tls-key go together: set both or neither");
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config) as unknown as Config;
+}
+
+/** A port, or off: no console. */
+function parseConsolePort(raw: string): number | undefined {
+  return raw.trim().toLowerCase() === "off" ? undefined : parseInteger(0, 65535)(raw);
 }
 
 /** The options as a text table, for --help. */

@@ -39,6 +39,15 @@ export async function replayCallback(store: Store, id: string, now: number): Pro
   return { kind: "replayed", callbackId: callback.id };
 }
 
+export type RetryOutcome = { kind: "retried" } | { kind: "missing" } | { kind: "notPending"; status: CallbackStatus };
+
+/** A lead's pending callback is sent at the worker's next poll instead of at its scheduled time. */
+export async function retryCallbackNow(store: Store, leadId: string, now: number): Promise<RetryOutcome> {
+  if (await store.write((t) => op(t.callbacks.retryNow(leadId, now)))) return { kind: "retried" };
+  const callback = await store.read((t) => op(t.callbacks.find(leadId)));
+  return callback ? { kind: "notPending", status: callback.status } : { kind: "missing" };
+}
+
 function* replayDead(t: Tables, diedSince: number | null, now: number): Script<number> {
   let replayed = 0;
   for (const leadId of yield* op(t.callbacks.deadSince(diedSince ?? Number.MIN_SAFE_INTEGER))) {

@@ -4,9 +4,12 @@
 import type { DatabaseHandle } from "../db/client.ts";
 import type { PostgresHandle } from "../db/pg/client.ts";
 import type { Script } from "../db/script.ts";
+import type { AuditTable } from "./audit/index.ts";
 import type { CallbacksTable } from "./callbacks/index.ts";
 import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
 import type { LeadsTable } from "./leads/index.ts";
+import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
+import type { OperatorsTable } from "./operators/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
@@ -18,6 +21,9 @@ export interface Tables {
   vendors: VendorsTable;
   suppressions: SuppressionsTable;
   idempotencyKeys: IdempotencyKeysTable;
+  operators: OperatorsTable;
+  operatorSessions: OperatorSessionsTable;
+  audit: AuditTable;
 }
 
 /**

@@ -3,10 +3,13 @@
 import type { PgDb } from "../db/pg/client.ts";
 import { driverErrors } from "../db/pg/errors.ts";
 import { runAwaiting } from "../db/script.ts";
+import { pgAudit } from "./audit/pg.ts";
 import { pgCallbacks } from "./callbacks/pg.ts";
 import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
 import { WriteConflict, type Store, type Tables } from "./index.ts";
 import { pgLeads } from "./leads/pg.ts";
+import { pgOperatorSessions } from "./operator-sessions/pg.ts";
+import { pgOperators } from "./operators/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
@@ -25,6 +28,9 @@ function tablesOn(db: PgDb): TablesOn {
     const vendors = pgVendors(db);
     const suppressions = pgSuppressions(db);
     const idempotencyKeys = pgIdempotencyKeys(db);
+    const operators = pgOperators(db);
+    const operatorSessions = pgOperatorSessions(db);
+    const audit = pgAudit(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -32,6 +38,9 @@ function tablesOn(db: PgDb): TablesOn {
       vendors: vendors(on),
       suppressions: suppressions(on),
       idempotencyKeys: idempotencyKeys(on),
+      operators: operators(on),
+      operatorSessions: operatorSessions(on),
+      audit: audit(on),
     });
     tablesByDb.set(db, build);
   }
@@ -40,7 +49,7 @@ function tablesOn(db: PgDb): TablesOn {
 
 /**
  * The tables of `db`, their statements run on `on`: the pool itself (the default) or a transaction
- * on it. Per transaction this builds six small objects of closures; the statements are `db`'s.
+ * on it. Per transaction this builds nine small objects of closures; the statements are `db`'s.
  */
 export const pgTables = (db: PgDb, on: PgOn = db): Tables => tablesOn(db)(on);
 

@@ -6,10 +6,13 @@ import type { Db } from "../db/client.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
 import * as schema from "../db/schema.ts";
 import { runNow } from "../db/script.ts";
+import { sqliteAudit } from "./audit/sqlite.ts";
 import { sqliteCallbacks } from "./callbacks/sqlite.ts";
 import { sqliteIdempotencyKeys } from "./idempotency-keys/sqlite.ts";
 import type { ConnectionStore, ServiceStore, Tables } from "./index.ts";
 import { sqliteLeads } from "./leads/sqlite.ts";
+import { sqliteOperatorSessions } from "./operator-sessions/sqlite.ts";
+import { sqliteOperators } from "./operators/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
@@ -35,6 +38,9 @@ export function sqliteTables(connection: Connection): Tables {
       vendors: sqliteVendors(db),
       suppressions: sqliteSuppressions(db),
       idempotencyKeys: sqliteIdempotencyKeys(db),
+      operators: sqliteOperators(db),
+      operatorSessions: sqliteOperatorSessions(db),
+      audit: sqliteAudit(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

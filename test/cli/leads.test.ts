@@ -38,6 +38,7 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
     phone_e164: expect.stringMatching(/^\+1\d{10}$/),
     vendor_campaign_name: "newer",
     decided_at: null,
+    rejection_reason: null,
     callback_status: "held",
   });
 });

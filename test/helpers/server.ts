@@ -26,6 +26,8 @@ export const basicAuth = basicAuthorization;
 /** A test's server on either database. */
 export interface ApiTestServer {
   url: string;
+  /** The operator's console (its own listener), when the config has a consolePort. */
+  consoleUrl: string | null;
   config: Config;
   /** The same tables through a connection (SQLite) or pool (PostgreSQL) of the test's own, to arrange and assert. */
   store: Store;
@@ -127,7 +129,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const server = Bun.env.LEAD_INGRESS_TEST_BINARY
     ? await spawnedServer(config)
     : await startServer(config, createLogger("silent"));
-  const base = { url: new URL(server.url).origin, config, auth: basicAuth(VENDOR.name, VENDOR.password) };
+  const base = { url: new URL(server.url).origin, consoleUrl: server.consoleUrl ? new URL(server.consoleUrl).origin : null, config, auth: basicAuth(VENDOR.name, VENDOR.password) };
   if (databaseKind(config.databasePath) === "postgres") {
     const own = await openTestStore(config.databasePath);
     return {
@@ -200,7 +202,8 @@ function flagValue(key: string, value: unknown): string {
 
 async function spawnedServer(config: Config) {
   const child = await spawnServer(configFlags(config));
-  return { url: child.url, stop: async () => void (await child.stop()) };
+  const consoleUrl = child.logs.find((entry) => entry.event === "console_listening")?.url;
+  return { url: child.url, consoleUrl: consoleUrl === undefined ? null : String(consoleUrl), stop: async () => void (await child.stop()) };
 }
 
 export interface Answer {

@@ -122,7 +122,7 @@ describeOnBothBackends("leads", (backend) => {
     const t = backend.tables;
     const id = await insert("vendor-b");
     expect(await t.leads.list({ vendorName: "vendor-b", limit: 10 })).toEqual([
-      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: "Spring", decided_at: null, callback_status: null },
+      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: "Spring", decided_at: null, rejection_reason: null, callback_status: null },
     ]);
     expect(await t.leads.list({ vendorName: "vendor-a", limit: 10 })).toEqual([]);
     expect(await t.leads.list({ status: "accepted", limit: 10 })).toEqual([]);

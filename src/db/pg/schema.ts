@@ -123,3 +123,37 @@ export const callbackAttempts = pgTable(
   },
   (t) => [index("callback_attempts_callback").on(t.callbackId)],
 );
+
+export const operators = pgTable("operators", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  enabled: boolean("enabled").notNull().default(true),
+  createdAt: millis("created_at").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+});
+
+export const operatorSessions = pgTable(
+  "operator_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    operatorId: text("operator_id").notNull(),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+  },
+  (t) => [index("operator_sessions_expires").on(t.expiresAt)],
+);
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    at: millis("at").notNull(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    subject: text("subject").notNull(),
+    detail: text("detail"),
+  },
+  (t) => [index("audit_log_at").on(t.at)],
+);

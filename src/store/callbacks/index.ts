@@ -74,7 +74,14 @@ export interface CallbacksTable {
   recordAttempt(callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
   /** Queues a lead's dead or delivered callback again with a fresh schedule; false if it is neither. */
   replay(leadId: string, now: number): Op<boolean>;
+  /**
+   * A lead's pending callback becomes due now (its schedule otherwise unchanged); false if it is
+   * not pending, or an attempt is under way (leased).
+   */
+  retryNow(leadId: string, now: number): Op<boolean>;
   depth(now: number): Op<QueueDepth>;
+  /** How many callbacks are dead (read from the partial index of dead ones). */
+  countDead(): Op<number>;
   /** Most recently changed first, with the vendor's name. */
   list(filter: { status?: CallbackStatus; limit: number }): Op<CallbackSummary[]>;
   /** A callback found by its lead's id or else by its own id (the webhook-id; a scan). */

@@ -116,7 +116,15 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         return changed(result) === 1;
       },
       replay: async (leadId, now) => changed(await at(replay).execute({ now, key: leadKey(leadId), leadId })) === 1,
+      retryNow: async (leadId, now) =>
+        changed(
+          await on
+            .update(callbacks)
+            .set({ nextAttemptAt: now, updatedAt: now })
+            .where(and(byLead(leadId), eq(callbacks.status, "pending"), or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now)))),
+        ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
+      countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
       list: ({ status, limit }) =>
         on
           .select({

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, gte, inArray, min, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, min, or, sql } from "drizzle-orm";
+import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
@@ -8,6 +9,7 @@ import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 const p = sql.placeholder;
 // Keys are found from lead ids (leadKey), never read back: 64-bit keys do not fit a JS number.
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
+const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now));
 
 export function sqliteCallbacks(db: Db): CallbacksTable {
   const sqlite = db.$client;
@@ -83,7 +85,10 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       }).changes === 1;
     },
     replay: (leadId, now) => replay.run({ now, key: leadKey(leadId), leadId }).changes === 1,
+    retryNow: (leadId, now) =>
+      changedRows(db.update(callbacks).set({ nextAttemptAt: now, updatedAt: now }).where(and(byLead(leadId), eq(callbacks.status, "pending"), notLeasedAt(now))).run()) === 1,
     depth: (now) => depth.get({ now })!,
+    countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
     list: ({ status, limit }) =>
       db
         .select({

@@ -50,13 +50,28 @@ export interface LeadSummary {
   phone_e164: string;
   vendor_campaign_name: string;
   decided_at: number | null;
+  /** Why it was rejected after posting; null unless rejected. */
+  rejection_reason: string | null;
   /** null when the lead has no call_back_url. */
   callback_status: CallbackStatus | null;
 }
 
+/** Which leads to list (search.ts says how each narrows the scan). */
 export interface LeadFilter {
   status?: LeadStatus;
   vendorName?: string;
+  /** The E.164 form; the caller normalises what the operator typed. */
+  phoneE164?: string;
+  /** The vendor's campaign name, exactly. */
+  campaign?: string;
+  /** The first hexadecimal digits of the lead's id, dashes anywhere. */
+  idPrefix?: string;
+  /** Created at or after (epoch ms). */
+  createdFrom?: number;
+  /** Created before (epoch ms). */
+  createdBefore?: number;
+  /** Only leads older than this one (its id): the next page after it. */
+  olderThan?: string;
   limit: number;
 }
 
@@ -73,6 +88,15 @@ export type StoredLead = StoredRow & {
   operator_decision: OperatorDecision | null;
   operator_reason: string | null;
 };
+
+/** Leads of one vendor and status created in a window, and the time their decisions took. */
+export interface LeadTally {
+  vendor: string;
+  status: LeadStatus;
+  leads: number;
+  /** Σ (decided_at − created_at) over these leads (0 while pending). */
+  decisionMsTotal: number;
+}
 
 export interface LeadsTable {
   /** Stores an accepted lead, pending until its hold ends. */
@@ -96,8 +120,10 @@ export interface LeadsTable {
   countPending(): Op<number>;
   /** How many of the vendor's leads are in each status (statuses it has none in are left out). */
   countByStatus(vendorId: string): Op<{ status: LeadStatus; n: number }[]>;
-  /** Newest first, with the vendor's name and the callback's status. */
+  /** Newest first (by key: creation time), with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
+  /** Leads created at or after `since`, counted by vendor and status (a range of the leads' key). */
+  tally(since: number): Op<LeadTally[]>;
   /** Every stored column (but the key) and the vendor's name. */
   detail(leadId: string): Op<StoredLead | null>;
 }

@@ -5,6 +5,7 @@ import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
+import { leadSearch } from "./search.ts";
 
 const p = sql.placeholder;
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
@@ -62,7 +63,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
       countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status),
-      list: ({ status, vendorName, limit }) =>
+      list: (filter) =>
         on
           .select({
             id: leads.id,
@@ -72,14 +73,28 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
             phone_e164: leads.phoneE164,
             vendor_campaign_name: leads.vendorCampaignName,
             decided_at: leads.decidedAt,
+            rejection_reason: leads.rejectionReason,
             callback_status: callbacks.status,
           })
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
           .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-          .where(and(status ? eq(leads.status, status) : undefined, vendorName ? eq(vendors.name, vendorName) : undefined))
-          .orderBy(desc(leads.createdAt), desc(leads.id))
-          .limit(limit),
+          .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
+          .orderBy(desc(leads.idKey))
+          .limit(filter.limit),
+      // async: drizzle's builder is a thenable, not a Promise, and a script's op() awaits only Promises.
+      tally: async (since) =>
+        await on
+          .select({
+            vendor: vendors.name,
+            status: leads.status,
+            leads: count(),
+            decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)::float8`.mapWith(Number),
+          })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+          .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
         ((await on
           .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })

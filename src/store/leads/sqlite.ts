@@ -1,15 +1,18 @@
-import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type Column } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
+import { leadSearch } from "./search.ts";
 
 const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
 const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")));
+/** A column SQLite's planner may not use an index of (unary +). */
+const unindexed = (column: Column) => sql`+${column}`;
 
 export function sqliteLeads(db: Db): LeadsTable {
   const insert = prepareWrite<Record<string, unknown>>(db.$client, db.insert(leads).values(everyColumn(leads) as never));
@@ -53,7 +56,7 @@ export function sqliteLeads(db: Db): LeadsTable {
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
     countByStatus: (vendorId) => db.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status).all(),
-    list: ({ status, vendorName, limit }) =>
+    list: (filter) =>
       db
         .select({
           id: leads.id,
@@ -63,15 +66,24 @@ export function sqliteLeads(db: Db): LeadsTable {
           phone_e164: leads.phoneE164,
           vendor_campaign_name: leads.vendorCampaignName,
           decided_at: leads.decidedAt,
+          rejection_reason: leads.rejectionReason,
           callback_status: callbacks.status,
         })
         .from(leads)
-        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.
+        .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-        // Conditions only when given, so the planner can use leads_vendor_created for a vendor.
-        .where(and(status ? eq(leads.status, status) : undefined, vendorName ? eq(vendors.name, vendorName) : undefined))
-        .orderBy(desc(leads.createdAt), desc(leads.id))
-        .limit(limit)
+        .where(leadSearch({ ...leads, vendorName: vendors.name }, filter, unindexed))
+        .orderBy(desc(leads.idKey))
+        .limit(filter.limit)
+        .all(),
+    tally: (since) =>
+      db
+        .select({ vendor: vendors.name, status: leads.status, leads: count(), decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)` })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+        .groupBy(vendors.name, leads.status)
         .all(),
     detail: (leadId) =>
       (db

@@ -41,7 +41,7 @@ test("on a fresh database the embedded migrations create every table and are rec
 
   expect(await applyMigrations(handle.db)).toBe(PG_MIGRATIONS.length);
   expect(await isMigrated(handle.db)).toBe(true);
-  expect(await publicTables(handle)).toEqual(["callback_attempts", "callbacks", "idempotency_keys", "leads", "phone_claims", "suppressions", "vendors"]);
+  expect(await publicTables(handle)).toEqual(["audit_log", "callback_attempts", "callbacks", "idempotency_keys", "leads", "operator_sessions", "operators", "phone_claims", "suppressions", "vendors"]);
   expect(await appliedHashes(handle)).toEqual(PG_MIGRATIONS.map((migration) => migration.hash));
 
   expect(await applyMigrations(handle.db)).toBe(0);

@@ -27,6 +27,9 @@ sameRowTypes<typeof lite.suppressions, typeof pg.suppressions>(true);
 sameRowTypes<typeof lite.idempotencyKeys, typeof pg.idempotencyKeys>(true);
 sameRowTypes<typeof lite.callbacks, typeof pg.callbacks>(true);
 sameRowTypes<typeof lite.callbackAttempts, typeof pg.callbackAttempts>(true);
+sameRowTypes<typeof lite.operators, typeof pg.operators>(true);
+sameRowTypes<typeof lite.operatorSessions, typeof pg.operatorSessions>(true);
+sameRowTypes<typeof lite.auditLog, typeof pg.auditLog>(true);
 
 interface Shape {
   columns: { name: string; notNull: boolean; primary: boolean; unique: boolean; hasDefault: boolean }[];

@@ -1,0 +1,128 @@
+// One lead: what happened to it (received, the operator's decision, the final result with its
+// reason, each callback attempt), every stored field, the raw request, and the operator's actions:
+// decide during the hold, send a pending callback now, replay a dead or delivered one. The actions
+// are the CLI's operations (final-results/operator.ts, operations/callbacks.ts), audited.
+import { TIME_COLUMN } from "../db/schema.ts";
+import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
+import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
+import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
+import { html, type Html } from "./html.ts";
+import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
+
+/** What a finished action says on the page it returns to (`?done=`): fixed texts, never echoed input. */
+const NOTICES: Record<string, string> = {
+  decided: "Decision recorded: it is applied when the hold period ends.",
+  retried: "The callback is due now: the worker sends it at its next poll.",
+  replayed: "The callback is queued again, with the same webhook-id.",
+};
+
+const leadPath = (leadId: string) => `/leads/${encodeURIComponent(leadId)}`;
+
+export async function leadPage(context: PageContext, leadId: string, problem: string | null = null): Promise<Response> {
+  const { viewer } = context;
+  const detail = await findLeadDetail(context.store, leadId);
+  if (!detail) return htmlResponse(layout("Lead", viewer, html`<h1>Lead</h1>${problemBox(`No such lead: ${leadId}`)}`), 404);
+  const notice = problem ? null : noticeFor(context.url, NOTICES);
+  const { lead } = detail;
+  const content = html`<h1>Lead <span class="mono">${lead.id}</span></h1>
+${noticeBox(notice)}${problemBox(problem)}
+${summary(detail)}
+${actions(detail, viewer)}
+<h2>Timeline</h2>
+${timeline(detail)}
+<h2>Fields</h2>
+${fieldsTable(detail)}
+<h2>Raw request</h2>
+<pre class="mono">${readable(String(lead.raw_request))}</pre>`;
+  return htmlResponse(layout("Lead", viewer, content), problem ? 409 : 200);
+}
+
+/** The raw request indented when it is JSON (a stored lead's always is), else as received. */
+function readable(rawRequest: string): string {
+  try {
+    return JSON.stringify(JSON.parse(rawRequest), null, 2);
+  } catch {
+    return rawRequest;
+  }
+}
+
+function summary({ lead, callback }: LeadDetail): Html {
+  const rows: [string, Html | string][] = [
+    ["Status", html`<span class="status-${lead.status}">${lead.status}</span>`],
+    ["Reason", lead.rejection_reason ?? "—"],
+    ["Vendor", lead.vendor],
+    ["Phone", String(lead.phone_e164)],
+    ["Campaign", String(lead.vendor_campaign_name)],
+    ["Received", timeText(Number(lead.created_at))],
+    ["Hold ends", timeText(lead.decide_after)],
+    ["Decided", timeText(lead.decided_at)],
+    ["Callback", callback ? html`<span class="status-${callback.status}">${callback.status}</span> to <span class="mono">${String(callback.url)}</span>` : "none (no call_back_url)"],
+  ];
+  return html`<table>${rows.map(([name, value]) => html`<tr><th>${name}</th><td>${value}</td></tr>`)}</table>`;
+}
+
+function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
+  const path = leadPath(lead.id);
+  const forms: Html[] = [];
+  if (lead.status === "pending") {
+    forms.push(html`<form method="post" action="${path}/decide">${csrfField(viewer)}
+<label>Decision<select name="decision"><option value="accept">accept</option><option value="reject">reject</option></select></label>
+<label>Reason<input name="reason" maxlength="255"></label>
+<button type="submit">Record decision</button></form>`);
+  }
+  if (callback?.status === "pending") forms.push(actionButton(viewer, `${path}/retry`, "Send callback now"));
+  if (callback?.status === "dead" || callback?.status === "delivered") forms.push(actionButton(viewer, `${path}/replay`, "Replay callback"));
+  return forms.length === 0 ? html`` : html`<h2>Actions</h2><div class="actions">${forms}</div>`;
+}
+
+function timeline({ lead, callback, attempts }: LeadDetail): Html {
+  const events: Html[] = [html`<li><time>${timeText(Number(lead.created_at))}</time> Received from ${lead.vendor}</li>`];
+  if (lead.operator_decision) events.push(html`<li><time>during the hold</time> Operator decision: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}</li>`);
+  if (lead.status === "pending") events.push(html`<li><time>${timeText(lead.decide_after)}</time> <span class="status-pending">Decided after the hold ends</span></li>`);
+  else events.push(html`<li><time>${timeText(lead.decided_at)}</time> <span class="status-${lead.status}">${lead.status}</span>${lead.rejection_reason ? `: ${lead.rejection_reason}` : ""}</li>`);
+  events.push(...attempts.map(attemptEvent));
+  if (callback?.status === "pending" && callback.next_attempt_at !== null) events.push(html`<li><time>${timeText(Number(callback.next_attempt_at))}</time> Next callback attempt</li>`);
+  return html`<ol class="timeline">${events}</ol>`;
+}
+
+function attemptEvent(attempt: CallbackAttempt): Html {
+  const answer = attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`;
+  return html`<li><time>${timeText(attempt.started_at)}</time> Callback attempt ${attempt.attempt_no}: ${answer}, ${attempt.duration_ms} ms${attempt.error ? html` — <span class="status-dead">${attempt.error}</span>` : ""}${
+    attempt.response_excerpt ? html`<pre class="mono">${attempt.response_excerpt}</pre>` : ""
+  }</li>`;
+}
+
+function fieldsTable({ lead }: LeadDetail): Html {
+  const shown = Object.entries(lead).filter(([name]) => name !== "raw_request");
+  const text = (name: string, value: string | number | null) => (value === null ? "—" : TIME_COLUMN.test(name) ? timeText(Number(value)) : String(value));
+  return html`<table>${shown.map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${text(name, value)}</td></tr>`)}</table>`;
+}
+
+/** POST /leads/:id/decide|retry|replay: the action, its audit entry, and the lead's page again. */
+export async function leadAction(context: PageContext, leadId: string, action: string): Promise<Response> {
+  const { store, form, now } = context;
+  const done = async (notice: keyof typeof NOTICES, auditAction: string, detail: string | null = null) => {
+    await audit(context, auditAction, leadId, detail);
+    return redirect(`${leadPath(leadId)}?done=${notice}`);
+  };
+  if (action === "decide") {
+    const decision = form.get("decision");
+    if (decision !== "accept" && decision !== "reject") return leadPage(context, leadId, "Choose accept or reject.");
+    const reason = String(form.get("reason") ?? "").trim() || null;
+    try {
+      await recordOperatorDecision(store, leadId, decision, reason);
+    } catch (error) {
+      if (error instanceof DecisionError) return leadPage(context, leadId, error.message);
+      throw error;
+    }
+    return done("decided", "lead.decide", reason ? `${decision}: ${reason}` : decision);
+  }
+  if (action === "retry") {
+    const outcome = await retryCallbackNow(store, leadId, now);
+    if (outcome.kind === "retried") return done("retried", "callback.retry");
+    return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`);
+  }
+  const outcome = await replayCallback(store, leadId, now);
+  if (outcome.kind === "replayed") return done("replayed", "callback.replay");
+  return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
+}

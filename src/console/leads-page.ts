@@ -1,0 +1,156 @@
+// The Leads page: search by phone (any spelling), id prefix, vendor, campaign, status and dates (UTC), newest
+// first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
+// page costs the same at any depth). The same search exports as CSV, streamed page by page.
+import { listVendors } from "../auth/vendors.ts";
+import { LEAD_STATUSES, type LeadStatus } from "../db/schema.ts";
+import { checkPhoneNumber } from "../intake/phone.ts";
+import { listLeads, type LeadSummary } from "../operations/leads.ts";
+import type { LeadFilter } from "../store/leads/index.ts";
+import { idPrefixRange } from "../store/leads/search.ts";
+import { html, type Html } from "./html.ts";
+import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
+
+const PAGE_SIZE = 50;
+const DAY_MS = 86_400_000;
+const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "since", "until"] as const;
+type SearchField = (typeof SEARCH_FIELDS)[number];
+
+interface Search {
+  /** What the operator typed, to show back in the form. */
+  typed: Record<SearchField, string>;
+  filter: Omit<LeadFilter, "limit">;
+  problems: string[];
+}
+
+function utcDay(text: string): number | null {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
+  return Number.isNaN(day) ? null : day;
+}
+
+/** The search in a Leads URL; each unusable value is a problem, and a search with problems lists nothing. */
+export function parseSearch(params: URLSearchParams): Search {
+  const typed = Object.fromEntries(SEARCH_FIELDS.map((field) => [field, params.get(field)?.trim() ?? ""])) as Record<SearchField, string>;
+  const filter: Search["filter"] = {};
+  const problems: string[] = [];
+  if (typed.phone) {
+    const phone = checkPhoneNumber(typed.phone);
+    if (phone.ok) filter.phoneE164 = phone.e164;
+    else problems.push(`Not a US phone number: ${typed.phone}`);
+  }
+  if (typed.lead) {
+    if (idPrefixRange(typed.lead)) filter.idPrefix = typed.lead;
+    else problems.push(`A lead id (or its beginning) is hexadecimal digits and dashes: ${typed.lead}`);
+  }
+  if (typed.vendor) filter.vendorName = typed.vendor;
+  if (typed.campaign) filter.campaign = typed.campaign;
+  if (typed.status) {
+    if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
+    else problems.push(`Unknown status: ${typed.status}`);
+  }
+  for (const [field, set] of [["since", (day: number) => (filter.createdFrom = day)], ["until", (day: number) => (filter.createdBefore = day + DAY_MS)]] as const) {
+    if (!typed[field]) continue;
+    const day = utcDay(typed[field]);
+    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
+    else set(day);
+  }
+  const older = params.get("older");
+  if (older) filter.olderThan = older;
+  return { typed, filter, problems };
+}
+
+export async function leadsPage({ store, viewer, url }: PageContext): Promise<Response> {
+  const search = parseSearch(url.searchParams);
+  const [vendors, found] = await Promise.all([
+    listVendors(store),
+    search.problems.length > 0 ? [] : listLeads(store, { ...search.filter, limit: PAGE_SIZE + 1 }),
+  ]);
+  const leads = found.slice(0, PAGE_SIZE);
+  const content = html`<h1>Leads</h1>
+${searchForm(search.typed, vendors.map((vendor) => vendor.name))}
+${search.problems.map((problem) => problemBox(problem))}
+${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(leads)}
+${pager(search, found.length > PAGE_SIZE ? leads.at(-1)!.id : null, url.searchParams.has("older"))}`;
+  return htmlResponse(layout("Leads", viewer, content));
+}
+
+function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): Html {
+  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  return html`<form class="filters" method="get" action="/leads">
+<label>Phone<input name="phone" value="${typed.phone}" placeholder="(212) 555-0123" inputmode="tel"></label>
+<label>Lead id<input name="lead" value="${typed.lead}" placeholder="0193a5c2-…" class="mono"></label>
+<label>Vendor<select name="vendor">${option("", "any", typed.vendor)}${vendorNames.map((name) => option(name, name, typed.vendor))}</select></label>
+<label>Campaign<input name="campaign" value="${typed.campaign}"></label>
+<label>Status<select name="status">${option("", "any", typed.status)}${LEAD_STATUSES.map((status) => option(status, status, typed.status))}</select></label>
+<label>Received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
+<label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
+<button type="submit">Search</button>
+<a href="/leads">Clear</a>
+<a href="/leads.csv?${new URLSearchParams(Object.entries(typed).filter(([, value]) => value !== "")).toString()}">Export CSV</a>
+</form>`;
+}
+
+function leadTable(leads: LeadSummary[]): Html {
+  return html`<table>
+<thead><tr><th>Received</th><th>Lead</th><th>Status</th><th>Reason</th><th>Vendor</th><th>Phone</th><th>Campaign</th><th>Callback</th></tr></thead>
+<tbody>${leads.map(
+    (lead) => html`<tr>
+<td class="mono">${timeText(lead.created_at)}</td>
+<td class="mono"><a href="/leads/${encodeURIComponent(lead.id)}">${lead.id}</a></td>
+<td class="status-${lead.status}">${lead.status}</td>
+<td>${lead.rejection_reason ?? ""}</td>
+<td>${lead.vendor}</td>
+<td class="mono">${lead.phone_e164}</td>
+<td>${lead.vendor_campaign_name}</td>
+<td${lead.callback_status ? html` class="status-${lead.callback_status}"` : ""}>${lead.callback_status ?? "none"}</td>
+</tr>`,
+  )}</tbody>
+</table>`;
+}
+
+/** "Newest" back to the first page; "Older" after the last lead shown, with the same search. */
+function pager(search: Search, lastId: string | null, paged: boolean): Html {
+  const params = new URLSearchParams(Object.entries(search.typed).filter(([, value]) => value !== ""));
+  const newest = `/leads?${params}`;
+  if (lastId) params.set("older", lastId);
+  return html`<p class="pager">${paged ? html`<a href="${newest}">Newest</a>` : ""}${lastId ? html`<a href="/leads?${params.toString()}" rel="next">Older</a>` : ""}</p>`;
+}
+
+/** Rows read per query of an export: a page of the same keyset walk the list uses. */
+const EXPORT_PAGE = 1_000;
+const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "vendor", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status"] as const;
+
+/**
+ * A CSV cell. Values are the vendors' own: a cell starting with = + - @ or a control character is
+ * prefixed with ' so a spreadsheet shows it as text rather than running it as a formula (OWASP's
+ * advice against CSV injection; a phone shows as '+12125550123).
+ */
+function csvCell(value: string | number | null): string {
+  const text = value === null ? "" : String(value);
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function csvLine(lead: LeadSummary): string {
+  const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
+}
+
+/** GET /leads.csv: every lead the search selects (not only a page), newest first. */
+export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
+  const search = parseSearch(url.searchParams);
+  if (search.problems.length > 0) return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  let olderThan: string | undefined;
+  let finished = false;
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`)),
+    async pull(controller) {
+      if (finished) return controller.close();
+      const leads = await listLeads(store, { ...search.filter, olderThan, limit: EXPORT_PAGE });
+      finished = leads.length < EXPORT_PAGE;
+      olderThan = leads.at(-1)?.id;
+      controller.enqueue(encoder.encode(leads.map(csvLine).join("")));
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" } });
+}

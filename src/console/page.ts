@@ -1,0 +1,96 @@
+// The frame of every console page, and the responses the console sends.
+import type { Store } from "../store/index.ts";
+import { consoleActor, recordAudit } from "./audit.ts";
+import { html, type Html } from "./html.ts";
+
+/** The operator a page is shown to, and the token its forms must carry back (CSRF). */
+export interface Viewer {
+  operatorName: string;
+  csrfToken: string;
+}
+
+/** What a signed-in request's handler gets: the store, who asks, the URL, the form of a POST, the time. */
+export interface PageContext {
+  store: Store;
+  /** After a change to vendors: this instance's authentication sees it at once. */
+  vendorsChanged: () => Promise<void>;
+  viewer: Viewer;
+  url: URL;
+  /** A POST's form fields (its CSRF token already checked); empty on a GET. */
+  form: URLSearchParams;
+  now: number;
+}
+
+/** Records a change the viewer made: who, what, which subject, now. */
+export const audit = (context: PageContext, action: string, subject: string, detail: string | null = null): Promise<void> =>
+  recordAudit(context.store, { actor: consoleActor(context.viewer.operatorName), action, subject, detail }, context.now);
+
+/**
+ * On every console response. Scripts, styles, images and fonts only from the console itself, no
+ * inline script or style (a lead field that slipped into markup could not run), no framing, forms
+ * only to the console, no Referer leaving with a lead's id in it. (Not `no-referrer`: under it
+ * Chromium sends `Origin: null` with the console's own forms, which the origin check refuses.)
+ */
+export const SECURITY_HEADERS: Record<string, string> = {
+  "content-security-policy": "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+};
+
+const SECTIONS = [
+  { path: "/overview", title: "Overview" },
+  { path: "/leads", title: "Leads" },
+  { path: "/callbacks", title: "Callbacks" },
+  { path: "/vendors", title: "Vendors" },
+  { path: "/suppression", title: "Suppression" },
+  { path: "/audit", title: "Audit log" },
+];
+
+/** The hidden field that carries the session's CSRF token in a form. */
+export const csrfField = (viewer: Viewer): Html => html`<input type="hidden" name="csrf" value="${viewer.csrfToken}">`;
+
+/** `refreshSeconds`: the browser reloads the page that often (a meta refresh: no script). */
+export function layout(title: string, viewer: Viewer | null, content: Html, refreshSeconds?: number): Html {
+  const navigation = viewer
+    ? html`<nav>${SECTIONS.map((section) => html`<a href="${section.path}"${section.title === title ? html` class="current"` : ""}>${section.title}</a>`)}</nav>
+<span>${viewer.operatorName}</span>
+<form method="post" action="/logout">${csrfField(viewer)}<button type="submit">Sign out</button></form>`
+    : html`<nav></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Lead Ingress</title>
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ""}
+<link rel="stylesheet" href="/assets/console.css">
+</head>
+<body>
+<header><span class="brand">Lead Ingress</span>${navigation}</header>
+<main>${content}</main>
+</body>
+</html>`;
+}
+
+export function htmlResponse(body: Html, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(body.text, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...headers } });
+}
+
+/** 303: the browser follows with a GET, so reloading the next page never repeats a change. */
+export const redirect = (location: string, headers: Record<string, string> = {}): Response => new Response(null, { status: 303, headers: { location, ...headers } });
+
+/** A time as the console shows it: UTC to the second. */
+export const timeText = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC"));
+
+/** A problem or a notice above a page's content. */
+export const problemBox = (text: string | null): Html => (text ? html`<p class="problem" role="alert">${text}</p>` : html``);
+export const noticeBox = (text: string | null): Html => (text ? html`<p class="notice" role="status">${text}</p>` : html``);
+
+/** The notice a finished change left for the page it returned to (`?done=CODE`): fixed texts, never echoed input. */
+export const noticeFor = (url: URL, notices: Record<string, string>): string | null => notices[url.searchParams.get("done") ?? ""] ?? null;
+
+/** A form of one button (and hidden fields) that POSTs a change with the viewer's CSRF token. */
+export function actionButton(viewer: Viewer, action: string, label: string, fields: Record<string, string> = {}, secondary = false): Html {
+  return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
+}

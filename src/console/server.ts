@@ -1,0 +1,162 @@
+// The operator's console: its own listener (--console-host, --console-port), never the vendors'.
+// Every route but the sign-in page and the stylesheet needs a live session; every change (POST)
+// also needs the session's CSRF token and, when the browser names one, the console's own origin.
+import type { Config } from "../config/index.ts";
+import { isDatabaseUnavailable } from "../backend/index.ts";
+import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
+import { errorText, type Logger } from "../log/index.ts";
+import type { Store } from "../store/index.ts";
+import { auditPage } from "./audit-page.ts";
+import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
+import { html } from "./html.ts";
+import { leadAction, leadPage } from "./lead-page.ts";
+import { leadsCsv, leadsPage } from "./leads-page.ts";
+import { overviewPage } from "./overview-page.ts";
+import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
+import { createSignIn, signInPage } from "./sign-in.ts";
+import { csrfHolds, currentSession } from "./sessions.ts";
+import { CONSOLE_CSS } from "./style.ts";
+import { suppressionAction, suppressionPage } from "./suppression-page.ts";
+import { vendorAction, vendorsPage } from "./vendors-page.ts";
+
+export interface ConsoleDeps {
+  config: Config;
+  store: Store;
+  /** Vendors were changed here: this instance's authentication sees it now (others within their reload). */
+  vendorsChanged: () => Promise<void>;
+  log: Logger;
+  clock?: () => number;
+  /** The socket's peer, for throttling failed sign-ins per client. */
+  peerAddress?: PeerAddress;
+}
+
+/** A change larger than this is no form of the console's. */
+const FORM_LIMIT_BYTES = 64 * 1024;
+
+/** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */
+type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
+
+const ROUTES: Route[] = [
+  ["GET", /^\/$/, async () => redirect("/overview")],
+  ["GET", /^\/overview$/, overviewPage],
+  ["GET", /^\/leads$/, leadsPage],
+  ["GET", /^\/leads\.csv$/, leadsCsv],
+  ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
+  ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],
+  ["GET", /^\/callbacks$/, callbacksPage],
+  ["POST", /^\/callbacks\/replay-dead$/, replayEveryDead],
+  ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
+  ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
+  ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
+  ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
+  ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
+  ["GET", /^\/audit$/, auditPage],
+];
+
+const refused = (status: number, text: string) => htmlResponse(layout("Refused", null, problemBox(text)), status);
+
+/** The console's request handler: (request) → response, with the security headers on every answer. */
+export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<Response> {
+  const { store, log } = deps;
+  const clock = deps.clock ?? Date.now;
+  const signIn = createSignIn({
+    store,
+    clock,
+    clientAddress: createClientAddress(deps.config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+    sessionLifetimeMs: deps.config.consoleSessionLifetimeMs,
+    secure: deps.config.tlsCertFile !== undefined,
+  });
+
+  async function answer(request: Request, url: URL): Promise<Response> {
+    const { pathname: path } = url;
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
+    if (path === "/assets/console.css") return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
+    if (path === "/favicon.ico") return new Response(null, { status: 204 });
+    if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
+    const form = method === "POST" ? await formOf(request) : null;
+    if (method === "POST" && !form) return refused(400, "Not a form of the console.");
+    if (path === "/login") return form ? signIn.attempt(request, form) : signInPage();
+
+    const session = await currentSession(store, request, clock());
+    if (!session) return method === "GET" ? redirect("/login") : refused(403, "Sign in first.");
+    if (form && !csrfHolds(session, form.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
+    if (method === "POST" && path === "/logout") return signIn.signOut(session);
+    const viewer = { operatorName: session.operatorName, csrfToken: session.csrfToken };
+    const context: PageContext = { store, vendorsChanged: deps.vendorsChanged, viewer, url, form: form ?? new URLSearchParams(), now: clock() };
+    for (const [routeMethod, pattern, handle] of ROUTES) {
+      const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
+      if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));
+    }
+    return htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
+  }
+
+  return async (request) => {
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      response = await answer(request, url);
+    } catch (error) {
+      const unavailable = isDatabaseUnavailable(error);
+      if (!unavailable) log.error("console_error", { method: request.method, path: url.pathname, error: errorText(error) });
+      response = refused(unavailable ? 503 : 500, unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.");
+    }
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+    return response;
+  };
+}
+
+/** A path segment URI-decoded; null when it is malformed (`%E0%A4%A`), which no route matches. */
+function decoded(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A browser names the page a form came from (Origin); a change from another site is refused. Hosts
+ * are compared, not schemes: behind a proxy that ends TLS the console sees http:// while the
+ * browser says https:// (the proxy must pass the Host header on).
+ */
+function sameOrigin(request: Request, url: URL): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  try {
+    return new URL(origin).host === url.host;
+  } catch {
+    return false;
+  }
+}
+
+async function formOf(request: Request): Promise<URLSearchParams | null> {
+  const type = request.headers.get("content-type") ?? "";
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
+  return new URLSearchParams(await request.text());
+}
+
+export interface ConsoleListener {
+  url: URL;
+  stop(): Promise<void>;
+}
+
+/** Starts the console's listener when --console-port is set; null when it is not. */
+export function startConsole(deps: Omit<ConsoleDeps, "peerAddress">): ConsoleListener | null {
+  const { config } = deps;
+  if (config.consolePort === undefined) return null;
+  let server: Bun.Server<unknown> | undefined;
+  const handle = createConsole({ ...deps, peerAddress: (request) => server?.requestIP(request)?.address });
+  server = Bun.serve({
+    hostname: config.consoleHost,
+    port: config.consolePort,
+    maxRequestBodySize: FORM_LIMIT_BYTES,
+    tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
+    fetch: handle,
+  });
+  const host = config.consoleHost.includes(":") ? `[${config.consoleHost}]` : config.consoleHost;
+  const url = new URL(`${config.tlsCertFile ? "https" : "http"}://${host}:${server.port}`);
+  return { url, stop: () => server.stop(true) };
+}

@@ -1,0 +1,72 @@
+// Console sessions: a random token in an HttpOnly, SameSite=Strict cookie (Secure under TLS); the
+// database keeps its SHA-256, the operator, a CSRF token for its forms, and when it expires. In the
+// database, so every instance sharing it knows every session, and signing out ends it everywhere.
+import { timingSafeEqual } from "node:crypto";
+import { op, type Script } from "../db/script.ts";
+import type { Store, Tables } from "../store/index.ts";
+import type { OperatorSession, SessionOperator } from "../store/operator-sessions/index.ts";
+import type { Operator } from "../store/operators/index.ts";
+import { auditEntry, consoleActor } from "./audit.ts";
+
+export const SESSION_COOKIE = "lead_ingress_console";
+
+/** A request's live session. */
+export interface ConsoleSession extends SessionOperator {
+  tokenHash: string;
+}
+
+const randomToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+const tokenHash = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
+
+/** Starts a session for an operator who just signed in; answers the cookie's token. */
+export async function openSession(store: Store, operator: Operator, lifetimeMs: number, now: number): Promise<string> {
+  const token = randomToken();
+  const session: OperatorSession = { tokenHash: tokenHash(token), operatorId: operator.id, csrfToken: randomToken(), createdAt: now, expiresAt: now + lifetimeMs };
+  await store.write((t) => signIn(t, session, operator.name, now));
+  return token;
+}
+
+function* signIn(t: Tables, session: OperatorSession, operatorName: string, now: number): Script<void> {
+  // Sign-ins are rare: each sweeps the expired sessions, so the table holds only live ones.
+  yield* op(t.operatorSessions.purgeExpired(now));
+  yield* op(t.operatorSessions.insert(session));
+  yield* op(t.audit.append(auditEntry({ actor: consoleActor(operatorName), action: "console.sign-in", subject: operatorName }, now)));
+}
+
+/** The request's session if its cookie names a live one (not expired, operator enabled); else null. */
+export async function currentSession(store: Store, request: Request, now: number): Promise<ConsoleSession | null> {
+  const token = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
+  if (!token) return null;
+  const hash = tokenHash(token);
+  const live = await store.read((t) => op(t.operatorSessions.live(hash, now)));
+  return live && { ...live, tokenHash: hash };
+}
+
+export async function closeSession(store: Store, session: ConsoleSession, now: number): Promise<void> {
+  await store.write((t) => signOut(t, session, now));
+}
+
+function* signOut(t: Tables, session: ConsoleSession, now: number): Script<void> {
+  yield* op(t.operatorSessions.delete(session.tokenHash));
+  yield* op(t.audit.append(auditEntry({ actor: consoleActor(session.operatorName), action: "console.sign-out", subject: session.operatorName }, now)));
+}
+
+/** The Set-Cookie value of a session; a max age of 0 removes the cookie. */
+export function sessionCookie(token: string, maxAgeMs: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
+}
+
+/** Whether the token a form sent is the session's (compared in constant time). */
+export function csrfHolds(session: ConsoleSession, sent: unknown): boolean {
+  if (typeof sent !== "string") return false;
+  const [expected, given] = [Buffer.from(session.csrfToken), Buffer.from(sent)];
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+function cookieValue(header: string | null, name: string): string | undefined {
+  for (const part of header?.split(";") ?? []) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}

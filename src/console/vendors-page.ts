@@ -1,0 +1,78 @@
+// The Vendors page: add one (its password and signing secret shown once), disable and enable,
+// rotate the password or the signing secret (shown once). The CLI's operations, audited.
+import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
+import { html } from "./html.ts";
+import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
+
+const NOTICES: Record<string, string> = {
+  disabled: "The vendor is disabled: its requests get 401 from now on.",
+  enabled: "The vendor is enabled again.",
+};
+
+export async function vendorsPage(context: PageContext, problem: string | null = null): Promise<Response> {
+  const { viewer } = context;
+  const vendors = await listVendors(context.store);
+  const path = (name: string, action: string) => `/vendors/${encodeURIComponent(name)}/${action}`;
+  const content = html`<h1>Vendors</h1>
+${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(problem)}
+<form class="filters" method="post" action="/vendors/add">${csrfField(viewer)}
+<label>New vendor's name<input name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]+"></label>
+<button type="submit">Add vendor</button></form>
+<table>
+<thead><tr><th>Name</th><th>Status</th><th>Created</th><th>Changed</th><th></th></tr></thead>
+<tbody>${vendors.map(
+    (vendor) => html`<tr>
+<td>${vendor.name}</td>
+<td class="${vendor.enabled ? "status-accepted" : "status-rejected"}">${vendor.enabled ? "enabled" : "disabled"}</td>
+<td class="mono">${timeText(vendor.createdAt)}</td>
+<td class="mono">${timeText(vendor.updatedAt)}</td>
+<td>${vendor.enabled ? actionButton(viewer, path(vendor.name, "disable"), "Disable", {}, true) : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-password"), "New password", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-secret"), "New signing secret", {}, true)}</td>
+</tr>`,
+  )}</tbody>
+</table>`;
+  return htmlResponse(layout("Vendors", viewer, content), problem ? 409 : 200);
+}
+
+/** A secret is shown on this one answer only (never in a URL, never stored in clear). */
+function secretsPage(context: PageContext, title: string, secrets: [string, string][]) {
+  const content = html`<h1>${title}</h1>
+<p class="notice" role="status">Store these now and give them to the vendor: they are not shown again.</p>
+<dl class="secrets">${secrets.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
+<p><a href="/vendors">Back to the vendors</a></p>`;
+  return htmlResponse(layout("Vendors", context.viewer, content));
+}
+
+/** POST /vendors/add and /vendors/:name/disable|enable|rotate-password|rotate-secret; this instance sees the change at once. */
+export async function vendorAction(context: PageContext, name: string, action: string): Promise<Response> {
+  try {
+    const response = await changeVendor(context, name, action);
+    await context.vendorsChanged();
+    return response;
+  } catch (error) {
+    if (error instanceof VendorError) return vendorsPage(context, error.message);
+    throw error;
+  }
+}
+
+async function changeVendor(context: PageContext, name: string, action: string): Promise<Response> {
+  const { store, now } = context;
+  if (action === "add") {
+    const created = await createVendor(store, name, undefined, now);
+    await audit(context, "vendor.add", name);
+    return secretsPage(context, `Vendor ${name} added`, [["Vendor", name], ["Password", created.password], ["Signing secret", created.vendor.signingSecret]]);
+  }
+  if (action === "rotate-password") {
+    const rotated = await rotatePassword(store, name, undefined, now);
+    await audit(context, "vendor.rotate-password", name);
+    return secretsPage(context, `New password for ${name}`, [["Vendor", name], ["Password", rotated.password]]);
+  }
+  if (action === "rotate-secret") {
+    const vendor = await rotateSigningSecret(store, name, now);
+    await audit(context, "vendor.rotate-secret", name);
+    return secretsPage(context, `New signing secret for ${name}`, [["Vendor", name], ["Signing secret", vendor.signingSecret]]);
+  }
+  const enabled = action === "enable";
+  await setVendorEnabled(store, name, enabled, now);
+  await audit(context, enabled ? "vendor.enable" : "vendor.disable", name);
+  return redirect(`/vendors?done=${enabled ? "enabled" : "disabled"}`);
+}

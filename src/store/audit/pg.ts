@@ -1,0 +1,14 @@
+import { desc } from "drizzle-orm";
+import type { PgDb } from "../../db/pg/client.ts";
+import { auditLog } from "../../db/pg/schema.ts";
+import type { PgOn } from "../pg-session.ts";
+import type { AuditTable } from "./index.ts";
+
+const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action, subject: auditLog.subject, detail: auditLog.detail };
+
+export function pgAudit(_db: PgDb): (on: PgOn) => AuditTable {
+  return (on) => ({
+    append: async (row) => void (await on.insert(auditLog).values(row)),
+    list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
+  });
+}

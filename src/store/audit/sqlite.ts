@@ -1,0 +1,13 @@
+import { desc } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { auditLog } from "../../db/schema.ts";
+import type { AuditTable } from "./index.ts";
+
+const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action, subject: auditLog.subject, detail: auditLog.detail };
+
+export function sqliteAudit(db: Db): AuditTable {
+  return {
+    append: (row) => void db.insert(auditLog).values(row).run(),
+    list: (limit) => db.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all(),
+  };
+}

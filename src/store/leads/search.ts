@@ -1,0 +1,62 @@
+// The operator's lead search as conditions on either database's leads table. Every filter but the
+// phone number narrows the scan of the leads' own key (id_key, the rowid on SQLite): a lead's key
+// is its UUIDv7's first 64 bits, its creation millisecond then 16 bits of version and counter, so
+// an id prefix and a date range are ranges of keys, and "older than this lead" (the next page) is
+// one more bound. No index of phone numbers exists (every index is one more B-tree per accepted
+// lead; schema.ts): a phone (or campaign) search reads leads newest first until it has a page
+// (measured on 1,000,000 leads: 0.5-0.9 s for a number with fewer matches than a page).
+import { and, eq, gte, like, lt, lte, sql, type Column, type SQL } from "drizzle-orm";
+import { leadKey } from "../../db/schema.ts";
+import type { LeadFilter } from "./index.ts";
+
+/** The columns the search reads, from either database's schema. */
+export interface SearchColumns {
+  idKey: Column;
+  id: Column;
+  status: Column;
+  phoneE164: Column;
+  vendorCampaignName: Column;
+  createdAt: Column;
+  vendorName: Column;
+}
+
+/** A lead's creation time and its id's time may differ by the moments between two clock reads. */
+const CLOCK_SLACK_MS = 1_000;
+
+/** The smallest key of a lead created at `ms` (the key's low 16 bits are version and counter). */
+const keyAt = (ms: number): bigint => BigInt(Math.max(0, ms)) << 16n;
+
+/**
+ * A lead-id prefix as typed (any case, dashes anywhere or none) → its canonical form and the range
+ * of keys of the ids that start with it; null when it is not hexadecimal digits (at most 32).
+ */
+export function idPrefixRange(prefix: string): { canonical: string; low: bigint; high: bigint } | null {
+  const hex = prefix.trim().toLowerCase().replaceAll("-", "");
+  if (!/^[0-9a-f]{1,32}$/.test(hex)) return null;
+  const canonical = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].filter((part) => part !== "").join("-");
+  const head = hex.slice(0, 16);
+  const key = (padding: string) => BigInt.asIntN(64, BigInt(`0x${head.padEnd(16, padding)}`));
+  return { canonical, low: key("0"), high: key("f") };
+}
+
+/**
+ * `unindexed` wraps a column whose index must not drive the plan (SQLite: unary +): a status or a
+ * vendor matches most leads, and walking its index means sorting all of them by key before the
+ * first page. On 1,000,000 leads without planner statistics (measured): vendor 3.6 s → 4 ms,
+ * status pending 4.0 s → 2 ms; a rare value scans newest first instead (~0.9 s if none match).
+ */
+export function leadSearch(c: SearchColumns, filter: Omit<LeadFilter, "limit">, unindexed: (column: Column) => SQL = (column) => sql`${column}`): SQL | undefined {
+  const prefix = filter.idPrefix === undefined ? undefined : idPrefixRange(filter.idPrefix);
+  if (prefix === null) return sql`1 = 0`;
+  // Conditions only when given, so the planner can use leads_vendor_created for a vendor.
+  return and(
+    filter.status ? eq(unindexed(c.status), filter.status) : undefined,
+    filter.vendorName ? eq(c.vendorName, filter.vendorName) : undefined,
+    filter.phoneE164 ? eq(c.phoneE164, filter.phoneE164) : undefined,
+    filter.campaign ? eq(c.vendorCampaignName, filter.campaign) : undefined,
+    prefix ? and(gte(c.idKey, prefix.low), lte(c.idKey, prefix.high), like(c.id, `${prefix.canonical}%`)) : undefined,
+    filter.createdFrom !== undefined ? and(gte(c.idKey, keyAt(filter.createdFrom - CLOCK_SLACK_MS)), gte(c.createdAt, filter.createdFrom)) : undefined,
+    filter.createdBefore !== undefined ? and(lt(c.idKey, keyAt(filter.createdBefore + CLOCK_SLACK_MS)), lt(c.createdAt, filter.createdBefore)) : undefined,
+    filter.olderThan !== undefined ? lt(c.idKey, leadKey(filter.olderThan)) : undefined,
+  );
+}

@@ -1,0 +1,176 @@
+// The console's security, against the real server: it is not on the vendors' listener; nothing
+// answers without a session; changes need the session's CSRF token (and the console's origin);
+// vendor credentials never open it; failed sign-ins are throttled; sessions end on sign-out, on
+// expiry and when the operator is disabled.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
+import { setOperatorEnabled } from "../../src/console/operators.ts";
+import { currentSession, SESSION_COOKIE } from "../../src/console/sessions.ts";
+import { op } from "../../src/db/script.ts";
+import { validLead } from "../helpers/leads.ts";
+import { basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { addOperator, getPage, OPERATOR, postForm, signIn } from "./console-client.ts";
+
+let server: ApiTestServer;
+let consoleUrl: string;
+let leadId: string;
+
+beforeAll(async () => {
+  server = await startApiTestServer({ consolePort: 0, holdPeriodMs: 3_600_000 });
+  consoleUrl = server.consoleUrl!;
+  await addOperator(server.store);
+  leadId = (await post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth })).body.lead_id;
+});
+afterAll(() => server.stop());
+
+const decisionOf = async (id: string) => (await server.store.read((t) => op(t.leads.operatorDecisionOf(id))))?.decision;
+const PAGES = () => ["/", "/overview", "/leads", "/leads.csv", `/leads/${leadId}`, "/leads?phone=2125550100", "/callbacks", "/vendors", "/suppression?phone=2125550100", "/audit", "/no-such-page"];
+const CHANGES = () => [
+  "/logout",
+  `/leads/${leadId}/decide`,
+  `/leads/${leadId}/retry`,
+  `/leads/${leadId}/replay`,
+  "/callbacks/replay-dead",
+  "/vendors/add",
+  `/vendors/${VENDOR.name}/disable`,
+  `/vendors/${VENDOR.name}/rotate-password`,
+  "/suppression/add",
+];
+
+describe("the console is not on the vendors' listener", () => {
+  test("by default there is no console at all, and the vendors' port answers its paths 404 in the envelope", async () => {
+    const plain = await startApiTestServer();
+    try {
+      expect(plain.consoleUrl).toBeNull();
+      for (const path of ["/login", "/leads", "/assets/console.css"]) {
+        const answer = await fetch(`${plain.url}${path}`);
+        expect([path, answer.status, answer.headers.get("content-type")]).toEqual([path, 404, expect.stringContaining("application/json")]);
+      }
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  test("with a console port, the vendors' port still does not serve it", async () => {
+    expect(new URL(consoleUrl).port).not.toBe(new URL(server.url).port);
+    expect((await fetch(`${server.url}/login`)).status).toBe(404);
+    expect((await postForm(`${server.url}/login`, OPERATOR)).status).toBe(404);
+  });
+});
+
+test("no console route answers without a session: pages redirect to sign-in, changes are refused", async () => {
+  const forged = { cookie: `${SESSION_COOKIE}=${"A".repeat(43)}` };
+  for (const headers of [{}, forged]) {
+    for (const path of PAGES()) {
+      const answer = await getPage(`${consoleUrl}${path}`, headers);
+      expect([path, answer.status, answer.headers.get("location"), answer.text]).toEqual([path, 303, "/login", ""]);
+    }
+    for (const path of CHANGES()) {
+      const answer = await postForm(`${consoleUrl}${path}`, { csrf: "guessed", decision: "reject", name: "intruder", phone: "2125550100" }, headers);
+      expect([path, answer.status]).toEqual([path, 403]);
+      expect(answer.text).not.toContain(leadId);
+    }
+  }
+  expect(await decisionOf(leadId)).toBeNull();
+  expect(await server.store.read((t) => op(t.vendors.findByName("intruder")))).toBeUndefined();
+  expect(await server.store.read((t) => op(t.vendors.findByName(VENDOR.name)))).toMatchObject({ enabled: true });
+  expect(await server.store.read((t) => op(t.suppressions.isListed("+12125550100")))).toBe(false);
+  // The sign-in page and its stylesheet are all a stranger gets, with the CSP on both.
+  for (const path of ["/login", "/assets/console.css"]) {
+    const answer = await getPage(`${consoleUrl}${path}`);
+    expect([path, answer.status, answer.headers.get("content-security-policy")]).toEqual([path, 200, expect.stringContaining("default-src 'self'")]);
+  }
+});
+
+test("vendor credentials never open the console: not as Basic auth, not at the sign-in form", async () => {
+  const basic = await getPage(`${consoleUrl}/leads`, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+  expect([basic.status, basic.headers.get("location")]).toEqual([303, "/login"]);
+  const form = await postForm(`${consoleUrl}/login`, { name: VENDOR.name, password: VENDOR.password });
+  expect(form.status).toBe(401);
+  expect(form.headers.get("set-cookie")).toBeNull();
+  expect(form.text).toContain("Wrong name or password.");
+});
+
+test("a change without the session's CSRF token, with another's, or from another origin is refused; with it, it is done and audited", async () => {
+  const operator = await signIn(consoleUrl);
+  const other = await signIn(consoleUrl);
+  const decide = (form: Record<string, string>, headers?: Record<string, string>) => operator.post(`/leads/${leadId}/decide`, { decision: "reject", reason: "csrf check", ...form }, headers);
+  expect((await decide({})).status).toBe(403);
+  expect((await decide({ csrf: "" })).status).toBe(403);
+  expect((await decide({ csrf: other.csrf })).status).toBe(403);
+  expect((await decide({ csrf: operator.csrf }, { origin: "http://attacker.example" })).status).toBe(403);
+  expect(await decisionOf(leadId)).toBeNull();
+
+  const done = await decide({ csrf: operator.csrf }, { origin: consoleUrl });
+  expect([done.status, done.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=decided`]);
+  expect(await decisionOf(leadId)).toBe("reject");
+  const audit = await server.store.read((t) => op(t.audit.list(10)));
+  expect(audit).toContainEqual({ at: expect.any(Number), actor: `operator:${OPERATOR.name}`, action: "lead.decide", subject: leadId, detail: "reject: csrf check" });
+});
+
+test("the session cookie is HttpOnly and SameSite=Strict (not Secure over plain HTTP); sign-out ends the session", async () => {
+  const answer = await postForm(`${consoleUrl}/login`, OPERATOR);
+  const cookie = answer.headers.get("set-cookie")!;
+  expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[\\w-]{43}; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict$`));
+  const operator = await signIn(consoleUrl);
+  expect((await operator.get("/leads")).status).toBe(200);
+  const out = await operator.post("/logout", { csrf: operator.csrf });
+  expect([out.status, out.headers.get("location"), out.headers.get("set-cookie")]).toEqual([303, "/login", expect.stringContaining("Max-Age=0")]);
+  expect((await operator.get("/leads")).status).toBe(303);
+});
+
+test("a session ends when it expires and when its operator is disabled", async () => {
+  const operator = await signIn(consoleUrl);
+  const request = new Request(consoleUrl, { headers: { cookie: operator.cookie } });
+  const now = Date.now();
+  expect(await currentSession(server.store, request, now)).toMatchObject({ operatorName: OPERATOR.name });
+  expect(await currentSession(server.store, request, now + server.config.consoleSessionLifetimeMs + 1)).toBeNull();
+
+  await setOperatorEnabled(server.store, OPERATOR.name, false, "cli:test");
+  expect((await operator.get("/leads")).status).toBe(303);
+  expect((await postForm(`${consoleUrl}/login`, OPERATOR)).status).toBe(401);
+  await setOperatorEnabled(server.store, OPERATOR.name, true, "cli:test");
+});
+
+test("failed sign-ins are throttled: after five, even the right password gets 429 with Retry-After", async () => {
+  // A server of its own: the budget of failed sign-ins is per client address, and every test here is 127.0.0.1.
+  const own = await startApiTestServer({ consolePort: 0 });
+  try {
+    await addOperator(own.store);
+    for (let i = 0; i < 5; i++) expect((await postForm(`${own.consoleUrl}/login`, { ...OPERATOR, password: `wrong-${i}` })).status).toBe(401);
+    const right = await postForm(`${own.consoleUrl}/login`, OPERATOR);
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(right.headers.get("set-cookie")).toBeNull();
+  } finally {
+    await own.stop();
+  }
+});
+
+test("under TLS the console speaks HTTPS too, and its session cookie is Secure", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-console-tls-"));
+  const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];
+  writeFileSync(certFile, CALLBACK_TEST_CERT);
+  writeFileSync(keyFile, CALLBACK_TEST_KEY);
+  const own = await startApiTestServer({ consolePort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile });
+  try {
+    await addOperator(own.store);
+    expect(own.consoleUrl).toStartWith("https://");
+    // The fixture certificate names callback.test: trusted by name through `ca`.
+    const answer = await fetch(`${own.consoleUrl}/login`, {
+      method: "POST",
+      body: new URLSearchParams(OPERATOR).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+      tls: { ca: CALLBACK_TEST_CERT, serverName: "callback.test" },
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("set-cookie")).toEndWith("; HttpOnly; SameSite=Strict; Secure");
+  } finally {
+    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
