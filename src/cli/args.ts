@@ -1,4 +1,4 @@
-import { parseInteger } from "../config/parse.ts";
+import { parseDuration, parseInteger } from "../config/parse.ts";
 
 /** The command line is wrong (unknown command, missing or bad argument): exit 2, with usage. */
 export class UsageError extends Error {}
@@ -59,5 +59,21 @@ export function takeLimit(args: string[], fallback: number): number {
     return parseLimit(value);
   } catch (error) {
     throw new UsageError(`--limit: ${(error as Error).message}`);
+  }
+}
+
+/** A date-time needs its zone (Z or ±hh:mm), so the same text means the same instant on any machine. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** A time flag (--since, --until): a duration back from `now` (30m, 2h, 7d) or an ISO 8601 date or date-time. */
+export function takeTime(args: string[], name: string, now: number): number | undefined {
+  const text = takeFlag(args, name);
+  if (text === undefined) return undefined;
+  const at = ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isNaN(at)) return at;
+  try {
+    return now - parseDuration(text);
+  } catch {
+    throw new UsageError(`${name} must be a duration such as 30m, 2h or 7d, or an ISO 8601 time such as 2025-06-01T12:00:00Z; got ${JSON.stringify(text)}`);
   }
 }

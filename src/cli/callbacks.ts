@@ -1,10 +1,9 @@
 // `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
-import { parseDuration } from "../config/parse.ts";
 import { CALLBACK_STATUSES } from "../db/schema.ts";
 import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
 import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
 import type { CommandGroup } from "./command.ts";
-import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeRequired, takeSwitch, UsageError } from "./args.ts";
+import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -54,14 +53,14 @@ export const callbacksGroup: CommandGroup = {
         "Sends a dead or delivered callback again (ID: the callback's id, i.e. its webhook-id, or its lead's id), or every dead " +
         "callback with --dead; --since 2h or --since 2025-06-01T00:00:00Z keeps those that died since then. Prints how many.",
       async run(args, context) {
+        const now = Date.now();
         const dead = takeSwitch(args, "--dead");
-        const since = takeFlag(args, "--since");
+        const since = takeTime(args, "--since", now);
         const [id] = takePositionals(args, 1);
         if (dead === (id !== undefined)) throw new UsageError("Give either a callback ID or --dead");
         if (since !== undefined && !dead) throw new UsageError("--since goes with --dead");
-        const now = Date.now();
         if (id === undefined) {
-          const diedSince = since === undefined ? null : parseSince(since, now);
+          const diedSince = since ?? null;
           const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.store, diedSince, now));
           const which = diedSince === null ? "" : ` that died since ${isoTime(diedSince)}`;
           context.print(replayed === 0 ? `No dead callbacks${which}; nothing was queued.` : `Queued ${count(replayed)} dead callback${replayed === 1 ? "" : "s"}${which} again; ${afterReplay(replayed === 1 ? "it" : "them")}.`);
@@ -76,17 +75,3 @@ export const callbacksGroup: CommandGroup = {
     },
   },
 };
-
-/** A date-time needs its zone (Z or ±hh:mm), so the same text means the same instant on any machine. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
-/** `--since`: a duration back from now (30m, 2h, 7d) or an ISO 8601 date or date-time. */
-function parseSince(text: string, now: number): number {
-  const at = ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
-  if (!Number.isNaN(at)) return at;
-  try {
-    return now - parseDuration(text);
-  } catch {
-    throw new UsageError(`--since must be a duration such as 30m, 2h or 7d, or an ISO 8601 time such as 2025-06-01T12:00:00Z; got ${JSON.stringify(text)}`);
-  }
-}

@@ -3,10 +3,11 @@ import { findVendorByName } from "../auth/vendors.ts";
 import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
-import { findLeadDetail, listLeads, type CallbackAttempt, type LeadDetail, type StoredLead } from "../operations/leads.ts";
+import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, type LeadDetail, type LeadSummary, type StoredLead } from "../operations/leads.ts";
+import { e164OrNull } from "../suppression/index.ts";
 import type { StoredCallback } from "../store/callbacks/index.ts";
 import type { CommandGroup } from "./command.ts";
-import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, UsageError } from "./args.ts";
+import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderFields, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -16,23 +17,32 @@ export const leadsGroup: CommandGroup = {
   about: "List and show leads, with their final results and callback attempts; decide a lead during its hold.",
   subcommands: {
     list: {
-      args: `[--status ${LEAD_STATUSES.join("|")}] [--vendor NAME] [--limit N] [--json]`,
-      about: `Lists leads, newest first (the newest ${DEFAULT_LIMIT} unless --limit says otherwise).`,
+      args: `[--status ${LEAD_STATUSES.join("|")}] [--vendor NAME] [--phone PHONE] [--campaign NAME] [--since TIME] [--until TIME] [--limit N] [--json]`,
+      about:
+        `Lists leads, newest first, with the rejection reason (the newest ${DEFAULT_LIMIT} unless --limit says otherwise). --phone takes any ` +
+        "spelling; --since and --until take a duration back from now (2h, 7d) or an ISO 8601 time.",
       async run(args, context) {
+        const now = Date.now();
         const status = takeChoice(args, "--status", LEAD_STATUSES);
         const vendorName = takeFlag(args, "--vendor");
+        const phone = takeFlag(args, "--phone");
+        const campaign = takeFlag(args, "--campaign");
+        const createdFrom = takeTime(args, "--since", now);
+        const createdBefore = takeTime(args, "--until", now);
         const limit = takeLimit(args, DEFAULT_LIMIT);
         const asJson = takeSwitch(args, "--json");
+        const phoneE164 = phone === undefined ? undefined : (e164OrNull(phone) ?? undefined);
+        if (phone !== undefined && phoneE164 === undefined) throw new UsageError(`--phone: not a valid US phone number: ${JSON.stringify(phone)}`);
         const leads = await context.useDatabase(args, async (database) => {
           if (vendorName !== undefined && !(await findVendorByName(database.store, vendorName))) throw new OperatorError(`No such vendor: ${vendorName}`);
-          return listLeads(database.store, { status, vendorName, limit });
+          return listLeads(database.store, { status, vendorName, phoneE164, campaign, createdFrom, createdBefore, limit });
         });
         const lines = renderListing(leads, {
           asJson,
           asJsonValue: withIsoTimes,
           empty: "No leads.",
-          headers: ["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN"],
-          row: (l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name],
+          headers: ["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN", "REASON"],
+          row: (l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name, l.rejection_reason ?? ""],
         });
         for (const line of lines) context.print(line);
         if (!asJson && leads.length === limit) context.print(`(the newest ${count(limit)}; --limit N shows more)`);
@@ -40,13 +50,17 @@ export const leadsGroup: CommandGroup = {
       },
     },
     show: {
-      args: "LEAD_ID [--json]",
-      about: "Shows every stored field of a lead, its final result, its callback and every delivery attempt.",
+      args: "LEAD_ID|ID_PREFIX|PHONE [--json]",
+      about: "Shows every stored field of a lead, its final result, its callback and every delivery attempt. The lead is found by its id, the first digits of its id, or its phone number in any spelling; when several match, they are listed.",
       async run(args, context) {
-        const leadId = takeRequired(args, "LEAD_ID");
+        const wanted = takeRequired(args, "LEAD_ID|ID_PREFIX|PHONE");
         const asJson = takeSwitch(args, "--json");
-        const detail = await context.useDatabase(args, (database) => findLeadDetail(database.store, leadId));
-        if (!detail) throw new OperatorError(`No such lead: ${leadId}`);
+        const detail = await context.useDatabase(args, async (database) => {
+          const matches = await findLeadsMatching(database.store, wanted, AMBIGUOUS_SHOWN + 1);
+          if (matches.length > 1) throw new OperatorError(ambiguity(wanted, matches));
+          return matches[0] && findLeadDetail(database.store, matches[0].id);
+        });
+        if (!detail) throw new OperatorError(`No such lead: ${wanted}`);
         if (asJson) context.print(json(detailAsJson(detail)));
         // Stored values come from vendors and receivers: printed only with control characters escaped.
         else for (const line of describeLead(detail)) context.print(printable(line));
@@ -68,6 +82,15 @@ export const leadsGroup: CommandGroup = {
     },
   },
 };
+
+/** How many of the leads an ambiguous `leads show` matched are listed. */
+const AMBIGUOUS_SHOWN = 10;
+
+function ambiguity(wanted: string, matches: LeadSummary[]): string {
+  const shown = matches.slice(0, AMBIGUOUS_SHOWN).map((l) => `  ${l.id}  ${isoTime(l.created_at)}  ${l.status}  ${l.vendor}  ${l.phone_e164}`);
+  const more = matches.length > AMBIGUOUS_SHOWN ? "\n  …and more" : "";
+  return `${matches.length > AMBIGUOUS_SHOWN ? "More than " + AMBIGUOUS_SHOWN : matches.length} leads match ${JSON.stringify(wanted)}; give the whole id:\n${shown.join("\n")}${more}`;
+}
 
 /** What the vendor is told (or will be): the callback's message, or null while pending. */
 function finalMessage(lead: StoredLead): string | null {

@@ -4,6 +4,8 @@
 import { op, type Script } from "../db/script.ts";
 import type { CallbackAttempt, StoredCallback } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
+import { idPrefixRange } from "../store/leads/search.ts";
+import { e164OrNull } from "../suppression/index.ts";
 import type { LeadFilter, LeadSummary, StoredLead } from "../store/leads/index.ts";
 
 export type { CallbackAttempt } from "../store/callbacks/index.ts";
@@ -11,6 +13,18 @@ export type { LeadSummary, StoredLead } from "../store/leads/index.ts";
 
 export async function listLeads(store: Store, filter: LeadFilter): Promise<LeadSummary[]> {
   return store.read((t) => op(t.leads.list(filter)));
+}
+
+/**
+ * The leads an operator's text names, newest first: the lead of a whole id, or those whose id starts
+ * with it, and those with it as their phone number (a run of digits may be either).
+ */
+export async function findLeadsMatching(store: Store, text: string, limit: number): Promise<LeadSummary[]> {
+  const phoneE164 = e164OrNull(text);
+  const byId = idPrefixRange(text) ? await listLeads(store, { idPrefix: text, limit }) : [];
+  const byPhone = phoneE164 === null ? [] : await listLeads(store, { phoneE164, limit });
+  const seen = new Set(byId.map((lead) => lead.id));
+  return [...byId, ...byPhone.filter((lead) => !seen.has(lead.id))].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).slice(0, limit);
 }
 
 export interface LeadDetail {

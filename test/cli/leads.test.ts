@@ -1,7 +1,7 @@
 // `leads …` as an operator runs it: a separate process against the running service's database.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { validLead } from "../helpers/leads.ts";
+import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { cli } from "./run.ts";
 
 let server: TestServer;
@@ -21,7 +21,7 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
   const table = await leads("list");
   expect(table.code).toBe(0);
   const lines = table.out.trimEnd().split("\n");
-  expect(lines[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+VENDOR\s+PHONE\s+CALLBACK\s+CAMPAIGN$/);
+  expect(lines[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+VENDOR\s+PHONE\s+CALLBACK\s+CAMPAIGN\s+REASON$/);
   expect(lines[1]).toMatch(new RegExp(`^\\S+Z\\s+${newer}\\s+pending\\s+vendor-a\\s+\\+1\\d{10}\\s+held\\s+newer$`));
   expect(lines[2]).toContain(older);
 
@@ -74,6 +74,36 @@ test("show: a lead without call_back_url says where the vendor reads its result"
   const text = await leads("show", leadId);
   expect(text.out).toContain("Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})");
   expect(JSON.parse((await leads("show", leadId, "--json")).out)).toMatchObject({ callback: null, attempts: [] });
+});
+
+test("list: by phone in any spelling, campaign and a time window; a bad phone or time is a usage error", async () => {
+  const phone = uniquePhone();
+  const digits = phone.replace(/\D/g, "");
+  const id = await pendingLead({ phone_number: phone, vendor_campaign_name: "window-test" });
+  const listed = async (...filters: string[]) => (JSON.parse((await leads("list", "--json", ...filters)).out) as { id: string }[]).map((l) => l.id);
+  expect(await listed("--phone", `+1 ${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6)}`)).toEqual([id]);
+  expect(await listed("--campaign", "window-test", "--since", "1h")).toEqual([id]);
+  expect(await listed("--campaign", "window-test", "--until", "1h")).toEqual([]);
+  expect(await listed("--campaign", "window-test", "--since", "2999-01-01")).toEqual([]);
+  expect(await leads("list", "--phone", "555")).toMatchObject({ code: 2, err: expect.stringContaining('--phone: not a valid US phone number: "555"') });
+  expect(await leads("list", "--since", "last week")).toMatchObject({ code: 2, err: expect.stringContaining("--since must be a duration") });
+});
+
+test("show: by the first digits of the id or by phone; several matches are listed, not guessed", async () => {
+  const phone = uniquePhone();
+  const first = await pendingLead({ phone_number: phone });
+  const shown = await leads("show", first.slice(0, 13));
+  expect(shown.code).toBe(0);
+  expect(shown.out).toStartWith(`Lead ${first}\n`);
+  expect((await leads("show", phone)).out).toStartWith(`Lead ${first}\n`);
+  // Two leads whose ids share a prefix: UUIDv7s made in the same second share their first 8 digits.
+  const second = await pendingLead();
+  const shared = [...first].findIndex((c, i) => c !== second[i]);
+  const ambiguous = await leads("show", first.slice(0, shared));
+  expect(ambiguous.code).toBe(2);
+  expect(ambiguous.err).toMatch(new RegExp(`^\\d+ leads match "${first.slice(0, shared)}"; give the whole id:\\n`));
+  expect(ambiguous.err).toContain(first);
+  expect(ambiguous.err).toContain(second);
 });
 
 test("show: an unknown lead is an error with exit code 2", async () => {
