@@ -1,4 +1,5 @@
 // The post-posting checks of CONTRACT §7 as one pure rule, in the contract's order.
+import { REASON_CERTIFICATE, REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 
 export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
 
@@ -11,9 +12,6 @@ export interface PostPostingChecks {
   certificate: { verified: true } | { verified: false; detail: string } | null;
 }
 
-export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
-export const REASON_OPERATOR = "Rejected by operator";
-export const REASON_CERTIFICATE = "Certificate URL could not be verified";
 
 export function decideFinalResult(checks: PostPostingChecks): FinalResult {
   if (checks.suppressedNow) return { status: "rejected", reason: REASON_SUPPRESSED };

@@ -5,8 +5,7 @@ import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
-import { ACCEPTED_MESSAGE } from "../../src/callbacks/payload.ts";
-import { LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/leads/lookup.ts";
+import { LEAD_ACCEPTED, LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/contract/texts.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -148,7 +147,7 @@ test("every route of the app is documented, with a unique operationId, a summary
 test("the lead lookup's examples use the service's texts", () => {
   const operation = doc.paths["/v1/leads/{lead_id}"].get;
   expect(example(operation.responses[200], "pending").message).toBe(LEAD_PENDING);
-  expect(example(operation.responses[200], "accepted").message).toBe(ACCEPTED_MESSAGE);
+  expect(example(operation.responses[200], "accepted").message).toBe(LEAD_ACCEPTED);
   expect(example(operation.responses[404])).toEqual({ success_bit: false, message: [{ error: LEAD_NOT_FOUND }] });
 });
 
