@@ -80,7 +80,7 @@ describe("the fixture format", () => {
     const request = { method: "POST", path: "/v1/postLead", lead: { zip: "1234", surprise: true }, without: ["street"] };
     const { street: _street, ...rest } = BASE_LEAD;
     expect(parse({ description: "d", steps: [{ ...step, request }] }).steps[0]!.request.body).toEqual({ ...rest, zip: "1234", surprise: true });
-    expect({ ...BASE_LEAD, vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name }).toEqual({ ...EXAMPLE_LEAD, phone_number: "{{phone}}" });
+    expect<Record<string, unknown>>({ ...BASE_LEAD, vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name }).toEqual({ ...EXAMPLE_LEAD, phone_number: "{{phone}}" } as Record<string, string>);
   });
 
   test.each([
