@@ -3,7 +3,8 @@ import { callbackMessageId } from "../callbacks/payload.ts";
 import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables } from "../store/index.ts";
-import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
+import type { ValidLead } from "./lead-schema.ts";
+import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
 export interface IntakeDeps {
   /** The service's store: SQLite's answers reads at once, PostgreSQL's with promises. */

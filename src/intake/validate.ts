@@ -13,9 +13,6 @@ import { literalHostRefusal } from "../callbacks/ssrf.ts";
 import { FIELD_TEXTS as TEXTS, type InvalidText } from "../contract/texts.ts";
 import { FORMATS, LEAD_FIELDS, parseHttpUrl, RULE_KEYWORDS, type LeadField, type ValidLead } from "./lead-schema.ts";
 
-export type { ValidLead } from "./lead-schema.ts";
-export { isHttpUrl } from "./lead-schema.ts";
-
 /**
  * Two submissions are the same lead when their validated fields are: values trimmed, state codes
  * upper-cased, the phone in E.164, `customer_address` read as `street`, extra_data compared as a

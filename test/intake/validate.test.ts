@@ -1,7 +1,8 @@
 // CONTRACT §4: postLead and prePing field validation. Texts are asserted exactly.
 import { describe, expect, test } from "bun:test";
 import { echo } from "../../src/contract/texts.ts";
-import { isHttpUrl, validateLead, validatePrePing, type ValidLead } from "../../src/intake/validate.ts";
+import { isHttpUrl, type ValidLead } from "../../src/intake/lead-schema.ts";
+import { validateLead, validatePrePing } from "../../src/intake/validate.ts";
 import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
 
 /** The production default: call_back_url may not name localhost or a private address. */
