@@ -1,7 +1,7 @@
 // Request bodies of the scenarios. The accept-path body is a template: the load process puts a
 // fresh phone number in place of PHONE_SLOT for every request (see load.mjs).
 
-import { EXAMPLE_LEAD } from "../src/docs/examples.ts";
+import { EXAMPLE_LEAD } from "../src/intake/lead-schema.ts";
 import { CALLBACK_SLOT } from "./workload.mjs";
 
 export const PHONE_SLOT = "{{PHONE}}";

@@ -1,6 +1,7 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
+import { INTERNAL_ERROR, SHUTTING_DOWN } from "./contract/texts.ts";
 import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./backend/index.ts";
 import { startConsole, type ConsoleListener } from "./console/server.ts";
 import { createApp } from "./http/app.ts";
@@ -61,13 +62,13 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       const routable = routedFrom(request, routableRequest(request));
       path = new URL(routable.url).pathname;
       response = stopping
-        ? toResponse(failure(flagForPath(path), 503, ["Service is shutting down"], { "retry-after": "5", connection: "close" }))
+        ? toResponse(failure(flagForPath(path), 503, [SHUTTING_DOWN], { "retry-after": "5", connection: "close" }))
         : await answer(routable, path);
     } catch (error) {
       // The app's own error handler failed too (a database error while answering an unknown
       // path, say). Answered here rather than in `error` below, which cannot see the path.
       log.error("server_error", { path, error: errorText(error) });
-      response = toResponse(failure(flagForPath(path), 500, ["Internal server error"]));
+      response = toResponse(failure(flagForPath(path), 500, [INTERNAL_ERROR]));
     }
     metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
     log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
@@ -121,7 +122,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // The last resort, for a throw in respond() outside its try; it has no path.
       error(error) {
         log.error("server_error", { error: errorText(error) });
-        return toResponse(failure("success_bit", 500, ["Internal server error"]));
+        return toResponse(failure("success_bit", 500, [INTERNAL_ERROR]));
       },
     });
   }

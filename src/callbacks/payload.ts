@@ -1,9 +1,8 @@
 // The callback body of CONTRACT §8, fixed at decision time so every retry sends the same bytes.
+import { LEAD_ACCEPTED } from "../contract/texts.ts";
 
 /** A lead's final result (final-results/decide.ts decides it), as its callback message tells it. */
 export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
-
-export const ACCEPTED_MESSAGE = "Lead accepted.";
 
 /**
  * A lead's callback message id (the Standard Webhooks `webhook-id`, the same on every retry): a
@@ -22,7 +21,7 @@ export function callbackPayload(lead: CallbackLead, result: FinalResult, decided
   const tail = { phone_number: lead.phoneE164, vendor_campaign_name: lead.vendorCampaignName, decided_at: new Date(decidedAt).toISOString() };
   return JSON.stringify(
     result.status === "accepted"
-      ? { ...common, success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE, ...tail }
+      ? { ...common, success_bit: true, status: "accepted", message: LEAD_ACCEPTED, ...tail }
       : { ...common, success_bit: false, status: "rejected", message: [{ error: result.reason }], ...tail },
   );
 }

@@ -1,6 +1,6 @@
 // `lead-ingress leads …`: read leads as the operator sees them, and decide one during its hold.
 import { findVendorByName } from "../auth/vendors.ts";
-import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
+import { LEAD_ACCEPTED, LEAD_REJECTED } from "../contract/texts.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
 import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, type LeadDetail, type LeadSummary, type StoredLead } from "../operations/leads.ts";
@@ -95,7 +95,7 @@ function ambiguity(wanted: string, matches: LeadSummary[]): string {
 /** What the vendor is told (or will be): the callback's message, or null while pending. */
 function finalMessage(lead: StoredLead): string | null {
   if (lead.status === "pending") return null;
-  return lead.status === "accepted" ? ACCEPTED_MESSAGE : (lead.rejection_reason ?? "Lead rejected.");
+  return lead.status === "accepted" ? LEAD_ACCEPTED : (lead.rejection_reason ?? LEAD_REJECTED);
 }
 
 export function detailAsJson({ lead, callback, attempts }: LeadDetail) {

@@ -1,11 +1,10 @@
 // The callback of postLead as OpenAPI describes it: the final result POSTed to call_back_url, its
 // two body shapes and the Standard Webhooks headers that sign it.
 import pkg from "../../package.json" with { type: "json" };
-import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
-import { REASON_SUPPRESSED } from "../final-results/decide.ts";
-import { EXAMPLE_LEAD, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
+import { LEAD_ACCEPTED, REASON_SUPPRESSED } from "../contract/texts.ts";
+import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
+import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
 import { ref } from "./schemas.ts";
-
 
 const callbackHeader = (name: string, description: string, schema: object, example: string) => ({
   name,
@@ -45,7 +44,7 @@ export const finalResultCallback = {
           "application/json": {
             schema: { oneOf: [ref("CallbackAccepted"), ref("CallbackRejected")] },
             examples: {
-              accepted: { summary: "Accepted", value: { ...decided, success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE } },
+              accepted: { summary: "Accepted", value: { ...decided, success_bit: true, status: "accepted", message: LEAD_ACCEPTED } },
               rejected: { summary: "Rejected", value: { ...decided, success_bit: false, status: "rejected", message: [{ error: REASON_SUPPRESSED }] } },
             },
           },

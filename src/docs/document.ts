@@ -2,7 +2,7 @@
 // route cannot exist without showing up here (and failing the lint until it is documented).
 import type { InternalRoute } from "elysia";
 import pkg from "../../package.json" with { type: "json" };
-import { OPERATION_DOCS } from "./operations.ts";
+import { operationDocs, type DocumentedSettings } from "./operations.ts";
 import { SCHEMAS } from "./schemas.ts";
 
 /** Routes that are no part of the service's interface. */
@@ -26,12 +26,13 @@ type Operation = Record<string, unknown>;
 /** Elysia's /v1/leads/:lead_id is OpenAPI's /v1/leads/{lead_id}. */
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 
-export function openApiDocument(routes: readonly InternalRoute[]) {
+export function openApiDocument(routes: readonly InternalRoute[], settings: DocumentedSettings) {
+  const operations = operationDocs(settings);
   const paths: Record<string, Record<string, Operation>> = {};
   for (const route of routes) {
     const detail = (route.hooks?.detail ?? {}) as Operation;
     if (detail.hide === true || UNDOCUMENTED.has(route.path) || !METHODS.has(route.method)) continue;
-    (paths[toOpenApiPath(route.path)] ??= {})[route.method.toLowerCase()] = { ...detail, ...OPERATION_DOCS[`${route.method} ${route.path}`] };
+    (paths[toOpenApiPath(route.path)] ??= {})[route.method.toLowerCase()] = { ...detail, ...operations[`${route.method} ${route.path}`] };
   }
   return {
     openapi: "3.1.0",

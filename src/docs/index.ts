@@ -3,6 +3,7 @@
 import { Elysia, type InternalRoute } from "elysia";
 import { ASSETS, type Asset } from "./assets.ts";
 import { openApiDocument } from "./document.ts";
+import type { DocumentedSettings } from "./operations.ts";
 import { ASSETS_PATH, INIT_JS, PAGE_CSP, PAGE_HTML, SPEC_PATH } from "./page.ts";
 
 const hide = { detail: { hide: true } };
@@ -14,7 +15,7 @@ async function serveAsset(asset: Asset, request: Request): Promise<Response> {
   return new Response(gzip ? await asset.gzipped() : await asset.bytes(), { headers });
 }
 
-export function apiDocs() {
+export function apiDocs(settings: DocumentedSettings) {
   const plugin = new Elysia({ name: "api-docs" });
   // Elysia points a used plugin's getGlobalRoutes at the whole app's routes (the official swagger
   // plugin relies on it too); the types mark it protected. Read at request time, when every route
@@ -24,7 +25,7 @@ export function apiDocs() {
 
   plugin
     .get("/swagger", () => new Response(PAGE_HTML, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }), hide)
-    .get(SPEC_PATH, () => new Response((document ??= JSON.stringify(openApiDocument(allRoutes()))), { headers: { "content-type": "application/json; charset=utf-8" } }), hide)
+    .get(SPEC_PATH, () => new Response((document ??= JSON.stringify(openApiDocument(allRoutes(), settings))), { headers: { "content-type": "application/json; charset=utf-8" } }), hide)
     .get(`${ASSETS_PATH}/init.js`, () => new Response(INIT_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }), hide);
   // One static route per file: an unknown name is the app's ordinary 404.
   for (const [name, asset] of Object.entries(ASSETS)) plugin.get(`${ASSETS_PATH}/${name}`, ({ request }) => serveAsset(asset, request), hide);

@@ -1,17 +1,18 @@
-// OpenAPI `detail` for each route: request body, every status with an example, Basic auth, and the
-// callback. Examples use the service's own texts so the page cannot drift from what it answers.
-import type { DocumentDecoration } from "elysia";
-import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
-import { REASON_SUPPRESSED } from "../final-results/decide.ts";
-import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, bodyTooLarge, MALFORMED_JSON } from "../http/body.ts";
+// The OpenAPI operation of each route, keyed by method and path: request body, every status with an
+// example, Basic auth, and the callback. Examples are the service's own texts (contract/texts.ts)
+// and the running configuration's limits, so the page cannot drift from what the service answers.
+import * as TEXT from "../contract/texts.ts";
 import type { Flag } from "../http/envelope.ts";
-import { TOO_MANY_FAILURES } from "../http/v1.ts";
-import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
+import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
-import { EXAMPLE_LEAD, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
+import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
 import { ref, type SchemaName } from "./schemas.ts";
 
-const DEFAULT_BODY_LIMIT = 65_536;
+/** What of the running configuration the documented answers show. */
+export interface DocumentedSettings {
+  /** config.bodyLimitBytes: the 413's text names it. */
+  bodyLimitBytes: number;
+}
 
 type Examples = Record<string, { summary: string; value: unknown }>;
 
@@ -39,41 +40,37 @@ const allow = (methods: string) => ({ Allow: header("The methods this path answe
 
 /** Another method on a path that exists: 405 with Allow (on /v1 only after authentication). */
 const methodNotAllowed = (flag: Flag, methods: string) =>
-  fail(flag, `Any method other than ${methods} on this path.`, ["Method Not Allowed"], allow(methods));
+  fail(flag, `Any method other than ${methods} on this path.`, [TEXT.METHOD_NOT_ALLOWED], allow(methods));
 
-const shuttingDown: [string, string] = ["The service is shutting down", "Service is shutting down"];
+const shuttingDown: [string, string] = ["The service is shutting down", TEXT.SHUTTING_DOWN];
 
 /** The statuses every authenticated /v1 operation can answer with. */
 function v1Failures(flag: Flag, methods: string) {
   return {
-    401: fail(flag, "Missing, malformed or wrong credentials; the answer does not say which.", ["Unauthorized"], wwwAuthenticate),
+    401: fail(flag, "Missing, malformed or wrong credentials; the answer does not say which.", [TEXT.UNAUTHORIZED], wwwAuthenticate),
     405: methodNotAllowed(flag, methods),
-    429: fail(flag, "Over your rate limit, or too many failed credentials from your address or for your name.", { rateLimit: ["Over your rate limit", "Rate limit exceeded"], failedCredentials: ["Too many failed credentials", TOO_MANY_FAILURES] }, retryAfter),
-    500: fail(flag, "Unexpected server failure; nothing was stored.", ["Internal server error"]),
-    503: fail(flag, "The database is busy, its disk is full or failing, or the service is shutting down; retry later.", { busy: ["The database is busy or its disk is full", "Service temporarily unavailable"], shuttingDown }, retryAfter),
+    429: fail(flag, "Over your rate limit, or too many failed credentials from your address or for your name.", { rateLimit: ["Over your rate limit", TEXT.RATE_LIMIT_EXCEEDED], failedCredentials: ["Too many failed credentials", TEXT.TOO_MANY_FAILURES] }, retryAfter),
+    500: fail(flag, "Unexpected server failure; nothing was stored.", [TEXT.INTERNAL_ERROR]),
+    503: fail(flag, "The database is busy, its disk is full or failing, or the service is shutting down; retry later.", { busy: ["The database is busy or its disk is full", TEXT.TEMPORARILY_UNAVAILABLE], shuttingDown }, retryAfter),
   };
 }
 
-function bodyFailures(flag: Flag, validation: Record<string, [string, ...string[]]>) {
+function bodyFailures(settings: DocumentedSettings, flag: Flag, validation: Record<string, [string, ...string[]]>) {
   return {
     400: fail(flag, "The body is not a JSON object, or fields are invalid: every error, in field order.", {
       ...validation,
-      notUtf8: ["The body's bytes are not valid UTF-8", BODY_NOT_UTF8],
-      malformedJson: ["The body is not JSON", MALFORMED_JSON],
-      notAnObject: ["The body is JSON but not an object", BODY_NOT_AN_OBJECT],
+      notUtf8: ["The body's bytes are not valid UTF-8", TEXT.BODY_NOT_UTF8],
+      malformedJson: ["The body is not JSON", TEXT.MALFORMED_JSON],
+      notAnObject: ["The body is JSON but not an object", TEXT.BODY_NOT_AN_OBJECT],
     }),
-    413: fail(flag, `Body over the size limit (configurable; ${DEFAULT_BODY_LIMIT} bytes by default).`, [bodyTooLarge(DEFAULT_BODY_LIMIT)]),
+    413: fail(flag, `Body over the size limit of this service, ${settings.bodyLimitBytes} bytes.`, [TEXT.bodyTooLarge(settings.bodyLimitBytes)]),
   };
 }
 
 const security = [{ basicAuth: [] }];
 const noAuth: never[] = [];
 
-// TypeBox emits JSON Schema, as OpenAPI 3.1 takes it; Elysia types `detail` with OpenAPI 3.0's
-// types, which differ only in details such as `const` and `examples`. One cast, here.
-const operation = (doc: object) => doc as DocumentDecoration;
-
-export const prePingDoc = operation({
+const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
   description: "Runs postLead's phone checks (format, suppression list, duplicate window) without storing anything. A 200 means an immediate postLead with this number will not get a 422.",
@@ -81,18 +78,18 @@ export const prePingDoc = operation({
   security,
   requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
   responses: {
-    200: { description: "The number can be sent.", ...json(ref("PrePingSuccess"), { can_post_phone_bit: true, message: PHONE_CAN_BE_SENT }) },
-    ...bodyFailures("can_post_phone_bit", {
-      invalidCharacters: ["A character that is not a digit, space, ( ) - . +", "Invalid Characters: 212-555-01x3"],
-      invalidNumber: ["Not a valid US number", "Invalid Phone Number: 555-0123"],
-      missing: ["phone_number missing, null or blank", "Missing Field: phone_number"],
+    200: { description: "The number can be sent.", ...json(ref("PrePingSuccess"), { can_post_phone_bit: true, message: TEXT.PHONE_CAN_BE_SENT }) },
+    ...bodyFailures(settings, "can_post_phone_bit", {
+      invalidCharacters: ["A character that is not a digit, space, ( ) - . +", TEXT.FIELD_TEXTS.invalidCharacters("212-555-01x3")],
+      invalidNumber: ["Not a valid US number", TEXT.FIELD_TEXTS.invalidPhoneNumber("555-0123")],
+      missing: ["phone_number missing, null or blank", TEXT.FIELD_TEXTS.missing("phone_number")],
     }),
-    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window.", [PHONE_BLOCKED]),
+    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window.", [TEXT.PHONE_BLOCKED]),
     ...v1Failures("can_post_phone_bit", "POST"),
   },
 });
 
-export const postLeadDoc = operation({
+const postLeadDoc = (settings: DocumentedSettings) => ({
   operationId: "postLead",
   summary: "Submit a lead (preliminary acceptance; the final result follows)",
   description:
@@ -116,15 +113,15 @@ export const postLeadDoc = operation({
     200: {
       description: "Preliminarily accepted; stored before this answer was sent.",
       headers: { "Idempotent-Replayed": header("`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] }, "true") },
-      ...json(ref("LeadAccepted"), { success_bit: true, message: LEAD_RECEIVED, lead_id: LEAD_ID }),
+      ...json(ref("LeadAccepted"), { success_bit: true, message: TEXT.LEAD_RECEIVED, lead_id: LEAD_ID }),
     },
-    ...bodyFailures("success_bit", {
-      invalidFields: ["Every invalid field, in field order", "Invalid State Code (2 characters): XX", "Missing Field: email"],
-      missingCertificate: ["Neither certificate_url nor extra_data", "Missing Field: extra_data (required when certificate_url is not provided)"],
+    ...bodyFailures(settings, "success_bit", {
+      invalidFields: ["Every invalid field, in field order", TEXT.FIELD_TEXTS.invalidState("XX"), TEXT.FIELD_TEXTS.missing("email")],
+      missingCertificate: ["Neither certificate_url nor extra_data", TEXT.FIELD_TEXTS.missingExtraData],
     }),
     422: fail("success_bit", "The phone number cannot be sent now, or the Idempotency-Key was used with another body.", {
-      phoneBlocked: ["Suppressed, or accepted within the duplicate window", PHONE_BLOCKED],
-      idempotencyConflict: ["Idempotency-Key reused with a different body", IDEMPOTENCY_CONFLICT],
+      phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
+      idempotencyConflict: ["Idempotency-Key reused with a different body", TEXT.IDEMPOTENCY_CONFLICT],
     }),
     ...v1Failures("success_bit", "POST"),
   },
@@ -133,7 +130,7 @@ export const postLeadDoc = operation({
 
 const leadStatus = (summary: string, value: object) => ({ summary, value: { lead_id: LEAD_ID, ...value } });
 
-export const leadLookupDoc = operation({
+const leadLookupDoc = {
   operationId: "getLead",
   summary: "Read a lead's status and final result (your own leads only)",
   tags: ["Leads"],
@@ -143,24 +140,27 @@ export const leadLookupDoc = operation({
     200: {
       description: "The lead's status. A rejected lead answers success_bit false with the reason.",
       ...jsonExamples(ref("LeadStatus"), {
-        pending: leadStatus("Pending (within the hold period)", { success_bit: true, status: "pending", message: "Lead is pending; the final result is not decided yet." }),
-        accepted: leadStatus("Accepted", { success_bit: true, status: "accepted", message: ACCEPTED_MESSAGE }),
-        rejected: leadStatus("Rejected", { success_bit: false, status: "rejected", message: [{ error: REASON_SUPPRESSED }] }),
+        pending: leadStatus("Pending (within the hold period)", { success_bit: true, status: "pending", message: TEXT.LEAD_PENDING }),
+        accepted: leadStatus("Accepted", { success_bit: true, status: "accepted", message: TEXT.LEAD_ACCEPTED }),
+        rejected: leadStatus("Rejected", { success_bit: false, status: "rejected", message: [{ error: TEXT.REASON_SUPPRESSED }] }),
       }),
     },
-    404: fail("success_bit", "No lead with this id belongs to you.", ["Lead not found"]),
+    404: fail("success_bit", "No lead with this id belongs to you.", [TEXT.LEAD_NOT_FOUND]),
     ...v1Failures("success_bit", "GET"),
   },
-});
+};
 
 const plain = (schema: SchemaName, example: unknown) => json(ref(schema), example);
 const shutdown503 = fail("success_bit", "The service is shutting down.", [shuttingDown[1]], retryAfter);
 
 /**
- * The rest of the documentation of routes whose own files give only a summary (health, metrics),
- * merged over their `detail` by the document builder: keyed by method and route path.
+ * Every route's operation, merged over the route's own `detail` (a summary, at most) by the
+ * document builder: keyed by method and route path.
  */
-export const OPERATION_DOCS: Record<string, object> = {
+export const operationDocs = (settings: DocumentedSettings): Record<string, object> => ({
+  "POST /v1/prePing": prePingDoc(settings),
+  "POST /v1/postLead": postLeadDoc(settings),
+  "GET /v1/leads/:lead_id": leadLookupDoc,
   "GET /healthz": {
     operationId: "healthz",
     description: "For liveness probes. No authentication.",
@@ -208,4 +208,4 @@ export const OPERATION_DOCS: Record<string, object> = {
       503: shutdown503,
     },
   },
-};
+});

@@ -1,5 +1,6 @@
 // The post-posting checks of CONTRACT §7 as one pure rule, in the contract's order.
 import type { FinalResult } from "../callbacks/payload.ts";
+import { REASON_CERTIFICATE, REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 
 // Defined with the callback message that carries it (callbacks/ sits below final-results/).
 export type { FinalResult };
@@ -13,9 +14,6 @@ export interface PostPostingChecks {
   certificate: { verified: true } | { verified: false; detail: string } | null;
 }
 
-export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
-export const REASON_OPERATOR = "Rejected by operator";
-export const REASON_CERTIFICATE = "Certificate URL could not be verified";
 
 export function decideFinalResult(checks: PostPostingChecks): FinalResult {
   if (checks.suppressedNow) return { status: "rejected", reason: REASON_SUPPRESSED };

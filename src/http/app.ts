@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { createAuthenticator } from "../auth/authenticator.ts";
 import { createRateLimiter } from "../auth/rate-limit.ts";
 import type { Config } from "../config/index.ts";
+import { INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND, TEMPORARILY_UNAVAILABLE } from "../contract/texts.ts";
 import { isDatabaseUnavailable, type ServiceBackend } from "../backend/index.ts";
 import { apiDocs } from "../docs/index.ts";
 import { healthRoutes } from "../health/routes.ts";
@@ -49,11 +50,11 @@ export function createApp(deps: AppDeps) {
     .onError(async ({ code, error, request, path }) => {
       const flag = flagForPath(path);
       if (code === "NOT_FOUND") return unmatched(guard, allowedMethods, request, path, flag);
-      if (isDatabaseUnavailable(error)) return toResponse(failure(flag, 503, ["Service temporarily unavailable"], { "retry-after": "1" }));
+      if (isDatabaseUnavailable(error)) return toResponse(failure(flag, 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "1" }));
       log.error("unhandled_error", { method: request.method, path, error: errorText(error) });
-      return toResponse(failure(flag, 500, ["Internal server error"]));
+      return toResponse(failure(flag, 500, [INTERNAL_ERROR]));
     })
-    .use(apiDocs())
+    .use(apiDocs({ bodyLimitBytes: config.bodyLimitBytes }))
     .use(healthRoutes(backend.ready))
     .use(metricsRoutes(deps.metrics, store, clock))
     .use(intakeRoutes(guard, intake, deps.metrics))
@@ -75,8 +76,8 @@ async function unmatched(guard: V1Guard, allowedMethods: (path: string) => strin
   const methods = allowedMethods(path);
   const reply = () =>
     methods.length > 0
-      ? failure(flag, 405, ["Method Not Allowed"], { allow: methods.join(", ") })
-      : failure(flag, 404, ["Not Found"]);
+      ? failure(flag, 405, [METHOD_NOT_ALLOWED], { allow: methods.join(", ") })
+      : failure(flag, 404, [NOT_FOUND]);
   return path === "/v1" || path.startsWith("/v1/") ? guard.withVendor(request, flag, reply) : toResponse(reply());
 }
 

@@ -2,11 +2,7 @@
 // UTF-8 (400), then JSON parse (400), then "is an object" (400). The Content-Type header is not
 // consulted, so `curl -d '{...}'` (sent as application/x-www-form-urlencoded) works.
 
-export const BODY_UNREADABLE = "Request body could not be read";
-export const BODY_NOT_UTF8 = "Request body is not valid UTF-8";
-export const MALFORMED_JSON = "Malformed JSON body";
-export const BODY_NOT_AN_OBJECT = "Request body must be a JSON object";
-export const bodyTooLarge = (limitBytes: number) => `Request body exceeds ${limitBytes} bytes`;
+import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
 
 export type BodyRead =
   | { ok: true; text: string; value: Record<string, unknown> }

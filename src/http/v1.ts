@@ -2,6 +2,7 @@
 // authentication and the vendor's rate limit (before the body is read), then the body rules.
 import type { AuthenticatedVendor, Authenticator, AuthOutcome } from "../auth/authenticator.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
+import { RATE_LIMIT_EXCEEDED, TOO_MANY_FAILURES, UNAUTHORIZED } from "../contract/texts.ts";
 import { readJsonObject } from "./body.ts";
 import type { ClientAddress } from "./client-address.ts";
 import { failure, toResponse, type Flag, type Reply } from "./envelope.ts";
@@ -14,9 +15,6 @@ export interface V1Deps {
   clientAddress: ClientAddress;
 }
 
-/** The 429 for a client (or a vendor name) past its budget of failed credentials (CONTRACT §9). */
-export const TOO_MANY_FAILURES = "Too many failed authentication attempts";
-
 export interface JsonBody {
   value: Record<string, unknown>;
   text: string;
@@ -27,10 +25,10 @@ const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UT
 export function createV1Guard(deps: V1Deps) {
   /** The vendor, or the 401/429 reply that ends the request. */
   function admit(vendor: AuthOutcome, flag: Flag): AuthenticatedVendor | Reply {
-    if (!vendor) return failure(flag, 401, ["Unauthorized"], CHALLENGE);
+    if (!vendor) return failure(flag, 401, [UNAUTHORIZED], CHALLENGE);
     if ("retryAfterSeconds" in vendor) return failure(flag, 429, [TOO_MANY_FAILURES], { "retry-after": String(vendor.retryAfterSeconds) });
     const rate = deps.rateLimiter.take(vendor.id);
-    if (!rate.ok) return failure(flag, 429, ["Rate limit exceeded"], { "retry-after": String(rate.retryAfterSeconds) });
+    if (!rate.ok) return failure(flag, 429, [RATE_LIMIT_EXCEEDED], { "retry-after": String(rate.retryAfterSeconds) });
     return vendor;
   }
 

@@ -4,7 +4,8 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 
 export type PhoneCheck = { ok: true; e164: string } | { ok: false; error: "characters" | "number" };
 
-const VALID_CHARACTERS = /^[0-9 ().+-]+$/;
+/** The characters a phone number may be written with (CONTRACT §4): the lead schema's pattern. */
+export const PHONE_CHARACTERS = /^[0-9 ().+-]+$/;
 
 /**
  * The way vendors write a US number almost every time: an optional +1 or 1, then ten digits with
@@ -17,12 +18,17 @@ const COMMON_US_FORM = /^(?:\+?1[ .-]?)?(?:\((\d{3})\)|(\d{3}))[ .-]?(\d{3})[ .-
  * the number must be a valid NANP number (country code 1). Returns the E.164 form `+1NXXNXXXXXX`.
  */
 export function checkPhoneNumber(value: string): PhoneCheck {
-  if (!VALID_CHARACTERS.test(value)) return { ok: false, error: "characters" };
+  if (!PHONE_CHARACTERS.test(value)) return { ok: false, error: "characters" };
+  const e164 = nanpE164(value);
+  return e164 === null ? { ok: false, error: "number" } : { ok: true, e164 };
+}
+
+/** The E.164 form of a number written with PHONE_CHARACTERS, or null when it is not a valid NANP number. */
+export function nanpE164(value: string): string | null {
   const national = commonUsNationalNumber(value);
-  if (national !== null) return { ok: true, e164: `+1${national}` };
+  if (national !== null) return `+1${national}`;
   const parsed = parsePhoneNumberFromString(value, "US");
-  if (!parsed || parsed.countryCallingCode !== "1" || !parsed.isValid()) return { ok: false, error: "number" };
-  return { ok: true, e164: parsed.number };
+  return parsed && parsed.countryCallingCode === "1" && parsed.isValid() ? parsed.number : null;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
-import { postLeadDoc, prePingDoc } from "../docs/operations.ts";
 import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
 import type { Metrics } from "../metrics/index.ts";
-import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "./messages.ts";
+import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
 function prePingReply(outcome: PrePingOutcome): Reply {
@@ -47,7 +46,7 @@ export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics)
         const outcome = prePing(deps, body.value);
         return outcome instanceof Promise ? outcome.then(prePingReply) : prePingReply(outcome);
       }),
-      { parse: "none", detail: prePingDoc },
+      { parse: "none" },
     )
     .post(
       "/v1/postLead",
@@ -62,6 +61,6 @@ export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics)
           metrics.intake.inc({ outcome: intakeOutcome(outcome) });
           return postLeadReply(outcome);
         }),
-      { parse: "none", detail: postLeadDoc },
+      { parse: "none" },
     );
 }

@@ -1,8 +1,10 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
+import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables } from "../store/index.ts";
-import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
+import type { ValidLead } from "./lead-schema.ts";
+import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
 export interface IntakeDeps {
   /** The service's store: SQLite's answers reads at once, PostgreSQL's with promises. */
@@ -58,7 +60,7 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   const validation = validateLead(submission.body, deps);
   const errors = validation.ok ? [] : [...validation.errors];
   const key = submission.idempotencyKey;
-  if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push("Invalid Idempotency-Key: must be 1-255 visible ASCII characters");
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push(FIELD_TEXTS.invalidIdempotencyKey);
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.

@@ -1,29 +1,17 @@
-// Field validation for postLead and prePing (CONTRACT §4). Pure functions over the parsed JSON body:
-// every failed rule is reported, one error per field, in the order of INTERFACE.md's field table.
+// Field validation for postLead and prePing (CONTRACT §4), derived from the lead's schema
+// (lead-schema.ts): every failed rule is reported, one error per field, in the schema's field order.
+//
+// The schema's rules are compiled once into plain checks rather than run through TypeBox's
+// TypeCompiler: the contract wants one text per field (the compiled checker stops at the first
+// failure, or collects errors that must then be mapped back to fields), `maxLength` counted in
+// characters (TypeBox counts UTF-16 units), and blank values read as missing. Measured against the
+// hand-written validator it replaces (bun 1.4.5, one process, 20 alternating rounds of 100k calls,
+// best round in CPU time; 2 busy cores): accept 1.95-2.11 → 1.74-1.84 µs (1.07-1.18×), 400 path
+// with five bad fields 1.90-1.96 → 1.75-1.89 µs (1.04-1.09×), prePing 0.184-0.188 → 0.190-0.196 µs
+// (0.94-0.99×: the phone's pattern is now checked by the validator, not inside checkPhoneNumber).
 import { literalHostRefusal } from "../callbacks/ssrf.ts";
-import { checkPhoneNumber } from "./phone.ts";
-import { MAILING_STATE_CODES, STATE_CODES } from "./us-states.ts";
-
-export interface ValidLead {
-  phoneE164: string;
-  customerName: string;
-  state: string;
-  city: string;
-  zip: string;
-  street: string;
-  certificateUrl: string | null;
-  dmName: string;
-  utility: string;
-  callBackUrl: string | null;
-  mailingStreet: string;
-  mailingCity: string;
-  mailingZip: string;
-  mailingState: string;
-  vendorCampaignName: string;
-  email: string;
-  /** extra_data as JSON text, or null when not sent. */
-  extraData: string | null;
-}
+import { FIELD_TEXTS as TEXTS, type InvalidText } from "../contract/texts.ts";
+import { FORMATS, LEAD_FIELDS, parseHttpUrl, RULE_KEYWORDS, type LeadField, type ValidLead } from "./lead-schema.ts";
 
 /**
  * Two submissions are the same lead when their validated fields are: values trimmed, state codes
@@ -43,20 +31,7 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; errors: string
 
 type Body = Record<string, unknown>;
 
-const MAX_TEXT = 255;
-const MAX_CERTIFICATE_URL = 500;
-const MAX_CALLBACK_URL = 2048;
-const MAX_EMAIL = 254;
-const ECHO_LIMIT = 600;
-
-/** A value as it appears in an error text: verbatim, cut to 600 characters with "…". */
-export function echo(value: string): string {
-  if (value.length <= ECHO_LIMIT) return value;
-  const chars = Array.from(value);
-  return chars.length <= ECHO_LIMIT ? value : `${chars.slice(0, ECHO_LIMIT).join("")}…`;
-}
-
-/** Code points, not UTF-16 units: "255 characters" as a person counts them. */
+/** Code points, not UTF-16 units: "255 characters" as a person (and JSON Schema) counts them. */
 function fitsIn(value: string, max: number): boolean {
   // A string has at most as many code points as UTF-16 units: most values need no counting.
   if (value.length <= max) return true;
@@ -65,191 +40,155 @@ function fitsIn(value: string, max: number): boolean {
   return true;
 }
 
-/** Reads one string field: absent (missing, null or blank), of the wrong type, or its text. */
-type Read = { kind: "absent" } | { kind: "wrongType" } | { kind: "text"; raw: string; trimmed: string };
+interface Rule {
+  test: (value: string) => boolean;
+  text: InvalidText;
+}
 
-function read(body: Body, field: string): Read {
-  const value = body[field];
-  if (value === undefined || value === null) return { kind: "absent" };
-  if (typeof value !== "string") return { kind: "wrongType" };
-  const trimmed = value.trim();
-  return trimmed === "" ? { kind: "absent" } : { kind: "text", raw: value, trimmed };
+/** One field's schema as plain checks: its rules in RULE_KEYWORDS order, then its format, which gives the stored value. */
+interface CompiledField {
+  /** The field's name in the body. */
+  name: string;
+  key: string;
+  required: boolean;
+  asSent: boolean;
+  rules: Rule[];
+  /** The format's parse (null when the value breaks it), with its text. */
+  format: { parse: Parse; text: InvalidText } | null;
+}
+
+type Parse = (value: string) => string | null;
+
+const DOCUMENTATION_KEYWORDS = new Set(["type", "description", "examples"]);
+
+/** `parse` replaces the format's own where the running configuration narrows it. */
+function compileField(name: string, field: LeadField, parse?: Parse): CompiledField {
+  const schema = field.schema;
+  for (const keyword of Object.keys(schema)) {
+    if (!DOCUMENTATION_KEYWORDS.has(keyword) && !(RULE_KEYWORDS as readonly string[]).includes(keyword)) throw new Error(`${name}: the validator has no rule for ${keyword}`);
+  }
+  const textOf = (keyword: (typeof RULE_KEYWORDS)[number]) => {
+    const text = field.texts[keyword];
+    if (!text) throw new Error(`${name}: ${keyword} has no contract text`);
+    return text;
+  };
+  const rules: Rule[] = [];
+  if (schema.maxLength !== undefined) {
+    const max = schema.maxLength;
+    rules.push({ test: (value) => fitsIn(value, max), text: textOf("maxLength") });
+  }
+  if (schema.pattern !== undefined) {
+    const pattern = new RegExp(schema.pattern);
+    rules.push({ test: (value) => pattern.test(value), text: textOf("pattern") });
+  }
+  const format = schema.format === undefined ? null : { parse: parse ?? FORMATS[schema.format as keyof typeof FORMATS], text: textOf("format") };
+  if (format !== null && format.parse === undefined) throw new Error(`${name}: unknown format ${schema.format}`);
+  return { name, key: field.key, required: field.required, asSent: field.asSent === true, rules, format };
 }
 
 /**
- * Collects errors for one request. Each `take*` call checks one field and returns its normalised
- * value, or undefined after recording the field's error.
+ * call_back_url, unless private callbacks are allowed: not localhost or a literal private address
+ * (CONTRACT §4), which delivery would refuse anyway (§8). Names that resolve to such addresses can
+ * only be judged, and refused, at delivery.
  */
-class FieldErrors {
-  readonly errors: string[] = [];
-
-  fail(text: string): undefined {
-    this.errors.push(text);
-    return undefined;
-  }
-
-  /** A required string field; `check` returns an error text for a bad value, or null. */
-  required(body: Body, field: string, check: Check = tooLong): string | undefined {
-    const r = read(body, field);
-    if (r.kind === "absent") return this.fail(`Missing Field: ${field}`);
-    return this.present(r, field, check);
-  }
-
-  /** An optional string field: null when absent. */
-  optional(body: Body, field: string, check: Check): string | null | undefined {
-    const r = read(body, field);
-    return r.kind === "absent" ? null : this.present(r, field, check);
-  }
-
-  private present(r: Exclude<Read, { kind: "absent" }>, field: string, check: Check) {
-    if (r.kind === "wrongType") return this.fail(`Invalid Type (expected string): ${field}`);
-    // The field's own rule first: its contract text wins (a phone number's is `Invalid Characters`).
-    const error = check(r.trimmed, r.raw, field) ?? hasNul(r.raw, field);
-    return error === null ? r.trimmed : this.fail(error);
-  }
-}
-
-/**
- * U+0000 (JSON's "\u0000") in any string field: PostgreSQL's text cannot store it, so both
- * databases refuse it alike, naming the field (a NUL echoed back helps no one).
- */
-const hasNul = (raw: string, field: string): string | null => (raw.includes("\0") ? `Invalid Characters (U+0000): ${field}` : null);
-
-/** A field's own rule: an error text for a bad value, or null. */
-type Check = (trimmed: string, raw: string, field: string) => string | null;
-
-const tooLong: Check = (value, _raw, field) => (!fitsIn(value, MAX_TEXT) ? `Field Too Long (max ${MAX_TEXT} characters): ${field}` : null);
-
-const ZIP = /^\d{5}(?:-\d{4})?$/;
-const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-/** An absolute http(s) URL with a host, as WHATWG URL parses it; null for anything else. */
-function parseHttpUrl(value: string): URL | null {
-  if (!/^https?:\/\/[^\s/?#]/i.test(value) || /\s/.test(value)) return null;
-  const url = URL.parse(value);
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" ? url : null;
-}
-
-export const isHttpUrl = (value: string): boolean => parseHttpUrl(value) !== null;
-
-/** phone_number for both endpoints; returns the E.164 form. */
-function takePhone(errors: FieldErrors, body: Body): string | undefined {
-  let e164: string | undefined;
-  errors.required(body, "phone_number", (_trimmed, raw) => {
-    const check = checkPhoneNumber(raw);
-    if (check.ok) e164 = check.e164;
-    else return check.error === "characters" ? `Invalid Characters: ${echo(raw)}` : `Invalid Phone Number: ${echo(raw)}`;
-    return null;
-  });
-  return e164;
-}
-
-// ASCII letters first: toUpperCase() maps "ı" to "I" and "ſ" to "S", which would let "ıa" pass as IA.
-const stateCheck = (codes: ReadonlySet<string>, text: string) => (value: string, raw: string) =>
-  /^[A-Za-z]{2}$/.test(value) && codes.has(value.toUpperCase()) ? null : `${text}: ${echo(raw)}`;
-
-const zipCheck = (text: string) => (value: string, raw: string) => (ZIP.test(value) ? null : `${text}: ${echo(raw)}`);
-
-const checkState = stateCheck(STATE_CODES, "Invalid State Code (2 characters)");
-const checkMailingState = stateCheck(MAILING_STATE_CODES, "Invalid Mailing State Code");
-const checkZip = zipCheck("Invalid ZIP Code");
-const checkMailingZip = zipCheck("Invalid Mailing ZIP Code");
-
-function certificateUrlCheck(value: string, raw: string): string | null {
-  return fitsIn(value, MAX_CERTIFICATE_URL) && isHttpUrl(value)
-    ? null
-    : `Certificate URL exceeds ${MAX_CERTIFICATE_URL} characters, or not a valid URL ${echo(raw)}`;
-}
-
-/**
- * call_back_url: an http(s) URL, and unless private callbacks are allowed, not to localhost or a
- * literal private address (CONTRACT §4), which delivery would refuse anyway (§8). Names that
- * resolve to such addresses can only be judged, and refused, at delivery.
- */
-const callbackUrlCheck = (allowPrivate: boolean) => (value: string, raw: string) => {
-  const url = fitsIn(value, MAX_CALLBACK_URL) ? parseHttpUrl(value) : null;
-  return url !== null && (allowPrivate || literalHostRefusal(url.hostname) === null) ? null : `Invalid Callback URL: ${echo(raw)}`;
+const publicHttpUrl: Parse = (value) => {
+  const url = parseHttpUrl(value);
+  return url !== null && literalHostRefusal(url.hostname) === null ? value : null;
 };
 
-const CALLBACK_URL_CHECKS = { allowingPrivate: callbackUrlCheck(true), publicOnly: callbackUrlCheck(false) };
+function compileLead(allowPrivateCallbacks: boolean): CompiledField[] {
+  return Object.entries(LEAD_FIELDS).map(([name, field]) => compileField(name, field, name === "call_back_url" && !allowPrivateCallbacks ? publicHttpUrl : undefined));
+}
+
+type LeadValidator = (body: Body, errors: string[]) => ValidLead | undefined;
+
+/**
+ * The loop over the fields unrolled into one function, as TypeBox's TypeCompiler does: each field
+ * read by a constant name and the lead built as one object literal. The loop itself, reading and
+ * storing by computed names, was 10-20% slower than the hand-written validator this replaced.
+ */
+function unrolled(fields: CompiledField[]): LeadValidator {
+  const param = (i: number) => `field${i}`;
+  const takes = fields.map((field, i) => {
+    const name = JSON.stringify(field.name);
+    return field.name === "street"
+      ? `const street = streetName(body), v${i} = take(errors, body[street], street, ${param(i)});`
+      : `const v${i} = take(errors, body[${name}], ${name}, ${param(i)});`;
+  });
+  const lead = fields.map((field, i) => `${JSON.stringify(field.key)}: v${i}`).join(", ");
+  const source = `return (body, errors) => {\n${takes.join("\n")}\nconst extraData = takeExtraData(errors, body);\nreturn errors.length > 0 ? undefined : { ${lead}, extraData };\n};`;
+  return new Function("take", "takeExtraData", "streetName", ...fields.map((_, i) => param(i)), source)(take, takeExtraData, streetName, ...fields);
+}
+
+const LEAD_VALIDATORS = { allowingPrivate: unrolled(compileLead(true)), publicOnly: unrolled(compileLead(false)) };
+const PHONE = compileField("phone_number", LEAD_FIELDS.phone_number);
+
+/** Is the field absent: missing, null, or blank after trimming? */
+function isAbsent(body: Body, name: string): boolean {
+  const value = body[name];
+  return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
+}
+
+/**
+ * One string field: its stored value, null when an optional field is absent, or undefined after
+ * recording the field's one error.
+ */
+function take(errors: string[], value: unknown, name: string, field: CompiledField): string | null | undefined {
+  if (value === undefined || value === null) return absent(errors, name, field);
+  if (typeof value !== "string") return fail(errors, TEXTS.wrongType(name));
+  const trimmed = value.trim();
+  if (trimmed === "") return absent(errors, name, field);
+  const checked = field.asSent ? value : trimmed;
+  // The field's own rule first: its contract text wins (a phone number's is `Invalid Characters`).
+  for (const rule of field.rules) if (!rule.test(checked)) return fail(errors, rule.text(value, name));
+  let stored = trimmed;
+  if (field.format !== null) {
+    const parsed = field.format.parse(checked);
+    if (parsed === null) return fail(errors, field.format.text(value, name));
+    stored = parsed;
+  }
+  // U+0000 (JSON's "\u0000"): PostgreSQL's text cannot store it, so both databases refuse it alike.
+  return value.includes("\0") ? fail(errors, TEXTS.nul(name)) : stored;
+}
+
+function absent(errors: string[], name: string, field: CompiledField): null | undefined {
+  return field.required ? fail(errors, TEXTS.missing(name)) : null;
+}
+
+function fail(errors: string[], text: string): undefined {
+  errors.push(text);
+  return undefined;
+}
+
+const isPlainObject = (value: unknown): value is object => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** extra_data: an object or an array of objects; required when certificate_url was not sent. */
+function takeExtraData(errors: string[], body: Body): string | null | undefined {
+  const value = body.extra_data;
+  if (value === undefined || value === null) return isAbsent(body, "certificate_url") ? fail(errors, TEXTS.missingExtraData) : null;
+  const shapeOk = isPlainObject(value) || (Array.isArray(value) && value.every(isPlainObject));
+  return shapeOk ? JSON.stringify(value) : fail(errors, TEXTS.invalidExtraData);
+}
+
+/** `street` and `customer_address` name one field; `street` wins when both are sent. */
+function streetName(body: Body): string {
+  return isAbsent(body, "street") && !isAbsent(body, "customer_address") ? "customer_address" : "street";
+}
 
 export interface LeadRules {
   /** config.allowPrivateCallbacks: development and tests call back to 127.0.0.1. */
   allowPrivateCallbacks: boolean;
 }
 
-function emailCheck(value: string, raw: string): string | null {
-  return value.length <= MAX_EMAIL && EMAIL.test(value) ? null : `Invalid Email: ${echo(raw)}`;
-}
-
-const isPlainObject = (value: unknown): value is object => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** extra_data: an object or an array of objects; required when certificate_url was not sent. */
-function takeExtraData(errors: FieldErrors, body: Body, certificateSent: boolean): string | null | undefined {
-  const value = body.extra_data;
-  if (value === undefined || value === null) {
-    return certificateSent ? null : errors.fail("Missing Field: extra_data (required when certificate_url is not provided)");
-  }
-  const shapeOk = isPlainObject(value) || (Array.isArray(value) && value.every(isPlainObject));
-  return shapeOk ? JSON.stringify(value) : errors.fail("Invalid extra_data: must be an object or an array of objects");
-}
-
-/** `street` and `customer_address` name one field; `street` wins when both are sent. */
-function streetField(body: Body): string {
-  return read(body, "street").kind === "absent" && read(body, "customer_address").kind !== "absent" ? "customer_address" : "street";
-}
-
 export function validateLead(body: Body, rules: LeadRules): Validation<ValidLead> {
-  const errors = new FieldErrors();
-  const phoneE164 = takePhone(errors, body);
-  const customerName = errors.required(body, "customer_name");
-  const state = errors.required(body, "state", checkState);
-  const city = errors.required(body, "city");
-  const zip = errors.required(body, "zip", checkZip);
-  const streetName = streetField(body);
-  const street = errors.required(body, streetName);
-  const certificateUrl = errors.optional(body, "certificate_url", certificateUrlCheck);
-  const dmName = errors.required(body, "dm_name");
-  const utility = errors.required(body, "utility");
-  const callBackUrl = errors.optional(body, "call_back_url", rules.allowPrivateCallbacks ? CALLBACK_URL_CHECKS.allowingPrivate : CALLBACK_URL_CHECKS.publicOnly);
-  const mailingStreet = errors.required(body, "mailing_street");
-  const mailingCity = errors.required(body, "mailing_city");
-  const mailingZip = errors.required(body, "mailing_zip", checkMailingZip);
-  const mailingState = errors.required(body, "mailing_state", checkMailingState);
-  const vendorCampaignName = errors.required(body, "vendor_campaign_name");
-  const email = errors.required(body, "email", emailCheck);
-  const certificateSent = read(body, "certificate_url").kind !== "absent";
-  const extraData = takeExtraData(errors, body, certificateSent);
-
-  if (errors.errors.length > 0) return { ok: false, errors: errors.errors };
-  // Every take above succeeded, so none of these is undefined.
-  return {
-    ok: true,
-    value: {
-      phoneE164: phoneE164!,
-      customerName: customerName!,
-      state: state!.toUpperCase(),
-      city: city!,
-      zip: zip!,
-      street: street!,
-      certificateUrl: certificateUrl ?? null,
-      dmName: dmName!,
-      utility: utility!,
-      callBackUrl: callBackUrl ?? null,
-      mailingStreet: mailingStreet!,
-      mailingCity: mailingCity!,
-      mailingZip: mailingZip!,
-      mailingState: mailingState!.toUpperCase(),
-      vendorCampaignName: vendorCampaignName!,
-      email: email!,
-      extraData: extraData ?? null,
-    },
-  };
+  const errors: string[] = [];
+  const lead = (rules.allowPrivateCallbacks ? LEAD_VALIDATORS.allowingPrivate : LEAD_VALIDATORS.publicOnly)(body, errors);
+  return lead === undefined ? { ok: false, errors } : { ok: true, value: lead };
 }
 
 /** prePing validates only phone_number, with the same texts. */
 export function validatePrePing(body: Body): Validation<{ phoneE164: string }> {
-  const errors = new FieldErrors();
-  const phoneE164 = takePhone(errors, body);
-  return phoneE164 === undefined ? { ok: false, errors: errors.errors } : { ok: true, value: { phoneE164 } };
+  const errors: string[] = [];
+  const phoneE164 = take(errors, body.phone_number, "phone_number", PHONE);
+  return phoneE164 == null ? { ok: false, errors } : { ok: true, value: { phoneE164 } };
 }

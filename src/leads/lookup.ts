@@ -1,16 +1,12 @@
 // GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
 import { Elysia } from "elysia";
-import { leadLookupDoc } from "../docs/operations.ts";
 import { failure, success, type Reply } from "../http/envelope.ts";
 import type { V1Guard } from "../http/v1.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadState } from "../store/leads/index.ts";
 // The lookup says exactly what the callback said.
-import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
-
-export const LEAD_PENDING = "Lead is pending; the final result is not decided yet.";
-export const LEAD_NOT_FOUND = "Lead not found";
+import { LEAD_ACCEPTED, LEAD_NOT_FOUND, LEAD_PENDING, LEAD_REJECTED } from "../contract/texts.ts";
 
 /**
  * Another vendor's lead answers exactly like a missing one: ids reveal nothing. At once on SQLite
@@ -28,9 +24,9 @@ function replyFor(lead: LeadState | undefined): Reply {
     case "pending":
       return success("success_bit", LEAD_PENDING, extra);
     case "accepted":
-      return success("success_bit", ACCEPTED_MESSAGE, extra);
+      return success("success_bit", LEAD_ACCEPTED, extra);
     case "rejected": {
-      const reply = failure("success_bit", 200, [lead.rejectionReason ?? "Lead rejected."]);
+      const reply = failure("success_bit", 200, [lead.rejectionReason ?? LEAD_REJECTED]);
       return { ...reply, body: { ...reply.body, ...extra } };
     }
   }
@@ -40,6 +36,5 @@ export function leadRoutes(guard: V1Guard, store: Store) {
   return new Elysia({ name: "leads" }).get(
     "/v1/leads/:lead_id",
     ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),
-    { detail: leadLookupDoc },
   );
 }

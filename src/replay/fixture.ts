@@ -2,9 +2,16 @@
 // shape up front, so a typo in a fixture is reported with its file name before anything is sent.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { parseFixture } from "./parse-fixture.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * The lead a case's `lead` states its differences from: the lead schema's example, with the case's
+ * own fresh number, and a campaign that marks replayed leads in the target's database.
+ */
+export const BASE_LEAD: Record<string, Json> = { ...EXAMPLE_LEAD, phone_number: "{{phone}}", vendor_campaign_name: "replay" };
 
 /** "vendor" (the default), "other-vendor", "none", explicit credentials, or "raw:<header value>". */
 export type Auth = "vendor" | "other-vendor" | "none" | `raw:${string}` | { user: string; password: string };
@@ -15,7 +22,7 @@ export interface FixtureRequest {
   /** A null value means "do not send this header" (content-type: null sends the body untyped). */
   headers?: Record<string, string | null>;
   auth?: Auth;
-  /** A JSON value, sent as JSON text. */
+  /** A JSON value, sent as JSON text; a case's `lead` (and `without`) becomes the body here. */
   body?: Json;
   /** Text sent as it is (malformed JSON, for instance). */
   raw?: string;

@@ -1,7 +1,7 @@
 // Checks a parsed fixture file against the format, naming the first problem by its position
 // ("steps[1].expect.status must be …"), and fills in defaults.
 import { parseDuration } from "../config/parse.ts";
-import { OPTION_FEATURES, WITH_FEATURES, type Auth, type CallbackExpectation, type Fixture, type FixtureRequest, type Json, type ReceiverBehaviour, type Step } from "./fixture.ts";
+import { BASE_LEAD, OPTION_FEATURES, WITH_FEATURES, type Auth, type CallbackExpectation, type Fixture, type FixtureRequest, type Json, type ReceiverBehaviour, type Step } from "./fixture.ts";
 import { isMatcher } from "./match.ts";
 import { PLACEHOLDERS } from "./placeholders.ts";
 
@@ -61,19 +61,33 @@ function step(input: unknown, where: string): Step {
 
 function request(input: unknown, where: string): FixtureRequest {
   const r = object(input, where);
-  allowKeys(r, where, ["method", "path", "headers", "auth", "body", "raw", "bodyBytes"]);
+  allowKeys(r, where, ["method", "path", "headers", "auth", "body", "lead", "without", "raw", "bodyBytes"]);
   const out: FixtureRequest = { method: string(r.method, `${where}.method`).toUpperCase(), path: string(r.path, `${where}.path`) };
   if (!out.path.startsWith("/")) throw new Error(`${where}.path must start with "/"`);
   if (r.headers !== undefined) out.headers = headers(r.headers, `${where}.headers`);
   if (r.auth !== undefined) out.auth = auth(r.auth, `${where}.auth`);
-  if (r.body !== undefined && (r.raw !== undefined || r.bodyBytes !== undefined)) throw new Error(`${where}: body goes alone (raw and bodyBytes go together)`);
+  const bodies = ["body", "lead", "raw"].filter((key) => r[key] !== undefined || (key === "raw" && r.bodyBytes !== undefined));
+  if (bodies.length > 1) throw new Error(`${where}: a body goes alone: one of body, lead, raw (raw and bodyBytes go together)`);
+  if (r.without !== undefined && r.lead === undefined) throw new Error(`${where}.without goes with lead`);
   if (r.body !== undefined) out.body = r.body as Json;
+  if (r.lead !== undefined) out.body = leadBody(r.lead, r.without, where);
   if (r.raw !== undefined) {
     if (typeof r.raw !== "string") throw new Error(`${where}.raw must be a string`);
     out.raw = r.raw;
   }
   if (r.bodyBytes !== undefined) out.bodyBytes = integer(r.bodyBytes, `${where}.bodyBytes`, 16, MAX_BODY_BYTES);
   return out;
+}
+
+/** BASE_LEAD with the case's differences: `lead` sets (or adds) fields, `without` leaves fields out. */
+function leadBody(lead: unknown, without: unknown, where: string): Json {
+  const body = { ...BASE_LEAD, ...(object(lead, `${where}.lead`) as Record<string, Json>) };
+  const omitted = without === undefined ? [] : array(without, `${where}.without`).map((name, i) => string(name, `${where}.without[${i}]`));
+  for (const name of omitted) {
+    if (!(name in body)) throw new Error(`${where}.without: ${name} is not a field of the lead`);
+    delete body[name];
+  }
+  return body;
 }
 
 function auth(input: unknown, where: string): Auth {

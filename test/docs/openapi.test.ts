@@ -1,15 +1,16 @@
 // The OpenAPI document at /swagger/json: every route, Basic auth on /v1, every status with an
-// example in the contract's envelope, the callback, and examples equal to the service's real answers.
+// example in the contract's envelope, the callback, and the lead's rules (examples-answered.test.ts
+// compares every example with the service's real answer).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { createApp } from "../../src/http/app.ts";
-import { ACCEPTED_MESSAGE } from "../../src/callbacks/payload.ts";
-import { LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/leads/lookup.ts";
+import { LEAD_ACCEPTED, LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/contract/texts.ts";
+import { EXAMPLE_LEAD, LEAD_FIELDS, RULE_KEYWORDS } from "../../src/intake/lead-schema.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
-import { get, post, startTestServer, type TestServer } from "../helpers/server.ts";
+import { get, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { sqliteBackend } from "../../src/backend/index.ts";
 
@@ -148,29 +149,16 @@ test("every route of the app is documented, with a unique operationId, a summary
 test("the lead lookup's examples use the service's texts", () => {
   const operation = doc.paths["/v1/leads/{lead_id}"].get;
   expect(example(operation.responses[200], "pending").message).toBe(LEAD_PENDING);
-  expect(example(operation.responses[200], "accepted").message).toBe(ACCEPTED_MESSAGE);
+  expect(example(operation.responses[200], "accepted").message).toBe(LEAD_ACCEPTED);
   expect(example(operation.responses[404])).toEqual({ success_bit: false, message: [{ error: LEAD_NOT_FOUND }] });
 });
 
-test("documented answers are the service's real answers", async () => {
-  const prePing = doc.paths["/v1/prePing"].post.responses;
-  const lookup = doc.paths["/v1/leads/{lead_id}"].get.responses;
-  const auth = { authorization: server.auth };
-
-  const eligible = await post(`${server.url}/v1/prePing`, { phone_number: "(212) 555-0123" }, auth);
-  expect([eligible.status, eligible.body]).toEqual([200, example(prePing[200])]);
-
-  const stranger = await post(`${server.url}/v1/prePing`, { phone_number: "(212) 555-0123" });
-  expect([stranger.status, stranger.body]).toEqual([401, example(prePing[401])]);
-  expect(stranger.headers.get("www-authenticate")).toBe(prePing[401].headers["WWW-Authenticate"].example);
-
-  const malformed = await post(`${server.url}/v1/prePing`, "{", auth);
-  expect([malformed.status, malformed.body]).toEqual([400, example(prePing[400], "malformedJson")]);
-
-  const wrongMethod = await get(`${server.url}/v1/prePing`, auth);
-  expect([wrongMethod.status, wrongMethod.body]).toEqual([405, example(prePing[405])]);
-  expect(wrongMethod.headers.get("allow")).toBe(prePing[405].headers.Allow.example);
-
-  const missing = await get(`${server.url}/v1/leads/0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69`, auth);
-  expect([missing.status, missing.body]).toEqual([404, example(lookup[404])]);
+test("the lead's field rules are in the documented schema (maxLength, pattern, format), not in prose only", () => {
+  const properties = doc.components.schemas.LeadRequest.properties;
+  for (const [name, field] of Object.entries(LEAD_FIELDS)) {
+    for (const keyword of RULE_KEYWORDS) expect([name, keyword, properties[name][keyword]]).toEqual([name, keyword, field.schema[keyword]]);
+  }
+  expect([properties.customer_name.maxLength, properties.certificate_url.maxLength, properties.call_back_url.maxLength]).toEqual([255, 500, 2048]);
+  expect(new RegExp(properties.zip.pattern).test("12345-6789")).toBe(true);
+  expect(doc.paths["/v1/postLead"].post.requestBody.content["application/json"].example).toEqual(EXAMPLE_LEAD);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { certificateCheckMatters, decideFinalResult, REASON_SUPPRESSED, type PostPostingChecks } from "../../src/final-results/decide.ts";
+import { REASON_SUPPRESSED } from "../../src/contract/texts.ts";
+import { certificateCheckMatters, decideFinalResult, type PostPostingChecks } from "../../src/final-results/decide.ts";
 
 const clean: PostPostingChecks = { suppressedNow: false, operatorDecision: null, certificate: null };
 

@@ -1,5 +1,5 @@
 // Test data: valid leads and phone numbers that no other test uses.
-import { EXAMPLE_LEAD } from "../../src/docs/examples.ts";
+import { EXAMPLE_LEAD } from "../../src/intake/lead-schema.ts";
 
 const AREA_CODES = ["201", "212", "305", "312", "415", "512", "617", "646", "702", "713", "718", "805", "917"];
 let counter = Math.floor(Math.random() * 1_000_000);

@@ -1,8 +1,10 @@
 // The SQLite tables of a test database, their operations answered at once (SQLite never returns a promise).
 import type { Db } from "../../src/db/client.ts";
 import { op, runNow, type Op } from "../../src/db/script.ts";
+import { validateLead } from "../../src/intake/validate.ts";
 import type { LeadFields } from "../../src/store/leads/index.ts";
 import { sqliteTables } from "../../src/store/sqlite.ts";
+import { validLead } from "./lead.ts";
 
 /** A table operation's answer on SQLite: the value itself. */
 export const now = <T>(answer: Op<T>): T => runNow(op(answer));
@@ -14,25 +16,9 @@ export function vendorRow(id: string, at = 0) {
   return { id, name: id, passwordHash: "not-a-real-hash", signingSecret: "whsec_test", enabled: true, createdAt: at, updatedAt: at };
 }
 
-/** A lead's fields as validated (LeadFields), for table tests. */
+/** A lead's fields as validated (LeadFields), for table tests: the example lead, without certificate, callback or extra_data. */
 export function leadFields(phoneE164 = "+12125551234"): LeadFields {
-  return {
-    phoneE164,
-    customerName: "Jane Doe",
-    state: "NY",
-    city: "New York",
-    zip: "10001",
-    street: "1 Main St",
-    certificateUrl: null,
-    dmName: "John Doe",
-    utility: "Con Edison",
-    callBackUrl: null,
-    mailingStreet: "PO Box 1",
-    mailingCity: "New York",
-    mailingZip: "10001",
-    mailingState: "NY",
-    vendorCampaignName: "Spring",
-    email: "jane@example.com",
-    extraData: null,
-  };
+  const validation = validateLead(validLead(), { allowPrivateCallbacks: false });
+  if (!validation.ok) throw new Error(`the example lead is invalid: ${validation.errors.join("; ")}`);
+  return { ...validation.value, phoneE164, certificateUrl: null, callBackUrl: null, extraData: null };
 }

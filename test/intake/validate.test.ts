@@ -1,6 +1,8 @@
 // CONTRACT §4: postLead and prePing field validation. Texts are asserted exactly.
 import { describe, expect, test } from "bun:test";
-import { echo, isHttpUrl, validateLead, validatePrePing, type ValidLead } from "../../src/intake/validate.ts";
+import { echo } from "../../src/contract/texts.ts";
+import { isHttpUrl, type ValidLead } from "../../src/intake/lead-schema.ts";
+import { validateLead, validatePrePing } from "../../src/intake/validate.ts";
 import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
 
 /** The production default: call_back_url may not name localhost or a private address. */
@@ -49,16 +51,16 @@ describe("a valid lead", () => {
       city: "New York",
       zip: "10001",
       street: "1 Main St",
-      certificateUrl: "https://cert.example.com/c/123",
-      dmName: "John Doe",
-      utility: "Con Edison",
+      certificateUrl: "https://cert.example.com/abc",
+      dmName: "Jane Doe",
+      utility: "ConEd",
       callBackUrl: "https://vendor.example.com/callback",
-      mailingStreet: "PO Box 1",
+      mailingStreet: "1 Main St",
       mailingCity: "New York",
-      mailingZip: "10001-0001",
+      mailingZip: "10001",
       mailingState: "NY",
-      vendorCampaignName: "Spring 2025",
-      email: "jane.doe@example.com",
+      vendorCampaignName: "spring-2026",
+      email: "jane@example.com",
       extraData: '{"source":"web"}',
     });
   });

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FixtureError, loadFixtures } from "../../src/replay/fixture.ts";
+import { EXAMPLE_LEAD } from "../../src/intake/lead-schema.ts";
+import { BASE_LEAD, FixtureError, loadFixtures } from "../../src/replay/fixture.ts";
 import { parseFixture } from "../../src/replay/parse-fixture.ts";
 import { requirementsOf } from "../../src/replay/case.ts";
 import { buildRequest, paddedBody, type Target } from "../../src/replay/request.ts";
@@ -75,6 +76,13 @@ describe("the fixture format", () => {
     expect(fixture.callback).toMatchObject({ path: "/callback", attempts: 1 });
   });
 
+  test("a lead is the base lead with the case's differences: fields set, added, or left out (without)", () => {
+    const request = { method: "POST", path: "/v1/postLead", lead: { zip: "1234", surprise: true }, without: ["street"] };
+    const { street: _street, ...rest } = BASE_LEAD;
+    expect(parse({ description: "d", steps: [{ ...step, request }] }).steps[0]!.request.body).toEqual({ ...rest, zip: "1234", surprise: true });
+    expect<Record<string, unknown>>({ ...BASE_LEAD, vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name }).toEqual({ ...EXAMPLE_LEAD, phone_number: "{{phone}}" } as Record<string, string>);
+  });
+
   test.each([
     ["no steps", { description: "d", steps: [] }, "steps must not be empty"],
     ["an unknown feature", { description: "d", requires: ["verify-certificate"], steps: [step] }, 'unknown feature "verify-certificate"'],
@@ -82,6 +90,9 @@ describe("the fixture format", () => {
     ["an unknown placeholder", { description: "d", steps: [{ ...step, request: { ...step.request, path: "/v1/{{nope}}" } }] }, "unknown placeholder {{nope}}"],
     ["a matcher inside text", { description: "d", steps: [{ ...step, expect: { status: 200, body: { id: "id-{{uuid}}" } } }] }, "a matcher must be the whole value"],
     ["a body and raw together", { description: "d", steps: [{ ...step, request: { ...step.request, raw: "x" } }] }, "body goes alone"],
+    ["a lead and a body together", { description: "d", steps: [{ ...step, request: { ...step.request, lead: {} } }] }, "body goes alone"],
+    ["without, but no lead", { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", without: ["zip"] } }] }, "without goes with lead"],
+    ["without names no field", { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", lead: {}, without: ["zipp"] } }] }, "zipp is not a field of the lead"],
     ["two step modes", { description: "d", steps: [{ ...step, poll: true, repeat: { until: 429, max: 5 } }] }, "at most one of concurrent, repeat, poll"],
     ["counts that do not add up", { description: "d", steps: [{ ...step, concurrent: 3, expect: { statusCounts: { "200": 1 } } }] }, "must add up to concurrent (3)"],
     ["a status out of range", { description: "d", steps: [{ ...step, expect: { status: 42, body: {} } }] }, "status must be a whole number from 100 to 599"],

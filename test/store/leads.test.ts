@@ -3,6 +3,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { describeOnBothBackends } from "../helpers/store-backends.ts";
 import { leadFields, vendorRow } from "../helpers/tables.ts";
+import { EXAMPLE_LEAD } from "../../src/intake/lead-schema.ts";
 
 const HOLD = 60_000;
 const newId = () => Bun.randomUUIDv7();
@@ -68,7 +69,7 @@ describeOnBothBackends("leads", (backend) => {
       const at = clock + HOLD;
       expect(await t.leads.claimDue(start + HOLD - 1, 10, 1000, "t0")).toEqual([]);
       expect((await t.leads.claimDue(at, 1, 1000, "t1")).map((l) => l.id)).toEqual([first]);
-      expect(await t.leads.claimDue(at, 10, 1000, "t2")).toEqual([expect.objectContaining({ id: second, vendorId: "vendor-a", phoneE164: "+12125551234", certificateUrl: null, vendorCampaignName: "Spring" })]);
+      expect(await t.leads.claimDue(at, 10, 1000, "t2")).toEqual([expect.objectContaining({ id: second, vendorId: "vendor-a", phoneE164: "+12125551234", certificateUrl: null, vendorCampaignName: EXAMPLE_LEAD.vendor_campaign_name })]);
     });
 
     test("a leased lead is not claimed again until its lease expires", async () => {
@@ -122,7 +123,7 @@ describeOnBothBackends("leads", (backend) => {
     const t = backend.tables;
     const id = await insert("vendor-b");
     expect(await t.leads.list({ vendorName: "vendor-b", limit: 10 })).toEqual([
-      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: "Spring", decided_at: null, rejection_reason: null, callback_status: null },
+      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name, decided_at: null, rejection_reason: null, callback_status: null },
     ]);
     expect(await t.leads.list({ vendorName: "vendor-a", limit: 10 })).toEqual([]);
     expect(await t.leads.list({ status: "accepted", limit: 10 })).toEqual([]);

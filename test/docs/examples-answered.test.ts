@@ -1,0 +1,171 @@
+// Every example the OpenAPI document gives for a status of a /v1 operation is what the service
+// answers: for each one a request that produces it is sent to a running server, started with a
+// non-default body limit, and the answer compared with the documented example (CONTRACT §1, §9).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { EXAMPLE_LEAD_ID } from "../../src/docs/examples.ts";
+import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { basicAuth, startTestServer, VENDOR, type TestServer } from "../helpers/server.ts";
+
+const BODY_LIMIT = 4_096;
+
+let server: TestServer;
+/** Its vendor may send one request at a time (burst 1), for the 429s. */
+let throttled: TestServer;
+let doc: any;
+
+beforeAll(async () => {
+  [server, throttled] = await Promise.all([
+    startTestServer({ bodyLimitBytes: BODY_LIMIT, holdPeriodMs: 1_000 }),
+    startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1 }),
+  ]);
+  doc = await (await fetch(`${server.url}/swagger/json`)).json();
+});
+afterAll(() => Promise.all([server.stop(), throttled.stop()]));
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+async function send(target: TestServer, method: string, path: string, body?: string | Uint8Array | object, headers: Record<string, string> = { authorization: target.auth }): Promise<Answer> {
+  const payload = body === undefined || typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const response = await fetch(`${target.url}${path}`, { method, headers, body: payload });
+  return { status: response.status, body: await response.json() };
+}
+
+const none = {};
+const postLead = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", "/v1/postLead", body, headers);
+const prePing = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", "/v1/prePing", body, headers);
+/** A lead's id in an answer is the example's: the id differs per lead, its place and form do not. */
+const withExampleId = (answer: Answer): Answer => (typeof answer.body.lead_id === "string" ? { ...answer, body: { ...answer.body, lead_id: EXAMPLE_LEAD_ID } } : answer);
+
+async function acceptedLead(overrides: Record<string, unknown> = {}): Promise<{ phone: string; leadId: string }> {
+  const phone = uniquePhone();
+  const answer = await postLead(validLead({ phone_number: phone, ...overrides }));
+  expect(answer.status).toBe(200);
+  return { phone, leadId: answer.body.lead_id };
+}
+
+async function untilStatus(leadId: string, status: string): Promise<Answer> {
+  for (let i = 0; i < 100; i++) {
+    const answer = await send(server, "GET", `/v1/leads/${leadId}`);
+    if (answer.body.status === status) return answer;
+    await Bun.sleep(100);
+  }
+  throw new Error(`lead ${leadId} never became ${status}`);
+}
+
+/** A vendor's second request at once on the throttled server. */
+async function overRateLimit(method: string, path: string, body?: object): Promise<Answer> {
+  await send(throttled, method, path, body);
+  return send(throttled, method, path, body);
+}
+
+/** Wrong passwords from one address until they are throttled (the budget is 20, then 1 per 3 s). */
+async function overFailedCredentials(method: string, path: string, body?: object): Promise<Answer> {
+  const wrong = { authorization: basicAuth(VENDOR.name, "not-the-password") };
+  for (let i = 0; i < 40; i++) {
+    const answer = await send(throttled, method, path, body, wrong);
+    if (answer.status === 429) return answer;
+  }
+  throw new Error("failed credentials were never throttled");
+}
+
+const NOT_UTF8 = new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]);
+const oversized = (flag: string) => JSON.stringify({ [flag]: "x".repeat(BODY_LIMIT) });
+
+/** A request that produces each documented example, by "<path> <method> <status> <example name>". */
+const PRODUCE: Record<string, () => Promise<Answer>> = {
+  "/v1/prePing post 200 ": () => prePing({ phone_number: uniquePhone() }),
+  "/v1/prePing post 400 invalidCharacters": () => prePing({ phone_number: "212-555-01x3" }),
+  "/v1/prePing post 400 invalidNumber": () => prePing({ phone_number: "555-0123" }),
+  "/v1/prePing post 400 missing": () => prePing({}),
+  "/v1/prePing post 400 notUtf8": () => prePing(NOT_UTF8),
+  "/v1/prePing post 400 malformedJson": () => prePing("{"),
+  "/v1/prePing post 400 notAnObject": () => prePing("[]"),
+  "/v1/prePing post 401 ": () => prePing({ phone_number: uniquePhone() }, none),
+  "/v1/prePing post 405 ": () => send(server, "GET", "/v1/prePing"),
+  "/v1/prePing post 413 ": () => prePing(oversized("phone_number")),
+  "/v1/prePing post 422 ": async () => prePing({ phone_number: (await acceptedLead()).phone }),
+  "/v1/prePing post 429 rateLimit": () => overRateLimit("POST", "/v1/prePing", { phone_number: uniquePhone() }),
+  "/v1/prePing post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/prePing", { phone_number: uniquePhone() }),
+
+  "/v1/postLead post 200 ": async () => withExampleId(await postLead(validLead())),
+  "/v1/postLead post 400 invalidFields": () => {
+    const { email: _email, ...withoutEmail } = validLead({ state: "XX" });
+    return postLead(withoutEmail);
+  },
+  "/v1/postLead post 400 missingCertificate": () => {
+    const { certificate_url: _url, ...withoutCertificate } = validLead();
+    return postLead(withoutCertificate);
+  },
+  "/v1/postLead post 400 notUtf8": () => postLead(NOT_UTF8),
+  "/v1/postLead post 400 malformedJson": () => postLead("{"),
+  "/v1/postLead post 400 notAnObject": () => postLead("[]"),
+  "/v1/postLead post 401 ": () => postLead(validLead(), none),
+  "/v1/postLead post 405 ": () => send(server, "GET", "/v1/postLead"),
+  "/v1/postLead post 413 ": () => postLead(oversized("customer_name")),
+  "/v1/postLead post 422 phoneBlocked": async () => postLead(validLead({ phone_number: (await acceptedLead()).phone, customer_name: "Someone Else" })),
+  "/v1/postLead post 422 idempotencyConflict": async () => {
+    const key = { authorization: server.auth, "idempotency-key": `examples-${crypto.randomUUID()}` };
+    await postLead(validLead(), key);
+    return postLead(validLead(), key);
+  },
+  "/v1/postLead post 429 rateLimit": () => overRateLimit("POST", "/v1/postLead", validLead()),
+  "/v1/postLead post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/postLead", validLead()),
+
+  "/v1/leads/{lead_id} get 200 pending": async () => withExampleId(await send(server, "GET", `/v1/leads/${(await acceptedLead()).leadId}`)),
+  "/v1/leads/{lead_id} get 200 accepted": async () => withExampleId(await untilStatus((await acceptedLead()).leadId, "accepted")),
+  "/v1/leads/{lead_id} get 404 ": () => send(server, "GET", `/v1/leads/${EXAMPLE_LEAD_ID}`),
+  "/v1/leads/{lead_id} get 401 ": () => send(server, "GET", `/v1/leads/${EXAMPLE_LEAD_ID}`, undefined, none),
+  "/v1/leads/{lead_id} get 405 ": () => send(server, "DELETE", `/v1/leads/${EXAMPLE_LEAD_ID}`),
+  "/v1/leads/{lead_id} get 429 rateLimit": () => overRateLimit("GET", `/v1/leads/${EXAMPLE_LEAD_ID}`),
+  "/v1/leads/{lead_id} get 429 failedCredentials": () => overFailedCredentials("GET", `/v1/leads/${EXAMPLE_LEAD_ID}`),
+};
+
+/**
+ * Examples no request from outside can bring about; each is asserted elsewhere (the test named).
+ * 500 and 503: test/e2e/envelope.test.ts and disk-full.test.ts; a rejected lead: test/e2e/callbacks.
+ */
+const NOT_PRODUCIBLE_HERE = new Set([
+  ...["/v1/prePing post", "/v1/postLead post", "/v1/leads/{lead_id} get"].flatMap((operation) => [`${operation} 500 `, `${operation} 503 busy`, `${operation} 503 shuttingDown`]),
+  "/v1/leads/{lead_id} get 200 rejected",
+]);
+
+/** Every documented JSON example of every /v1 operation, by its key in PRODUCE. */
+function documentedExamples(): [key: string, example: Answer][] {
+  return Object.entries<any>(doc.paths)
+    .filter(([path]) => path.startsWith("/v1/"))
+    .flatMap(([path, operations]) =>
+      Object.entries<any>(operations).flatMap(([method, operation]) =>
+        Object.entries<any>(operation.responses).flatMap(([status, response]) => {
+          const media = response.content?.["application/json"];
+          if (!media) return [];
+          const named: [string, unknown][] = media.example !== undefined ? [["", media.example]] : Object.entries<any>(media.examples).map(([name, example]) => [name, example.value]);
+          return named.map(([name, body]): [string, Answer] => [`${path} ${method} ${status} ${name}`, { status: Number(status), body }]);
+        }),
+      ),
+    );
+}
+
+test("every documented example of a /v1 status is produced here or named as not producible from outside", () => {
+  const documented = documentedExamples().map(([key]) => key);
+  expect(documented.length).toBeGreaterThan(30);
+  expect(documented.filter((key) => !(key in PRODUCE) && !NOT_PRODUCIBLE_HERE.has(key))).toEqual([]);
+  expect(Object.keys(PRODUCE).filter((key) => !documented.includes(key))).toEqual([]);
+});
+
+test("the documented 413 names the running body limit", () => {
+  const example = doc.paths["/v1/postLead"].post.responses[413].content["application/json"].example;
+  expect(example.message).toEqual([{ error: `Request body exceeds ${BODY_LIMIT} bytes` }]);
+});
+
+test("the service answers every documented example: status and body", async () => {
+  const answered: [string, Answer][] = [];
+  for (const [key, example] of documentedExamples()) {
+    const produce = PRODUCE[key];
+    if (produce) answered.push([key, await produce()]);
+  }
+  const documented = new Map(documentedExamples());
+  for (const [key, answer] of answered) expect([key, answer]).toEqual([key, documented.get(key)!]);
+});
