@@ -2,7 +2,7 @@
 import { ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
 import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./db/backend.ts";
-import { createApp } from "./http/app.ts";
+import { createApp } from "./app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, requestTarget, routableRequest } from "./http/routable-url.ts";

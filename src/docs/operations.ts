@@ -5,7 +5,7 @@ import { ACCEPTED_MESSAGE } from "../callbacks/payload.ts";
 import { REASON_SUPPRESSED } from "../final-results/decide.ts";
 import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, bodyTooLarge, MALFORMED_JSON } from "../http/body.ts";
 import type { Flag } from "../http/envelope.ts";
-import { TOO_MANY_FAILURES } from "../http/v1.ts";
+import { TOO_MANY_FAILURES } from "../auth/vendor-auth.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../intake/messages.ts";
 import { finalResultCallback } from "./callback.ts";
 import { EXAMPLE_LEAD, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";

@@ -33,3 +33,22 @@ export function toResponse(reply: Reply): Response {
 export function flagForPath(path: string): Flag {
   return path.toLowerCase().startsWith("/v1/preping") ? "can_post_phone_bit" : "success_bit";
 }
+
+/**
+ * A failed answer thrown from a request's handling (authentication, the body's rules); the app's
+ * one error handler answers it in the envelope of the request's route. For the outcomes a route
+ * expects (a field error, a blocked phone) the route returns its Reply instead: no stack is taken.
+ */
+export class EnvelopeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: [string, ...string[]],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(errors[0]);
+  }
+
+  reply(flag: Flag): Reply {
+    return failure(flag, this.status, this.errors, this.headers);
+  }
+}

@@ -1,7 +1,10 @@
+// POST /v1/prePing and /v1/postLead (CONTRACT §4-§6): the vendor first (the auth plugin), then the
+// body under the contract's rules, then the intake service.
 import { Elysia } from "elysia";
+import type { VendorAuth } from "../auth/vendor-auth.ts";
 import { postLeadDoc, prePingDoc } from "../docs/operations.ts";
-import { failure, success, type Reply } from "../http/envelope.ts";
-import type { V1Guard } from "../http/v1.ts";
+import { readJsonObject } from "../http/body.ts";
+import { failure, success, toResponse, type Reply } from "../http/envelope.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "./messages.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
@@ -34,34 +37,30 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
   }
 }
 
-// parse: "none" keeps Elysia from reading the body: authentication comes first, and the body rules
-// (size, JSON, object) are the contract's, not the framework's.
 const intakeOutcome = (outcome: SubmitOutcome) =>
   outcome.kind === "accepted" ? (outcome.replayed ? "replayed" : "accepted") : outcome.kind === "idempotencyConflict" ? "idempotency_conflict" : outcome.kind;
 
-export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics) {
+// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts).
+export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number) {
   return new Elysia({ name: "intake" })
+    .use(auth.plugin)
     .post(
       "/v1/prePing",
-      ({ request }) => guard.withBody(request, "can_post_phone_bit", (_vendor, body) => {
+      async ({ request }) => {
+        const body = await readJsonObject(request, bodyLimitBytes);
         const outcome = prePing(deps, body.value);
-        return outcome instanceof Promise ? outcome.then(prePingReply) : prePingReply(outcome);
-      }),
+        return toResponse(prePingReply(outcome instanceof Promise ? await outcome : outcome));
+      },
       { parse: "none", detail: prePingDoc },
     )
     .post(
       "/v1/postLead",
-      ({ request }) =>
-        guard.withBody(request, "success_bit", async (vendor, body) => {
-          const outcome = await submitLead(deps, {
-            vendorId: vendor.id,
-            body: body.value,
-            rawBody: body.text,
-            idempotencyKey: request.headers.get("idempotency-key"),
-          });
-          metrics.intake.inc({ outcome: intakeOutcome(outcome) });
-          return postLeadReply(outcome);
-        }),
+      async ({ request, vendor }) => {
+        const body = await readJsonObject(request, bodyLimitBytes);
+        const outcome = await submitLead(deps, { vendorId: vendor.id, body: body.value, rawBody: body.text, idempotencyKey: request.headers.get("idempotency-key") });
+        metrics.intake.inc({ outcome: intakeOutcome(outcome) });
+        return toResponse(postLeadReply(outcome));
+      },
       { parse: "none", detail: postLeadDoc },
     );
 }

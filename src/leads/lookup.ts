@@ -1,8 +1,9 @@
 // GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import type { VendorAuth } from "../auth/vendor-auth.ts";
 import { leadLookupDoc } from "../docs/operations.ts";
-import { failure, success, type Reply } from "../http/envelope.ts";
-import type { V1Guard } from "../http/v1.ts";
+import { EXAMPLE_LEAD_ID } from "../docs/examples.ts";
+import { failure, success, toResponse, type Reply } from "../http/envelope.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadState } from "../store/leads/index.ts";
@@ -36,10 +37,11 @@ function replyFor(lead: LeadState | undefined): Reply {
   }
 }
 
-export function leadRoutes(guard: V1Guard, store: Store) {
-  return new Elysia({ name: "leads" }).get(
-    "/v1/leads/:lead_id",
-    ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),
-    { detail: leadLookupDoc },
-  );
+/** Any string: an id that is not a lead's is the ordinary 404, not a validation error. */
+const params = t.Object({ lead_id: t.String({ description: "The lead_id from postLead's answer.", examples: [EXAMPLE_LEAD_ID] }) });
+
+export function leadRoutes(auth: VendorAuth, store: Store) {
+  return new Elysia({ name: "leads" })
+    .use(auth.plugin)
+    .get("/v1/leads/:lead_id", async ({ params, vendor }) => toResponse(await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail: leadLookupDoc });
 }

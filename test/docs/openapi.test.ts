@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase } from "../../src/db/client.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/app.ts";
 import { ACCEPTED_MESSAGE } from "../../src/callbacks/payload.ts";
 import { LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/leads/lookup.ts";
 import { createLogger } from "../../src/log/index.ts";

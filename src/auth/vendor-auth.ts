@@ -1,0 +1,50 @@
+// The vendor of a /v1 request (CONTRACT §3), as an Elysia plugin: its derive gives routes `vendor`,
+// or ends the request with 401 or 429 (thrown; the app's error handler answers in the envelope).
+// Routes that use it read their bodies only in their handler (see http/body.ts), so every request
+// is authenticated before a byte of its body is read (CONTRACT §2).
+import { Elysia } from "elysia";
+import type { ClientAddress } from "../http/client-address.ts";
+import { EnvelopeError } from "../http/envelope.ts";
+import type { AuthenticatedVendor, Authenticator, AuthOutcome } from "./authenticator.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+
+export interface VendorAuthDeps {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  /** Whom failed credentials are counted against. */
+  clientAddress: ClientAddress;
+}
+
+/** The 429 for a client (or a vendor name) past its budget of failed credentials (CONTRACT §9). */
+export const TOO_MANY_FAILURES = "Too many failed authentication attempts";
+
+const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UTF-8"' };
+const UNAUTHORIZED = new EnvelopeError(401, ["Unauthorized"], CHALLENGE);
+
+export function createVendorAuth(deps: VendorAuthDeps) {
+  /** The vendor, or the 401/429 that ends the request. */
+  function admit(outcome: AuthOutcome): AuthenticatedVendor {
+    if (!outcome) throw UNAUTHORIZED;
+    if ("retryAfterSeconds" in outcome) throw new EnvelopeError(429, [TOO_MANY_FAILURES], { "retry-after": String(outcome.retryAfterSeconds) });
+    const rate = deps.rateLimiter.take(outcome.id);
+    if (!rate.ok) throw new EnvelopeError(429, ["Rate limit exceeded"], { "retry-after": String(rate.retryAfterSeconds) });
+    return outcome;
+  }
+
+  /**
+   * Known credentials are admitted synchronously; only a first check waits for argon2. (The one
+   * 401 is shared: most refusals wait out a timer first, and a flood of them allocates nothing.)
+   */
+  function vendorOf(request: Request): AuthenticatedVendor | Promise<AuthenticatedVendor> {
+    const outcome = deps.authenticator.authenticate(request.headers.get("authorization"), () => deps.clientAddress(request));
+    return outcome instanceof Promise ? outcome.then(admit) : admit(outcome);
+  }
+
+  return {
+    vendorOf,
+    /** For the routes that need a vendor; scoped: it applies to the plugin that uses it, not the app. */
+    plugin: new Elysia().derive({ as: "scoped" }, async ({ request }) => ({ vendor: await vendorOf(request) })),
+  };
+}
+
+export type VendorAuth = ReturnType<typeof createVendorAuth>;
