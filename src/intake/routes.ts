@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { VendorAuth } from "../auth/vendor-auth.ts";
 import { postLeadDoc, prePingDoc } from "../docs/operations.ts";
 import { readJsonObject } from "../http/body.ts";
-import { failure, success, toResponse, type Reply } from "../http/envelope.ts";
+import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "./messages.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
@@ -46,20 +46,20 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metric
     .use(auth.plugin)
     .post(
       "/v1/prePing",
-      async ({ request }) => {
+      async ({ request, set }) => {
         const body = await readJsonObject(request, bodyLimitBytes);
         const outcome = prePing(deps, body.value);
-        return toResponse(prePingReply(outcome instanceof Promise ? await outcome : outcome));
+        return answer(set, prePingReply(outcome instanceof Promise ? await outcome : outcome));
       },
       { parse: "none", detail: prePingDoc },
     )
     .post(
       "/v1/postLead",
-      async ({ request, vendor }) => {
+      async ({ request, set, vendor }) => {
         const body = await readJsonObject(request, bodyLimitBytes);
         const outcome = await submitLead(deps, { vendorId: vendor.id, body: body.value, rawBody: body.text, idempotencyKey: request.headers.get("idempotency-key") });
         metrics.intake.inc({ outcome: intakeOutcome(outcome) });
-        return toResponse(postLeadReply(outcome));
+        return answer(set, postLeadReply(outcome));
       },
       { parse: "none", detail: postLeadDoc },
     );

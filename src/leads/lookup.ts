@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { VendorAuth } from "../auth/vendor-auth.ts";
 import { leadLookupDoc } from "../docs/operations.ts";
 import { EXAMPLE_LEAD_ID } from "../docs/examples.ts";
-import { failure, success, toResponse, type Reply } from "../http/envelope.ts";
+import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadState } from "../store/leads/index.ts";
@@ -43,5 +43,5 @@ const params = t.Object({ lead_id: t.String({ description: "The lead_id from pos
 export function leadRoutes(auth: VendorAuth, store: Store) {
   return new Elysia({ name: "leads" })
     .use(auth.plugin)
-    .get("/v1/leads/:lead_id", async ({ params, vendor }) => toResponse(await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail: leadLookupDoc });
+    .get("/v1/leads/:lead_id", async ({ params, set, vendor }) => answer(set, await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail: leadLookupDoc });
 }
