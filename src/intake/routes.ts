@@ -40,7 +40,11 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
 const intakeOutcome = (outcome: SubmitOutcome) =>
   outcome.kind === "accepted" ? (outcome.replayed ? "replayed" : "accepted") : outcome.kind === "idempotencyConflict" ? "idempotency_conflict" : outcome.kind;
 
-// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts).
+// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts). So
+// the body's schema and the answers are declared in `detail` (for the OpenAPI document), not as
+// Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
+// before the vendor is known, and `response` would replace the documented examples with bare
+// schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
 export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number) {
   return new Elysia({ name: "intake" })
     .use(auth.plugin)
