@@ -8,6 +8,7 @@ import { createVendorAuth } from "./auth/vendor-auth.ts";
 import type { Config } from "./config/index.ts";
 import { isDatabaseUnavailable, type ServiceBackend } from "./db/backend.ts";
 import { apiDocs } from "./docs/index.ts";
+import { leadLookupDoc, postLeadDoc, prePingDoc } from "./docs/operations.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { intakeRoutes } from "./intake/routes.ts";
 import type { IntakeDeps } from "./intake/service.ts";
@@ -52,8 +53,8 @@ export function createApp(deps: AppDeps) {
     .use(apiDocs())
     .use(healthRoutes(backend.ready))
     .use(metricsRoutes(deps.metrics, store, clock))
-    .use(intakeRoutes(auth, intake, deps.metrics, config.bodyLimitBytes))
-    .use(leadRoutes(auth, store));
+    .use(intakeRoutes(auth, intake, deps.metrics, config.bodyLimitBytes, { prePing: prePingDoc, postLead: postLeadDoc }))
+    .use(leadRoutes(auth, store, leadLookupDoc));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.
   app.use(methodNotAllowed(app.routes.filter((route) => isV1(route.path)), auth.plugin)).use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));

@@ -1,8 +1,7 @@
 // POST /v1/prePing and /v1/postLead (CONTRACT §4-§6): the vendor first (the auth plugin), then the
 // body under the contract's rules, then the intake service.
-import { Elysia } from "elysia";
+import { Elysia, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../auth/vendor-auth.ts";
-import { postLeadDoc, prePingDoc } from "../docs/operations.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import type { Metrics } from "../metrics/index.ts";
@@ -45,7 +44,8 @@ const intakeOutcome = (outcome: SubmitOutcome) =>
 // Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
 // before the vendor is known, and `response` would replace the documented examples with bare
 // schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
-export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number) {
+// `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
+export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number, docs: Record<"prePing" | "postLead", DocumentDecoration>) {
   return new Elysia({ name: "intake" })
     .use(auth.plugin)
     .post(
@@ -55,7 +55,7 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metric
         const outcome = prePing(deps, body.value);
         return answer(set, prePingReply(outcome instanceof Promise ? await outcome : outcome));
       },
-      { parse: "none", detail: prePingDoc },
+      { parse: "none", detail: docs.prePing },
     )
     .post(
       "/v1/postLead",
@@ -65,6 +65,6 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metric
         metrics.intake.inc({ outcome: intakeOutcome(outcome) });
         return answer(set, postLeadReply(outcome));
       },
-      { parse: "none", detail: postLeadDoc },
+      { parse: "none", detail: docs.postLead },
     );
 }

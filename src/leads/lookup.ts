@@ -1,8 +1,6 @@
 // GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
-import { Elysia, t } from "elysia";
+import { Elysia, t, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../auth/vendor-auth.ts";
-import { leadLookupDoc } from "../docs/operations.ts";
-import { EXAMPLE_LEAD_ID } from "../docs/examples.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
@@ -38,10 +36,11 @@ function replyFor(lead: LeadState | undefined): Reply {
 }
 
 /** Any string: an id that is not a lead's is the ordinary 404, not a validation error. */
-const params = t.Object({ lead_id: t.String({ description: "The lead_id from postLead's answer.", examples: [EXAMPLE_LEAD_ID] }) });
+const params = t.Object({ lead_id: t.String({ description: "The lead_id from postLead's answer." }) });
 
-export function leadRoutes(auth: VendorAuth, store: Store) {
+/** `detail`: its OpenAPI operation, given by the app that composes the routes and the docs. */
+export function leadRoutes(auth: VendorAuth, store: Store, detail: DocumentDecoration) {
   return new Elysia({ name: "leads" })
     .use(auth.plugin)
-    .get("/v1/leads/:lead_id", async ({ params, set, vendor }) => answer(set, await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail: leadLookupDoc });
+    .get("/v1/leads/:lead_id", async ({ params, set, vendor }) => answer(set, await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail });
 }
