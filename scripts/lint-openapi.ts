@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config/index.ts";
 import { openDatabase } from "../src/db/client.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app.ts";
 import { createLogger } from "../src/log/index.ts";
 import { createMetrics } from "../src/metrics/index.ts";
 import { createGroupCommitter } from "../src/db/group-commit.ts";

@@ -4,7 +4,7 @@ import type { Config } from "./config/index.ts";
 import { INTERNAL_ERROR, SHUTTING_DOWN } from "./contract/texts.ts";
 import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./backend/index.ts";
 import { startConsole, type ConsoleListener } from "./console/server.ts";
-import { createApp } from "./http/app.ts";
+import { createApp } from "./app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, requestTarget, routableRequest } from "./http/routable-url.ts";

@@ -7,15 +7,6 @@ import { dirname, relative, resolve, sep } from "node:path";
 const SRC = resolve(import.meta.dir, "../src");
 const MAX_FILE_LINES = 300;
 
-/**
- * Cycles being taken apart on other branches of issue 18: the "swagger" and "schema" work
- * restructures http/, intake/ and docs/ and composes the app at the top, beside server.ts. leads/ is
- * in the same knot for the same reason: its route imports http/'s envelope and guard (the right
- * way), and http/app.ts, the app's composition, imports the route back. A strongly connected group
- * made only of these folders is tolerated; any other folder joining it fails the test.
- * TODO(lead): delete this allowlist after merging those branches.
- */
-const ALLOWED_CYCLE_FOLDERS: ReadonlySet<string> = new Set(["http", "intake", "docs", "leads"]);
 
 const transpiler = new Bun.Transpiler({ loader: "ts" });
 
@@ -169,7 +160,6 @@ test("no folder of src/ imports a folder that imports it back, directly or throu
   const edges = await folderEdges();
   const graph = graphOf(edges);
   const cycles = cyclicGroups(graph)
-    .filter((group) => !group.every((folder) => ALLOWED_CYCLE_FOLDERS.has(folder)))
     .map((group) => `folders ${group.join(", ")} import each other, e.g. ${describeCycle(cycleThrough(graph, group[0]!), edges)}`);
   expect(cycles).toEqual([]);
 });

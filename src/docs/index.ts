@@ -1,10 +1,15 @@
 // The API page (/swagger), its embedded assets (/swagger/assets/*) and its OpenAPI document
-// (/swagger/json). Served by the service itself: nothing is fetched from a CDN.
-import { Elysia, type InternalRoute } from "elysia";
+// (/swagger/json, built by @elysiajs/openapi from the app's routes). Served by the service itself:
+// nothing is fetched from a CDN.
+//
+// The plugin's own page is not used (provider: null): it loads the UI with an inline script, which
+// the page's Content-Security-Policy forbids, and writes the API's description unescaped into HTML
+// attributes. Ours is Swagger UI from the binary (page.ts), over the plugin's document.
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
 import { ASSETS, type Asset } from "./assets.ts";
-import { openApiDocument } from "./document.ts";
-import type { DocumentedSettings } from "./operations.ts";
-import { ASSETS_PATH, INIT_JS, PAGE_CSP, PAGE_HTML, SPEC_PATH } from "./page.ts";
+import { DOCUMENTATION } from "./document.ts";
+import { ASSETS_PATH, INIT_JS, PAGE_CSP, PAGE_HTML, PAGE_PATH, SPEC_PATH } from "./page.ts";
 
 const hide = { detail: { hide: true } };
 
@@ -15,17 +20,10 @@ async function serveAsset(asset: Asset, request: Request): Promise<Response> {
   return new Response(gzip ? await asset.gzipped() : await asset.bytes(), { headers });
 }
 
-export function apiDocs(settings: DocumentedSettings) {
-  const plugin = new Elysia({ name: "api-docs" });
-  // Elysia points a used plugin's getGlobalRoutes at the whole app's routes (the official swagger
-  // plugin relies on it too); the types mark it protected. Read at request time, when every route
-  // is registered; built once.
-  const allRoutes = () => (plugin as unknown as { getGlobalRoutes(): InternalRoute[] }).getGlobalRoutes();
-  let document: string | undefined;
-
-  plugin
-    .get("/swagger", () => new Response(PAGE_HTML, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }), hide)
-    .get(SPEC_PATH, () => new Response((document ??= JSON.stringify(openApiDocument(allRoutes(), settings))), { headers: { "content-type": "application/json; charset=utf-8" } }), hide)
+export function apiDocs() {
+  const plugin = new Elysia({ name: "api-docs" })
+    .use(openapi({ path: PAGE_PATH, specPath: SPEC_PATH, provider: null, openapiVersion: "3.1.0", documentation: DOCUMENTATION }))
+    .get(PAGE_PATH, () => new Response(PAGE_HTML, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }), hide)
     .get(`${ASSETS_PATH}/init.js`, () => new Response(INIT_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }), hide);
   // One static route per file: an unknown name is the app's ordinary 404.
   for (const [name, asset] of Object.entries(ASSETS)) plugin.get(`${ASSETS_PATH}/${name}`, ({ request }) => serveAsset(asset, request), hide);

@@ -2,6 +2,7 @@
 // example, Basic auth, and the callback. Examples are the service's own texts (contract/texts.ts)
 // and the running configuration's limits, so the page cannot drift from what the service answers.
 import * as TEXT from "../contract/texts.ts";
+import type { DocumentDecoration } from "elysia";
 import type { Flag } from "../http/envelope.ts";
 import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
@@ -68,7 +69,6 @@ function bodyFailures(settings: DocumentedSettings, flag: Flag, validation: Reco
 }
 
 const security = [{ basicAuth: [] }];
-const noAuth: never[] = [];
 
 const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
@@ -135,7 +135,6 @@ const leadLookupDoc = {
   summary: "Read a lead's status and final result (your own leads only)",
   tags: ["Leads"],
   security,
-  parameters: [{ name: "lead_id", in: "path", required: true, description: "The lead_id from postLead's answer.", schema: { type: "string" }, example: LEAD_ID }],
   responses: {
     200: {
       description: "The lead's status. A rejected lead answers success_bit false with the reason.",
@@ -150,62 +149,16 @@ const leadLookupDoc = {
   },
 };
 
-const plain = (schema: SchemaName, example: unknown) => json(ref(schema), example);
-const shutdown503 = fail("success_bit", "The service is shutting down.", [shuttingDown[1]], retryAfter);
+// TypeBox emits JSON Schema, as OpenAPI 3.1 takes it; Elysia types `detail` with OpenAPI 3.0's
+// types, which differ only in details such as `const` and `examples`. One cast, here.
+const operation = (doc: object) => doc as DocumentDecoration;
 
 /**
- * Every route's operation, merged over the route's own `detail` (a summary, at most) by the
- * document builder: keyed by method and route path.
+ * The /v1 operations, each given to its route as its `detail` by the app that composes them
+ * (src/app.ts); the lookup's path parameter is the route's own `params` schema.
  */
-export const operationDocs = (settings: DocumentedSettings): Record<string, object> => ({
-  "POST /v1/prePing": prePingDoc(settings),
-  "POST /v1/postLead": postLeadDoc(settings),
-  "GET /v1/leads/:lead_id": leadLookupDoc,
-  "GET /healthz": {
-    operationId: "healthz",
-    description: "For liveness probes. No authentication.",
-    security: noAuth,
-    responses: {
-      200: { description: "The process is alive.", ...plain("Health", { status: "ok" }) },
-      405: methodNotAllowed("success_bit", "GET"),
-      503: shutdown503,
-    },
-  },
-  "GET /readyz": {
-    operationId: "readyz",
-    description: "For readiness probes: the database is open and its migrations applied. No authentication.",
-    security: noAuth,
-    responses: {
-      200: { description: "Ready to take requests.", ...plain("Health", { status: "ready" }) },
-      405: methodNotAllowed("success_bit", "GET"),
-      503: {
-        description: "Not ready (database unavailable), or shutting down.",
-        ...jsonExamples(
-          { oneOf: [ref("Health"), ref("Failure")] },
-          {
-            notReady: { summary: "The database is not ready", value: { status: "not ready" } },
-            shuttingDown: { summary: shuttingDown[0], value: errors("success_bit", [shuttingDown[1]]) },
-          },
-        ),
-      },
-    },
-  },
-  "GET /metrics": {
-    operationId: "metrics",
-    description: "Counters and gauges in the Prometheus text format. No authentication: keep it off the public interface.",
-    security: noAuth,
-    responses: {
-      200: {
-        description: "Prometheus text exposition format 0.0.4.",
-        content: {
-          "text/plain": {
-            schema: { type: "string" },
-            example: '# HELP lead_ingress_http_requests_total HTTP requests by route and status.\n# TYPE lead_ingress_http_requests_total counter\nlead_ingress_http_requests_total{route="/v1/prePing",status="200"} 3\n',
-          },
-        },
-      },
-      405: methodNotAllowed("success_bit", "GET"),
-      503: shutdown503,
-    },
-  },
+export const operationDocs = (settings: DocumentedSettings) => ({
+  "POST /v1/prePing": operation(prePingDoc(settings)),
+  "POST /v1/postLead": operation(postLeadDoc(settings)),
+  "GET /v1/leads/:lead_id": operation(leadLookupDoc),
 });

@@ -3,8 +3,9 @@
 // anything that would, so the page works on an air-gapped VM and leaks nothing to a CDN.
 import { SWAGGER_UI_VERSION } from "./assets.ts";
 
-export const SPEC_PATH = "/swagger/json";
-export const ASSETS_PATH = "/swagger/assets";
+export const PAGE_PATH = "/swagger";
+export const SPEC_PATH = `${PAGE_PATH}/json`;
+export const ASSETS_PATH = `${PAGE_PATH}/assets`;
 
 // ?v= busts browser caches when an upgraded binary ships another swagger-ui.
 const asset = (name: string) => `${ASSETS_PATH}/${name}?v=${SWAGGER_UI_VERSION}`;

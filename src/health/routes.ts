@@ -1,5 +1,8 @@
 // Liveness and readiness for load balancers and systemd (CONTRACT §9); no authentication.
+// Operators' routes: the README documents them, the vendors' API page does not show them.
 import { Elysia } from "elysia";
+
+const hide = { detail: { hide: true } };
 
 /**
  * `ready`: the backend's (backend/index.ts): the database answers and is migrated, and writes
@@ -7,7 +10,7 @@ import { Elysia } from "elysia";
  */
 export function healthRoutes(ready: () => boolean | Promise<boolean>) {
   return new Elysia({ name: "health" })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "The process is alive", tags: ["Operations"] } })
+    .get("/healthz", () => ({ status: "ok" }), hide)
     .get(
       "/readyz",
       async ({ set }) => {
@@ -15,6 +18,6 @@ export function healthRoutes(ready: () => boolean | Promise<boolean>) {
         set.status = isReady ? 200 : 503;
         return { status: isReady ? "ready" : "not ready" };
       },
-      { detail: { summary: "The database answers and is migrated, and writes succeed (503 while the disk is full or PostgreSQL is unreachable)", tags: ["Operations"] } },
+      hide,
     );
 }

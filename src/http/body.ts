@@ -1,12 +1,20 @@
 // Reads a request body under the contract's rules (CONTRACT §2, §4): size limit first (413), then
 // UTF-8 (400), then JSON parse (400), then "is an object" (400). The Content-Type header is not
 // consulted, so `curl -d '{...}'` (sent as application/x-www-form-urlencoded) works.
+//
+// Routes call it themselves, after authentication, with `parse: "none"`: Elysia's parse stage
+// runs before derive, resolve and beforeHandle, so a route that let Elysia read its body would
+// read it before the vendor is known (CONTRACT §2: authentication first, 401 before 413 and 400),
+// and with Elysia's rules (Content-Type decides, no byte limit of ours, U+FFFD for invalid UTF-8).
+import { EnvelopeError } from "./envelope.ts";
 
 import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
 
-export type BodyRead =
-  | { ok: true; text: string; value: Record<string, unknown> }
-  | { ok: false; status: 400 | 413; error: string };
+export interface JsonBody {
+  /** The body as received, for the stored raw request. */
+  text: string;
+  value: Record<string, unknown>;
+}
 
 /**
  * Invalid bytes are refused, not replaced with U+FFFD: the stored raw request is the bytes received,
@@ -15,31 +23,32 @@ export type BodyRead =
  */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-export async function readJsonObject(request: Request, limitBytes: number): Promise<BodyRead> {
+/** The body as a JSON object; throws the contract's 413 or 400 (EnvelopeError) otherwise. */
+export async function readJsonObject(request: Request, limitBytes: number): Promise<JsonBody> {
   let bytes: Uint8Array | null;
   try {
     bytes = await readBytes(request, limitBytes);
   } catch {
     // The client went away mid-body (or sent a broken chunked stream): nobody reads the answer.
-    return { ok: false, status: 400, error: BODY_UNREADABLE };
+    throw new EnvelopeError(400, [BODY_UNREADABLE]);
   }
-  if (bytes === null) return { ok: false, status: 413, error: bodyTooLarge(limitBytes) };
+  if (bytes === null) throw new EnvelopeError(413, [bodyTooLarge(limitBytes)]);
   let text: string;
   let value: unknown;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    return { ok: false, status: 400, error: BODY_NOT_UTF8 };
+    throw new EnvelopeError(400, [BODY_NOT_UTF8]);
   }
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, status: 400, error: MALFORMED_JSON };
+    throw new EnvelopeError(400, [MALFORMED_JSON]);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, status: 400, error: BODY_NOT_AN_OBJECT };
+    throw new EnvelopeError(400, [BODY_NOT_AN_OBJECT]);
   }
-  return { ok: true, text, value: value as Record<string, unknown> };
+  return { text, value: value as Record<string, unknown> };
 }
 
 /**

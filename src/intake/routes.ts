@@ -1,6 +1,9 @@
-import { Elysia } from "elysia";
-import { failure, success, type Reply } from "../http/envelope.ts";
-import type { V1Guard } from "../http/v1.ts";
+// POST /v1/prePing and /v1/postLead (CONTRACT §4-§6): the vendor first (the auth plugin), then the
+// body under the contract's rules, then the intake service.
+import { Elysia, type DocumentDecoration } from "elysia";
+import type { VendorAuth } from "../http/vendor-auth.ts";
+import { readJsonObject } from "../http/body.ts";
+import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
@@ -33,34 +36,35 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
   }
 }
 
-// parse: "none" keeps Elysia from reading the body: authentication comes first, and the body rules
-// (size, JSON, object) are the contract's, not the framework's.
 const intakeOutcome = (outcome: SubmitOutcome) =>
   outcome.kind === "accepted" ? (outcome.replayed ? "replayed" : "accepted") : outcome.kind === "idempotencyConflict" ? "idempotency_conflict" : outcome.kind;
 
-export function intakeRoutes(guard: V1Guard, deps: IntakeDeps, metrics: Metrics) {
+// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts). So
+// the body's schema and the answers are declared in `detail` (for the OpenAPI document), not as
+// Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
+// before the vendor is known, and `response` would replace the documented examples with bare
+// schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
+// `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
+export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number, docs: Record<"prePing" | "postLead", DocumentDecoration>) {
   return new Elysia({ name: "intake" })
+    .use(auth.plugin)
     .post(
       "/v1/prePing",
-      ({ request }) => guard.withBody(request, "can_post_phone_bit", (_vendor, body) => {
+      async ({ request, set }) => {
+        const body = await readJsonObject(request, bodyLimitBytes);
         const outcome = prePing(deps, body.value);
-        return outcome instanceof Promise ? outcome.then(prePingReply) : prePingReply(outcome);
-      }),
-      { parse: "none" },
+        return answer(set, prePingReply(outcome instanceof Promise ? await outcome : outcome));
+      },
+      { parse: "none", detail: docs.prePing },
     )
     .post(
       "/v1/postLead",
-      ({ request }) =>
-        guard.withBody(request, "success_bit", async (vendor, body) => {
-          const outcome = await submitLead(deps, {
-            vendorId: vendor.id,
-            body: body.value,
-            rawBody: body.text,
-            idempotencyKey: request.headers.get("idempotency-key"),
-          });
-          metrics.intake.inc({ outcome: intakeOutcome(outcome) });
-          return postLeadReply(outcome);
-        }),
-      { parse: "none" },
+      async ({ request, set, vendor }) => {
+        const body = await readJsonObject(request, bodyLimitBytes);
+        const outcome = await submitLead(deps, { vendorId: vendor.id, body: body.value, rawBody: body.text, idempotencyKey: request.headers.get("idempotency-key") });
+        metrics.intake.inc({ outcome: intakeOutcome(outcome) });
+        return answer(set, postLeadReply(outcome));
+      },
+      { parse: "none", detail: docs.postLead },
     );
 }

@@ -1,7 +1,7 @@
 // GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
-import { Elysia } from "elysia";
-import { failure, success, type Reply } from "../http/envelope.ts";
-import type { V1Guard } from "../http/v1.ts";
+import { Elysia, t, type DocumentDecoration } from "elysia";
+import type { VendorAuth } from "../http/vendor-auth.ts";
+import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadState } from "../store/leads/index.ts";
@@ -32,9 +32,12 @@ function replyFor(lead: LeadState | undefined): Reply {
   }
 }
 
-export function leadRoutes(guard: V1Guard, store: Store) {
-  return new Elysia({ name: "leads" }).get(
-    "/v1/leads/:lead_id",
-    ({ request, params }) => guard.withVendor(request, "success_bit", (vendor) => leadStatusReply(store, vendor.id, params.lead_id)),
-  );
+/** Any string: an id that is not a lead's is the ordinary 404, not a validation error. */
+const params = t.Object({ lead_id: t.String({ description: "The lead_id from postLead's answer." }) });
+
+/** `detail`: its OpenAPI operation, given by the app that composes the routes and the docs. */
+export function leadRoutes(auth: VendorAuth, store: Store, detail: DocumentDecoration) {
+  return new Elysia({ name: "leads" })
+    .use(auth.plugin)
+    .get("/v1/leads/:lead_id", async ({ params, set, vendor }) => answer(set, await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail });
 }

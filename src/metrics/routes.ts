@@ -1,5 +1,6 @@
 // GET /metrics for Prometheus. Counts only, no personal data, so no authentication (like /healthz);
-// keep it off the public interface with the listen address or a reverse proxy.
+// keep it off the public interface with the listen address or a reverse proxy. Documented in the
+// README, not on the vendors' API page.
 import { Elysia } from "elysia";
 import type { Store } from "../store/index.ts";
 import { renderMetrics, type Metrics } from "./index.ts";
@@ -8,6 +9,6 @@ export function metricsRoutes(metrics: Metrics, store: Store, clock: () => numbe
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
     async () => new Response(await renderMetrics(metrics, store, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
-    { detail: { summary: "Prometheus metrics", tags: ["Operations"] } },
+    { detail: { hide: true } },
   );
 }

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { defaultConfig } from "../../src/config/index.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/app.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { sqliteBackend } from "../../src/backend/index.ts";
 import { createLogger } from "../../src/log/index.ts";

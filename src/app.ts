@@ -1,0 +1,79 @@
+// The HTTP application, composed: every capability's routes, the vendor authentication they share,
+// and the one error handler, where every failure becomes the contract's envelope (CONTRACT §1).
+// http/ holds the mechanisms; the features and the docs are put together only here.
+import { Elysia, NotFoundError } from "elysia";
+import { createAuthenticator } from "./auth/authenticator.ts";
+import { createRateLimiter } from "./auth/rate-limit.ts";
+import { createVendorAuth } from "./http/vendor-auth.ts";
+import type { Config } from "./config/index.ts";
+import { isDatabaseUnavailable, type ServiceBackend } from "./backend/index.ts";
+import { INTERNAL_ERROR, TEMPORARILY_UNAVAILABLE } from "./contract/texts.ts";
+import { apiDocs } from "./docs/index.ts";
+import { operationDocs } from "./docs/operations.ts";
+import { healthRoutes } from "./health/routes.ts";
+import { intakeRoutes } from "./intake/routes.ts";
+import type { IntakeDeps } from "./intake/service.ts";
+import { leadRoutes } from "./leads/lookup.ts";
+import { errorText, type Logger } from "./log/index.ts";
+import type { Metrics } from "./metrics/index.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
+import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
+import { EnvelopeError, failure, flagForPath, success, toResponse } from "./http/envelope.ts";
+import { isV1, methodNotAllowed, notFound } from "./http/unmatched.ts";
+
+export interface AppDeps {
+  config: Config;
+  /** The database (its store is shared with the worker). */
+  backend: ServiceBackend;
+  log: Logger;
+  metrics: Metrics;
+  /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
+  peerAddress?: PeerAddress;
+  clock?: () => number;
+}
+
+export function createApp(deps: AppDeps) {
+  const { config, backend, log } = deps;
+  const { store } = backend;
+  const clock = deps.clock ?? Date.now;
+  const auth = createVendorAuth({
+    authenticator: createAuthenticator(backend.credentialsOf, { clock }),
+    rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
+    clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+  });
+  const intake: IntakeDeps = {
+    store,
+    duplicateWindowMs: config.duplicateWindowMs,
+    holdPeriodMs: config.holdPeriodMs,
+    allowPrivateCallbacks: config.allowPrivateCallbacks,
+    clock,
+  };
+
+  // The operations' documentation, its examples from the texts and this configuration (the 413's limit).
+  const docs = operationDocs({ bodyLimitBytes: config.bodyLimitBytes });
+  const app = new Elysia()
+    .onError(({ error, request, path }) => answerFailure(error, request, path))
+    .use(apiDocs())
+    .use(healthRoutes(backend.ready))
+    .use(metricsRoutes(deps.metrics, store, clock))
+    .use(intakeRoutes(auth, intake, deps.metrics, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
+    .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
+  if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
+  // Declared last, from the routes above: /v1's after authentication, as the routes themselves.
+  app.use(methodNotAllowed(app.routes.filter((route) => isV1(route.path)), auth.plugin)).use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));
+
+  /** Every failure, in the envelope of its path's route (CONTRACT §1). */
+  async function answerFailure(error: unknown, request: Request, path: string): Promise<Response> {
+    const flag = flagForPath(path);
+    const failed = error instanceof NotFoundError ? await notFound(auth.vendorOf, request, path).catch((refusal: unknown) => refusal) : error;
+    if (failed instanceof EnvelopeError) return toResponse(failed.reply(flag));
+    if (isDatabaseUnavailable(failed)) return toResponse(failure(flag, 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "1" }));
+    log.error("unhandled_error", { method: request.method, path, error: errorText(failed) });
+    return toResponse(failure(flag, 500, [INTERNAL_ERROR]));
+  }
+
+  return Object.assign(app, {
+    /** For a request whose target, as sent, is none of the app's paths (see routable-url.ts). */
+    notFound: (request: Request, path: string) => answerFailure(new NotFoundError(), request, path),
+  });
+}
