@@ -18,9 +18,6 @@ Over your rate limit the answer is 429 with \`Retry-After\`. An unknown \`/v1\` 
 **Final results:** a postLead 200 is preliminary. After the hold period the lead is accepted or rejected; the result is POSTed to
 \`call_back_url\` (see the callback of postLead) and can always be read with \`GET /v1/leads/{lead_id}\`.`;
 
-// Health describes /healthz and /readyz, which the vendors' page leaves out (the README has them).
-const { Health: _operatorsOnly, ...VENDOR_SCHEMAS } = SCHEMAS;
-
 export const DOCUMENTATION = {
   info: { title: "Lead Ingress", version: pkg.version, description: DESCRIPTION },
   // Relative: requests from the page go to the origin that served it, whatever the host name.
@@ -28,6 +25,6 @@ export const DOCUMENTATION = {
   tags: [{ name: "Leads", description: "Vendor operations (HTTP Basic)" }],
   components: {
     securitySchemes: { basicAuth: { type: "http", scheme: "basic", description: "Your vendor name and password." } },
-    schemas: VENDOR_SCHEMAS,
+    schemas: SCHEMAS,
   },
 } satisfies ElysiaOpenAPIConfig["documentation"];

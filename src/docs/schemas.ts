@@ -15,8 +15,7 @@ export type SchemaName =
   | "LeadAccepted"
   | "LeadStatus"
   | "CallbackAccepted"
-  | "CallbackRejected"
-  | "Health";
+  | "CallbackRejected";
 
 /** A reference to one of SCHEMAS, as operations and other schemas use it. */
 export const ref = (name: SchemaName) => t.Ref(`#/components/schemas/${name}`);
@@ -61,8 +60,6 @@ const CallbackRejected = t.Object(
   { description: "The final result of a rejected lead; the reason is in message." },
 );
 
-const Health = t.Object({ status: t.String() });
-
 export const SCHEMAS: Record<SchemaName, TSchema> = {
   LeadRequest,
   PrePingRequest,
@@ -74,5 +71,4 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
   LeadStatus,
   CallbackAccepted,
   CallbackRejected,
-  Health,
 };
