@@ -4,15 +4,16 @@
 //
 // SQLite: one connection, writes batched by the group committer (group-commit.ts), WAL
 // checkpoints on a thread, the disk's free space watched. PostgreSQL: a pool of connections and
-// one transaction per lead (or per worker step), no group commit: the server batches concurrent
-// commits into one WAL flush itself (commit_delay / commit_siblings, see the README), so the
-// pool's concurrency is what the group committer is to SQLite.
+// the leads of a turn in one statement (store/pg-intake.ts), anything else one transaction per
+// script (or per worker step).
 import { cachedCredentials, storedCredentials, type CredentialsLookup } from "../auth/vendor-credentials.ts";
 import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
+import type { AcceptTogether } from "../intake/service.ts";
 import type { Answering, Store } from "../store/index.ts";
+import { pgLeadIntake } from "../store/pg-intake.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
@@ -30,6 +31,8 @@ export type PostgresStore = Store<"promise", "promise">;
 export interface ServiceBackend {
   /** SQLite's reads answer at once (the hot path stays synchronous), PostgreSQL's with promises; writes always with one. */
   store: Store<Answering, "promise">;
+  /** PostgreSQL's: postLead's leads accepted in batches (store/pg-intake.ts); SQLite's group commit batches them already. */
+  acceptTogether?: AcceptTogether;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
   /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
@@ -142,8 +145,13 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
+  const acceptTogether = pgLeadIntake(postgres.db, store.store, {
+    duplicateWindowMs: config.duplicateWindowMs,
+    onBatchFailed: (error) => log.info("lead_batch_failed", { error: (error as Error).message, action: "its leads were stored one by one" }),
+  });
   return {
     store: store.store,
+    acceptTogether,
     credentialsOf: credentials.lookup,
     vendorsChanged: credentials.refresh,
     async ready() {

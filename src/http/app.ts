@@ -43,6 +43,7 @@ export function createApp(deps: AppDeps) {
     holdPeriodMs: config.holdPeriodMs,
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
+    acceptTogether: backend.acceptTogether,
   };
 
   const app = new Elysia()

@@ -1,7 +1,8 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { op, type Script } from "../db/script.ts";
-import type { Answering, Store, Tables } from "../store/index.ts";
+import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
+import type { NewLead } from "../store/leads/index.ts";
 import { isSameLead, validateLead, validatePrePing, type ValidLead } from "./validate.ts";
 
 export interface IntakeDeps {
@@ -12,7 +13,23 @@ export interface IntakeDeps {
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
   allowPrivateCallbacks: boolean;
   clock: () => number;
+  /** PostgreSQL's: accepts the leads of a turn together (store/pg-intake.ts). Without it each lead is a write of its own. */
+  acceptTogether?: AcceptTogether;
 }
+
+/** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
+export interface LeadToAccept {
+  fields: ValidLead;
+  lead: NewLead;
+  /** Its callback's message id, when the lead has a call_back_url. */
+  callbackId: string | null;
+  key: { key: string; requestHash: string } | null;
+  /** The per-lead script (acceptLead): the batch's answer for a lead it cannot settle itself. */
+  alone: TableScript<SubmitOutcome>;
+}
+
+/** Answers a lead exactly as its per-lead script would, possibly with others in one statement. */
+export type AcceptTogether = (lead: LeadToAccept) => Promise<SubmitOutcome>;
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -62,7 +79,22 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
-  return deps.store.write((t) => acceptLead(t, deps, submission, validation.value, requestHash));
+  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
+  if (!deps.acceptTogether) return deps.store.write(alone);
+  return deps.acceptTogether(leadToAccept(deps, submission, validation.value, requestHash, alone));
+}
+
+function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: ValidLead, requestHash: string, alone: TableScript<SubmitOutcome>): LeadToAccept {
+  const now = deps.clock();
+  const id = Bun.randomUUIDv7();
+  const key = submission.idempotencyKey;
+  return {
+    fields,
+    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs },
+    callbackId: fields.callBackUrl === null ? null : callbackMessageId(id),
+    key: key === null ? null : { key, requestHash },
+    alone,
+  };
 }
 
 function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome> {
