@@ -11,9 +11,9 @@ import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
-import type { AcceptTogether } from "../intake/service.ts";
+import type { IntakeBatches } from "../intake/service.ts";
 import type { Answering, Store } from "../store/index.ts";
-import { pgLeadIntake } from "../store/pg-intake.ts";
+import { pgIntakeBatches } from "../store/pg-intake.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
@@ -31,8 +31,8 @@ export type PostgresStore = Store<"promise", "promise">;
 export interface ServiceBackend {
   /** SQLite's reads answer at once (the hot path stays synchronous), PostgreSQL's with promises; writes always with one. */
   store: Store<Answering, "promise">;
-  /** PostgreSQL's: postLead's leads accepted in batches (store/pg-intake.ts); SQLite's group commit batches them already. */
-  acceptTogether?: AcceptTogether;
+  /** PostgreSQL's: postLead's and prePing's requests in batches (store/pg-intake.ts); SQLite's group commit batches writes already. */
+  intakeBatches?: IntakeBatches;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
   /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
@@ -145,13 +145,13 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
-  const acceptTogether = pgLeadIntake(postgres.db, store.store, {
+  const intakeBatches = pgIntakeBatches(postgres.db, store.store, {
     duplicateWindowMs: config.duplicateWindowMs,
     onBatchFailed: (error) => log.info("lead_batch_failed", { error: (error as Error).message, action: "its leads were stored one by one" }),
   });
   return {
     store: store.store,
-    acceptTogether,
+    intakeBatches,
     credentialsOf: credentials.lookup,
     vendorsChanged: credentials.refresh,
     async ready() {

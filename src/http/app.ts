@@ -43,7 +43,7 @@ export function createApp(deps: AppDeps) {
     holdPeriodMs: config.holdPeriodMs,
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
-    acceptTogether: backend.acceptTogether,
+    batches: backend.intakeBatches,
   };
 
   const app = new Elysia()

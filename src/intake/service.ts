@@ -13,8 +13,8 @@ export interface IntakeDeps {
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
   allowPrivateCallbacks: boolean;
   clock: () => number;
-  /** PostgreSQL's: accepts the leads of a turn together (store/pg-intake.ts). Without it each lead is a write of its own. */
-  acceptTogether?: AcceptTogether;
+  /** PostgreSQL's: the requests of a turn go to the database together (store/pg-intake.ts). Without it each is a script of its own. */
+  batches?: IntakeBatches;
 }
 
 /** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
@@ -28,8 +28,13 @@ export interface LeadToAccept {
   alone: TableScript<SubmitOutcome>;
 }
 
-/** Answers a lead exactly as its per-lead script would, possibly with others in one statement. */
-export type AcceptTogether = (lead: LeadToAccept) => Promise<SubmitOutcome>;
+/** Answers as the per-request scripts would, for several requests in one statement. */
+export interface IntakeBatches {
+  /** postLead: the lead's answer, exactly its per-lead script's (acceptLead). */
+  accept(lead: LeadToAccept): Promise<SubmitOutcome>;
+  /** prePing: isBlocked below. */
+  isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
+}
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -56,7 +61,8 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePin
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
   const claimCutoff = deps.clock() - deps.duplicateWindowMs;
-  const blocked = deps.store.read((t) => isBlocked(t, validation.value.phoneE164, claimCutoff));
+  const phone = validation.value.phoneE164;
+  const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
 
@@ -80,8 +86,8 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
-  if (!deps.acceptTogether) return deps.store.write(alone);
-  return deps.acceptTogether(leadToAccept(deps, submission, validation.value, requestHash, alone));
+  if (!deps.batches) return deps.store.write(alone);
+  return deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, alone));
 }
 
 function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: ValidLead, requestHash: string, alone: TableScript<SubmitOutcome>): LeadToAccept {

@@ -15,42 +15,31 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../db/pg/client.ts";
 import { driverErrors } from "../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../db/pg/schema.ts";
-import { IDEMPOTENCY_TTL_MS, type AcceptTogether, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
+import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batches.ts";
+import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
 import type { Store } from "./index.ts";
 import { rawOn } from "./pg-session.ts";
 import { heldCallbackRow, pendingLeadRow } from "./rows.ts";
 
-export interface LeadIntakeOptions {
+export interface IntakeBatchOptions {
   /** config.duplicateWindowMs: a claim older than this is taken over (as the per-lead claim's cutoff). */
   duplicateWindowMs: number;
-  /** A batch failed and its leads ran alone (for the log). */
+  /** A batch of leads failed and its leads ran alone (for the log). */
   onBatchFailed?: (error: unknown) => void;
 }
 
-/** Leads per statement at most: a batch's JSON stays under a few hundred kB. */
-const MAX_BATCH = 256;
-
 /**
- * Batches on their way at once. While they are, new leads gather for the next: the database
- * works on one batch while the event loop answers another's requests.
+ * 256 leads' JSON stays under a few hundred kB. Two batches on their way: one at the server while
+ * the event loop answers the other's requests. Against 1 and 4, XXX.
  */
-const MAX_IN_FLIGHT = 2;
+const LIMITS: BatchLimits = { maxBatch: 256, maxInFlight: Number(process.env.XMAX ?? 2) };
 
-interface Waiting {
-  item: LeadToAccept;
-  resolve: (outcome: SubmitOutcome) => void;
-  reject: (error: unknown) => void;
-}
+/** postLead's and prePing's batches on `db`; `store` (the service's) runs the leads a batch leaves to their own script. */
+export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, options: IntakeBatchOptions): IntakeBatches {
+  const alone = (w: Waiting<LeadToAccept, SubmitOutcome>) => store.write(w.item.alone).then(w.resolve, w.reject);
 
-/** Accepts leads in batches on `db`; `store` (the service's) runs the leads a batch leaves to their own script. */
-export function pgLeadIntake(db: PgDb, store: Store<"promise", "promise">, options: LeadIntakeOptions): AcceptTogether {
-  let waiting: Waiting[] = [];
-  let scheduled = false;
-  let inFlight = 0;
-
-  const alone = (w: Waiting) => store.write(w.item.alone).then(w.resolve, w.reject);
-
-  async function run(batch: Waiting[], later: Waiting[]) {
+  async function acceptTogether(waiting: Waiting<LeadToAccept, SubmitOutcome>[]) {
+    const { batch, later } = firstOfEachNumberAndKey(waiting);
     let accepted: Set<string>;
     try {
       accepted = await acceptBatch(db, batch.map((w) => w.item), options.duplicateWindowMs);
@@ -60,49 +49,37 @@ export function pgLeadIntake(db: PgDb, store: Store<"promise", "promise">, optio
     }
     for (const w of batch) {
       if (accepted.has(w.item.lead.id)) w.resolve({ kind: "accepted", leadId: w.item.lead.id, replayed: false });
-      else alone(w);
+      else void alone(w);
     }
-    for (const w of later) alone(w);
+    for (const w of later) void alone(w);
   }
 
-  function flush() {
-    scheduled = false;
-    while (waiting.length > 0 && inFlight < MAX_IN_FLIGHT) {
-      const { batch, later, rest } = nextBatch(waiting);
-      waiting = rest;
-      inFlight++;
-      void run(batch, later).finally(() => {
-        inFlight--;
-        schedule();
-      });
-    }
+  async function checkTogether(waiting: Waiting<PhoneCheck, boolean>[]) {
+    const params = [JSON.stringify(waiting.map((w, i) => ({ i, phone: w.item.phoneE164, cutoff: w.item.claimCutoff })))];
+    const blocked = new Set(((await driverErrors(rawOn(db, BLOCKED_AMONG, params))) as unknown as { i: number }[]).map((row) => row.i));
+    waiting.forEach((w, i) => w.resolve(blocked.has(i)));
   }
 
-  function schedule() {
-    if (scheduled || waiting.length === 0 || inFlight >= MAX_IN_FLIGHT) return;
-    scheduled = true;
-    setImmediate(flush);
-  }
+  const accept = turnBatches(acceptTogether, LIMITS);
+  const check = turnBatches(checkTogether, LIMITS);
+  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }) };
+}
 
-  return (item) =>
-    new Promise<SubmitOutcome>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
-      schedule();
-    });
+interface PhoneCheck {
+  phoneE164: string;
+  claimCutoff: number;
 }
 
 /**
- * The first MAX_BATCH leads of `waiting` whose number and key no earlier lead of the batch carries;
- * those that do (`later`) run alone once the batch committed, and see its claims and keys.
+ * The leads of `waiting` whose number and key no earlier one carries (one statement cannot claim a
+ * number twice); the others (`later`) run alone once the batch committed, and see its claims and keys.
  */
-function nextBatch(waiting: Waiting[]): { batch: Waiting[]; later: Waiting[]; rest: Waiting[] } {
-  const batch: Waiting[] = [];
-  const later: Waiting[] = [];
+function firstOfEachNumberAndKey(waiting: Waiting<LeadToAccept, SubmitOutcome>[]) {
+  const batch: Waiting<LeadToAccept, SubmitOutcome>[] = [];
+  const later: Waiting<LeadToAccept, SubmitOutcome>[] = [];
   const phones = new Set<string>();
   const keys = new Set<string>();
-  let i = 0;
-  for (; i < waiting.length && batch.length < MAX_BATCH; i++) {
-    const w = waiting[i]!;
+  for (const w of waiting) {
     const key = w.item.key && `${w.item.lead.vendorId}\n${w.item.key.key}`;
     if (phones.has(w.item.fields.phoneE164) || (key && keys.has(key))) {
       later.push(w);
@@ -112,8 +89,17 @@ function nextBatch(waiting: Waiting[]): { batch: Waiting[]; later: Waiting[]; re
     if (key) keys.add(key);
     batch.push(w);
   }
-  return { batch, later, rest: waiting.slice(i) };
+  return { batch, later };
 }
+
+/**
+ * prePing's rule (service.ts isBlocked: suppressed, or claimed after the cutoff) for a batch of
+ * numbers in one statement, instead of two per number; answers the blocked ones' positions.
+ */
+const BLOCKED_AMONG = `
+  SELECT r.i FROM json_to_recordset($1::text::json) AS r(i int, phone text, cutoff bigint)
+  WHERE EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = r.phone)
+     OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND c.claimed_at > r.cutoff)`;
 
 /** The JSON record columns of `table`'s rows as the row builders name them (camelCase), with their SQL names. */
 function recordColumns(table: Table): { names: string[]; columns: string[]; definition: string } {
@@ -134,10 +120,15 @@ const keyRecord = recordColumns(idempotencyKeys);
  * raw SQL: drizzle builds no data-modifying CTE over json_to_recordset). The claim and the key's
  * save are the per-lead script's statements set-based (phone-claims/pg.ts, idempotency-keys/pg.ts),
  * with the same cutoffs: $4 the duplicate window, $5 the key's TTL. Claims are taken in number
- * order, so two instances' batches cannot deadlock on them. Answers each claimed lead and whether
- * its key (if it has one) was saved.
+ * order, so two instances' batches cannot deadlock on them. Answers the claimed leads. A key that
+ * another instance saved after the statement's snapshot (a race of one key) fails the statement, so
+ * that nothing of the batch is stored: the failing cast is the only way plain SQL has to raise an
+ * error, and a statement of its own needs no BEGIN and COMMIT (two round trips of three per batch).
  */
-const ACCEPT_BATCH = `
+export /** In the error when a key of the batch was saved meanwhile by another instance. */
+const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
+
+export const ACCEPT_BATCH = `
   WITH lead AS (SELECT * FROM json_to_recordset($1::text::json) AS r(${leadRecord.definition})),
   callback AS (SELECT * FROM json_to_recordset($2::text::json) AS r(${callbackRecord.definition})),
   key AS (SELECT * FROM json_to_recordset($3::text::json) AS r(${keyRecord.definition})),
@@ -170,15 +161,14 @@ const ACCEPT_BATCH = `
     WHERE idempotency_keys.created_at <= excluded.created_at - $5
     RETURNING lead_id
   )
-  SELECT c.lead_id, k."leadId" IS NULL OR s.lead_id IS NOT NULL AS complete
-  FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id`;
+  SELECT c.lead_id
+  FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
+  WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END`;
 
-/** A batch's keys were saved meanwhile by another instance: its leads run alone (and replay or conflict). */
-class KeyTakenMeanwhile extends Error {}
 
 const json = (rows: object[]) => JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 
-/** Stores the leads of `items` the statement can settle, in one transaction; answers their ids. */
+/** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
 async function acceptBatch(db: PgDb, items: LeadToAccept[], duplicateWindowMs: number): Promise<Set<string>> {
   const leadRows = items.map((item) => pendingLeadRow(item.fields, item.lead));
   const callbackRows = items.flatMap(({ fields, lead, callbackId }) =>
@@ -186,12 +176,6 @@ async function acceptBatch(db: PgDb, items: LeadToAccept[], duplicateWindowMs: n
   );
   const keyRows = items.flatMap(({ lead, key }) => (key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }]));
   const params = [json(leadRows), json(callbackRows), json(keyRows), duplicateWindowMs, IDEMPOTENCY_TTL_MS];
-  const rows = await driverErrors(
-    db.transaction(async (tx) => {
-      const answered = (await rawOn(tx, ACCEPT_BATCH, params)) as unknown as { lead_id: string; complete: boolean }[];
-      if (answered.some((row) => !row.complete)) throw new KeyTakenMeanwhile("an idempotency key of the batch was saved meanwhile");
-      return answered;
-    }),
-  );
+  const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
   return new Set(rows.map((row) => row.lead_id));
 }

@@ -7,7 +7,7 @@ import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
 import { submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
 import type { ServiceStore } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
-import { pgLeadIntake } from "../../src/store/pg-intake.ts";
+import { pgIntakeBatches } from "../../src/store/pg-intake.ts";
 import { validLead } from "../helpers/leads.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { vendorRow } from "../helpers/tables.ts";
@@ -32,8 +32,8 @@ for (const batched of [false, true]) {
         // synchronous read (not used here) does not take.
         const store = postgresStore(handle.db);
         const duplicateWindowMs = 30 * 86_400_000;
-        const acceptTogether = batched ? pgLeadIntake(handle.db, store, { duplicateWindowMs }) : undefined;
-        return { store: store as unknown as ServiceStore, duplicateWindowMs, holdPeriodMs: 60_000, allowPrivateCallbacks: false, clock: () => Date.now(), acceptTogether };
+        const batches = batched ? pgIntakeBatches(handle.db, store, { duplicateWindowMs }) : undefined;
+        return { store: store as unknown as ServiceStore, duplicateWindowMs, holdPeriodMs: 60_000, allowPrivateCallbacks: false, clock: () => Date.now(), batches };
       });
     });
 

@@ -3,13 +3,14 @@
 // Submitted without an await between them, the leads below meet in one batch; the store the batch
 // leaves leads to counts its writes, so a test sees which leads the statement settled itself.
 import { beforeEach, expect, test } from "bun:test";
-import { submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
+import { prePing, submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
 import type { Store } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
-import { pgLeadIntake } from "../../src/store/pg-intake.ts";
+import { pgIntakeBatches } from "../../src/store/pg-intake.ts";
 import { validLead } from "../helpers/leads.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { vendorRow } from "../helpers/tables.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const pg = usePgDatabase();
 const VENDOR = vendorRow("vendor-a");
@@ -18,6 +19,7 @@ const NOW = Date.UTC(2026, 5, 1);
 
 let deps: IntakeDeps;
 let writesAlone: number;
+let reads: number;
 let batchFailures: unknown[];
 
 beforeEach(async () => {
@@ -25,9 +27,13 @@ beforeEach(async () => {
   await pgTables(pg.handle.db).vendors.insert(VENDOR);
   const store = postgresStore(pg.handle.db);
   writesAlone = 0;
+  reads = 0;
   batchFailures = [];
   const counted: Store<"promise", "promise"> = {
-    read: (script) => store.read(script),
+    read: (script) => {
+      reads++;
+      return store.read(script);
+    },
     write: (script, options) => {
       writesAlone++;
       return store.write(script, options);
@@ -39,7 +45,7 @@ beforeEach(async () => {
     holdPeriodMs: 60_000,
     allowPrivateCallbacks: false,
     clock: () => NOW,
-    acceptTogether: pgLeadIntake(pg.handle.db, counted, { duplicateWindowMs: WINDOW_MS, onBatchFailed: (error) => batchFailures.push(error) }),
+    batches: pgIntakeBatches(pg.handle.db, counted, { duplicateWindowMs: WINDOW_MS, onBatchFailed: (error) => batchFailures.push(error) }),
   };
 });
 
@@ -131,6 +137,20 @@ test("one key twice in one batch: the first request is stored, the same key with
   expect(await rows("SELECT count(*)::int AS n FROM leads")).toEqual([{ n: 1 }]);
 });
 
+test("a key another instance saves while the batch waits for it: the batch stores nothing, and the lead gets the key's answer", async () => {
+  let outcomes: Promise<SubmitOutcome[]> | undefined;
+  await pg.handle.sql.begin(async (other) => {
+    await other`INSERT INTO idempotency_keys (vendor_id, key, request_hash, lead_id, created_at) VALUES (${VENDOR.id}, 'order-7', 'another request', 'another-lead', ${NOW})`;
+    outcomes = submitTogether({ body: validLead(), key: "order-7" }, { body: validLead() });
+    // The batch's snapshot does not see the key; its save waits for this transaction's row.
+    await waitUntil(async () => (await pg.handle.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n === 1);
+  });
+  const [withKey, other] = await outcomes!;
+  expect(batchFailures.map((error) => (error as Error).message)).toEqual([expect.stringContaining("saved meanwhile")]);
+  expect(withKey).toEqual({ kind: "idempotencyConflict" });
+  expect(await rows("SELECT id FROM leads")).toEqual([{ id: accepted(other).leadId }]);
+});
+
 test("a lead the statement cannot store fails alone: the batch is rolled back, the others are stored one by one", async () => {
   const [good, other] = [validLead(), validLead()];
   const outcomes = await Promise.allSettled(submissionsOf({ body: good }, { body: validLead(), vendorId: "no-such-vendor" }, { body: other }));
@@ -140,4 +160,15 @@ test("a lead the statement cannot store fails alone: the batch is rolled back, t
   expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ errno: "23503" }); // the vendor's foreign key
   const ids = outcomes.flatMap((o) => (o.status === "fulfilled" ? [accepted(o.value).leadId] : []));
   expect((await rows("SELECT id FROM leads ORDER BY id")).map((r: { id: string }) => r.id)).toEqual(ids.sort());
+});
+
+test("prePings of one turn are answered by one statement, each by the rule: suppressed or claimed within the window", async () => {
+  const [suppressed, claimed, expired, free] = [validLead(), validLead(), validLead(), validLead()].map((lead) => lead.phone_number as string);
+  const tables = pgTables(pg.handle.db);
+  await tables.suppressions.add({ phoneE164: e164(suppressed!), reason: null, createdAt: 0 });
+  await tables.phoneClaims.claim(e164(claimed!), "recent-lead", NOW - WINDOW_MS + 1, 0);
+  await tables.phoneClaims.claim(e164(expired!), "old-lead", NOW - WINDOW_MS, 0);
+  const outcomes = await Promise.all([suppressed, claimed, expired, free, claimed].map((phone) => prePing(deps, { phone_number: phone })));
+  expect(outcomes.map((o) => o.kind)).toEqual(["blocked", "blocked", "eligible", "eligible", "blocked"]);
+  expect(reads).toBe(0);
 });
