@@ -4,7 +4,7 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
-import type { DueCallback } from "../store/callbacks/index.ts";
+import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -23,10 +23,17 @@ export interface DeliveryJobDeps {
   onSettled: () => void;
   /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
   onAttempt: (result: string) => void;
+  /** PostgreSQL's: records the attempts of a turn together (store/pg-worker.ts); without it each is a write of its own. */
+  recordAttempt?: RecordAttempt;
 }
+
+/** Records an attempt and moves the callback on if `token` still holds it (CallbacksTable.recordAttempt); answers whether it did. */
+export type RecordAttempt = (callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number) => Promise<boolean>;
 
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   const inFlight = new Map<string, Promise<void>>();
+  const recordAttempt: RecordAttempt =
+    deps.recordAttempt ?? ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -42,7 +49,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
     deps.log.info("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
     await deps.log.flush();
-    const kept = await deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, result, step, now)), BACKGROUND);
+    const kept = await recordAttempt(callback, token, result, step, now);
     deps.onAttempt(kept ? step.kind : "lease_lost");
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }

@@ -14,6 +14,7 @@ import type { Logger } from "../log/index.ts";
 import type { IntakeBatches } from "../intake/service.ts";
 import type { Answering, Store } from "../store/index.ts";
 import { pgIntakeBatches } from "../store/pg-intake.ts";
+import { pgWorkerBatches, type WorkerBatches } from "../store/pg-worker.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
@@ -33,6 +34,8 @@ export interface ServiceBackend {
   store: Store<Answering, "promise">;
   /** PostgreSQL's: postLead's and prePing's requests in batches (store/pg-intake.ts); SQLite's group commit batches writes already. */
   intakeBatches?: IntakeBatches;
+  /** PostgreSQL's: the worker's decisions and attempt records set-based (store/pg-worker.ts). */
+  workerBatches?: WorkerBatches;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
   /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
@@ -152,6 +155,7 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
   return {
     store: store.store,
     intakeBatches,
+    workerBatches: pgWorkerBatches(postgres.db, store.store),
     credentialsOf: credentials.lookup,
     vendorsChanged: credentials.refresh,
     async ready() {
