@@ -23,7 +23,6 @@ export interface WorkerBatches {
   recordAttempt: RecordAttempt;
 }
 
-const json = (rows: object[]) => JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 
 /** The leads' checks (record.ts checksNow) in one statement. */
 const CHECKS_OF = `
@@ -114,7 +113,7 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
     try {
       const rows = batch.map(({ item: { callback, token, attempt, next, now } }, i) => ({
         i,
-        key: leadKey(callback.leadId),
+        key: leadKey(callback.leadId).toString(),
         callbackId: callback.id,
         token,
         startedAt: attempt.startedAt,
@@ -127,7 +126,7 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
         deliveredAt: next.kind === "delivered" ? now : null,
         now,
       }));
-      moved = new Set(((await driverErrors(rawOn(db, RECORD_ATTEMPTS, [json(rows)]))) as unknown as { i: number }[]).map((row) => row.i));
+      moved = new Set(((await driverErrors(rawOn(db, RECORD_ATTEMPTS, [JSON.stringify(rows)]))) as unknown as { i: number }[]).map((row) => row.i));
     } catch {
       for (const w of batch) void alone(w);
     }
@@ -140,12 +139,12 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
     recordAttempt: (callback, token, attempt, next, now) => recordAttempt({ callback, token, attempt, next, now }),
     decisions: {
       async checksOf(leads) {
-        const rows = (await driverErrors(rawOn(db, CHECKS_OF, [json(leads.map((lead) => ({ key: leadKey(lead.id), id: lead.id })))]))) as unknown as CheckRow[];
+        const rows = (await driverErrors(rawOn(db, CHECKS_OF, [JSON.stringify(leads.map((lead) => ({ key: leadKey(lead.id).toString(), id: lead.id })))]))) as unknown as CheckRow[];
         return new Map(rows.map((row) => [row.id, checksOfRow(row)]));
       },
       async record(decisions, token, now) {
         const rows = decisions.map(decisionRow);
-        const finished = (await driverErrors(rawOn(db, RECORD_DECISIONS, [json(rows), token, now]))) as unknown as { id: string }[];
+        const finished = (await driverErrors(rawOn(db, RECORD_DECISIONS, [JSON.stringify(rows), token, now]))) as unknown as { id: string }[];
         return new Set(finished.map((row) => row.id));
       },
     },
@@ -166,7 +165,7 @@ const checksOfRow = (row: CheckRow): ChecksNow => ({
 
 function decisionRow({ lead, checks, result, payload }: Decision) {
   return {
-    key: leadKey(lead.id),
+    key: leadKey(lead.id).toString(),
     id: lead.id,
     phone: lead.phoneE164,
     status: result.status,
