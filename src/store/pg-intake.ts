@@ -1,7 +1,9 @@
 // PostgreSQL's group commit, at the application's level: the leads that arrive within one turn of
-// the event loop go to the database together, as one set-based statement in one transaction, instead
-// of six round trips each (BEGIN, claim, lead, callback, key, COMMIT). On this 2-core machine the
-// round trips, each a backend wake-up, were the cost, not the WAL flush (bench/README.md).
+// the event loop go to the database together, as one set-based statement, instead of six round
+// trips each (BEGIN, claim, lead, callback, key, COMMIT). On this 2-core machine the round trips,
+// each a backend wake-up, were the cost, not the WAL flush (bench/README.md). In process, 50
+// callers (loaded machine): 1,190-1,220 leads/s per lead against 2,570-4,730 batched; CPU per lead
+// 250-265 → 31-57 µs in the service and 310-330 → 44-71 µs in PostgreSQL.
 //
 // The statement settles only the common case: a lead whose number it claims and whose key (if any)
 // was not live. Every other lead (suppressed, claimed, a re-post, a key's replay or conflict) is
@@ -34,7 +36,7 @@ export interface IntakeBatchOptions {
  * size. Measured with 50 connections (postLead accept, alternating 3 s slices, loaded machine):
  * one in flight 7,267 and 6,839 req/s against 5,792 and 5,006 with two, 6,904 and 5,298 with four.
  */
-const LIMITS: BatchLimits = { maxBatch: 256, maxInFlight: Number(process.env.XMAX ?? 1) };
+const LIMITS: BatchLimits = { maxBatch: 256, maxInFlight: 1 };
 
 /** postLead's and prePing's batches on `db`; `store` (the service's) runs the leads a batch leaves to their own script. */
 export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, options: IntakeBatchOptions): IntakeBatches {
@@ -109,13 +111,16 @@ function recordColumns(table: Table): { names: string[]; columns: string[]; defi
   return {
     names: columns.map(([, column]) => column.name),
     columns: columns.map(([key]) => `"${key}"`),
-    definition: columns.map(([key, column]) => `"${key}" ${column.getSQLType().replace("bigserial", "bigint")}`).join(", "),
+    definition: columns.map(([key, column]) => `"${key}" ${column.getSQLType()}`).join(", "),
   };
 }
 
 const leadRecord = recordColumns(leads);
 const callbackRecord = recordColumns(callbacks);
 const keyRecord = recordColumns(idempotencyKeys);
+
+/** In the error when a key of the batch was saved meanwhile by another instance. */
+const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
 
 /**
  * One statement for a batch: the rows come as three JSON arrays ($1 leads, $2 callbacks, $3 keys;
@@ -127,10 +132,7 @@ const keyRecord = recordColumns(idempotencyKeys);
  * that nothing of the batch is stored: the failing cast is the only way plain SQL has to raise an
  * error, and a statement of its own needs no BEGIN and COMMIT (two round trips of three per batch).
  */
-export /** In the error when a key of the batch was saved meanwhile by another instance. */
-const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
-
-export const ACCEPT_BATCH = `
+const ACCEPT_BATCH = `
   WITH lead AS (SELECT * FROM json_to_recordset($1::text::json) AS r(${leadRecord.definition})),
   callback AS (SELECT * FROM json_to_recordset($2::text::json) AS r(${callbackRecord.definition})),
   key AS (SELECT * FROM json_to_recordset($3::text::json) AS r(${keyRecord.definition})),
