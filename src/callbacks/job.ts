@@ -55,10 +55,16 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
   }
 
   return {
-    /** Claims as many due callbacks as there are free slots and starts them; returns how many. */
+    /**
+     * Claims as many due callbacks as there are free slots and starts them; returns how many.
+     * While deliveries are in flight it waits until a quarter of the slots are free: a claim is a
+     * write (on PostgreSQL a commit and a WAL flush each), and one per finished delivery cost the
+     * drain a third (bench:pg's, 3 instances: 3,403 and 3,442 callbacks/s against 2,933 and 2,333).
+     */
     async fill(): Promise<number> {
-      const free = deps.concurrency() - inFlight.size;
-      if (free <= 0) return 0;
+      const concurrency = deps.concurrency();
+      const free = concurrency - inFlight.size;
+      if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(concurrency / 4))) return 0;
       const token = crypto.randomUUID();
       const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
       for (const callback of due) {
