@@ -84,10 +84,16 @@ export function startWorker(deps: WorkerDeps): Worker {
     if (failed) throw failed.reason;
     return results.some((result) => result.status === "fulfilled" && result.value > 0);
   };
+  // A run of failures is reported once for the worker, not once per loop (a full disk fails both).
+  let failingLoops = 0;
   const loopOptions = {
     pollIntervalMs: config.workerPollIntervalMs,
-    onError: (error: unknown) => log.error("worker_error", { error: errorText(error), action: "backing off until a pass succeeds" }),
-    onRecovered: (failures: number) => log.info("worker_recovered", { failed_passes: failures }),
+    onError: (error: unknown) => {
+      if (failingLoops++ === 0) log.error("worker_error", { error: errorText(error), action: "backing off until a pass succeeds" });
+    },
+    onRecovered: (failures: number) => {
+      if (--failingLoops === 0) log.info("worker_recovered", { failed_passes: failures });
+    },
   };
   const decideLoop = startLoop(tickOf(() => decisions.runOnce()), loopOptions);
   const loop = startLoop(tickOf(() => deliveries.fill(), () => maintenance.runOnce()), loopOptions);
