@@ -72,39 +72,34 @@ export function startWorker(deps: WorkerDeps): Worker {
     recordAttempt: deps.batches?.recordAttempt,
   });
   const maintenance = createMaintenanceJob({ store: deps.store, clock });
-  // Deciding and delivering are loops of their own. Deliveries wake theirs each time one finishes;
-  // deciding runs on the poll timer (or at once again while it keeps finding due leads), not on
-  // every such wake-up: the claim is a write. In one loop, deliveries were refilled only between
-  // two decision batches (256 leads each), and ran at half speed while leads were being decided.
-  // The jobs of a loop run side by side: one failing (a locked database, say) does not stop the
-  // others. A failed job fails the tick, so the loop backs off (and reports a run of failures once).
-  const tickOf = (...jobs: (() => Promise<number>)[]) => async () => {
-    const results = await Promise.allSettled(jobs.map((job) => job()));
+  // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at
+  // once again while it keeps finding due leads), not on every such wake-up: the claim is a write.
+  let decideNextAt = 0;
+  const decideIfDue = async () => {
+    const now = clock();
+    if (now < decideNextAt) return 0;
+    const decided = await decisions.runOnce();
+    decideNextAt = decided > 0 ? 0 : now + config.workerPollIntervalMs;
+    return decided;
+  };
+  // The jobs run side by side: one failing (a locked database, say) does not stop the others. A
+  // failed job fails the tick, so the loop backs off (and reports a run of failures once).
+  const tick = async () => {
+    const results = await Promise.allSettled([decideIfDue(), deliveries.fill(), maintenance.runOnce()]);
     const failed = results.find((result): result is PromiseRejectedResult => result.status === "rejected");
     if (failed) throw failed.reason;
     return results.some((result) => result.status === "fulfilled" && result.value > 0);
   };
-  // A run of failures is reported once for the worker, not once per loop (a full disk fails both).
-  let failingLoops = 0;
-  const loopOptions = {
+  const loop = startLoop(tick, {
     pollIntervalMs: config.workerPollIntervalMs,
-    onError: (error: unknown) => {
-      if (failingLoops++ === 0) log.error("worker_error", { error: errorText(error), action: "backing off until a pass succeeds" });
-    },
-    onRecovered: (failures: number) => {
-      if (--failingLoops === 0) log.info("worker_recovered", { failed_passes: failures });
-    },
-  };
-  const decideLoop = startLoop(tickOf(() => decisions.runOnce()), loopOptions);
-  const loop = startLoop(tickOf(() => deliveries.fill(), () => maintenance.runOnce()), loopOptions);
+    onError: (error) => log.error("worker_error", { error: errorText(error), action: "backing off until a pass succeeds" }),
+    onRecovered: (failures) => log.info("worker_recovered", { failed_passes: failures }),
+  });
   return {
-    wake() {
-      decideLoop.wake();
-      loop.wake();
-    },
+    wake: () => loop.wake(),
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const tickCutShort = (await Promise.all([decideLoop.stop(timeoutMs), loop.stop(timeoutMs)])).includes(true);
+      const tickCutShort = await loop.stop(timeoutMs);
       await deliveries.stop(Math.max(0, deadline - Date.now()));
       return tickCutShort || deliveries.inFlight() > 0;
     },
