@@ -47,6 +47,7 @@ export function createApp(deps: AppDeps) {
     holdPeriodMs: config.holdPeriodMs,
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
+    batches: backend.intakeBatches,
   };
 
   // The operations' documentation, its examples from the texts and this configuration (the 413's limit).

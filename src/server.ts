@@ -87,7 +87,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad }) : null;
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad, batches: backend.workerBatches }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });

@@ -5,15 +5,17 @@
 //
 // SQLite: one connection, writes batched by the group committer (db/group-commit.ts), WAL
 // checkpoints on a thread, the disk's free space watched. PostgreSQL: a pool of connections and
-// one transaction per lead (or per worker step), no group commit: the server batches concurrent
-// commits into one WAL flush itself (commit_delay / commit_siblings, see the README), so the
-// pool's concurrency is what the group committer is to SQLite.
+// the leads of a turn in one statement (backend/pg-intake.ts), anything else one transaction per
+// script (or per worker step).
 import { cachedCredentials, storedCredentials, type CredentialsLookup } from "../auth/vendor-credentials.ts";
 import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
+import type { IntakeBatches } from "../intake/service.ts";
 import type { Answering, PostgresStore, Store } from "../store/index.ts";
+import { pgIntakeBatches } from "./pg-intake.ts";
+import { pgWorkerBatches, type WorkerBatches } from "./pg-worker.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
@@ -28,6 +30,10 @@ import { isMigrated as isPgMigrated } from "../db/pg/migrate.ts";
 export interface ServiceBackend {
   /** SQLite's reads answer at once (the hot path stays synchronous), PostgreSQL's with promises; writes always with one. */
   store: Store<Answering, "promise">;
+  /** PostgreSQL's: postLead's and prePing's requests in batches (backend/pg-intake.ts); SQLite's group commit batches writes already. */
+  intakeBatches?: IntakeBatches;
+  /** PostgreSQL's: the worker's decisions and attempt records set-based (backend/pg-worker.ts). */
+  workerBatches?: WorkerBatches;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
   /** Vendors were changed by this process (the bootstrap vendor): the lookup sees them from now on. */
@@ -140,8 +146,14 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
+  const intakeBatches = pgIntakeBatches(postgres.db, store.store, {
+    duplicateWindowMs: config.duplicateWindowMs,
+    onBatchFailed: (error) => log.info("lead_batch_failed", { error: (error as Error).message, action: "its leads were stored one by one" }),
+  });
   return {
     store: store.store,
+    intakeBatches,
+    workerBatches: pgWorkerBatches(postgres.db, store.store),
     credentialsOf: credentials.lookup,
     vendorsChanged: credentials.refresh,
     async ready() {

@@ -4,7 +4,7 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
-import type { DueCallback, NextStep } from "../store/callbacks/index.ts";
+import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -23,13 +23,20 @@ export interface DeliveryJobDeps {
   onSettled: () => void;
   /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
   onAttempt: (result: string) => void;
+  /** PostgreSQL's: records the attempts of a turn together (backend/pg-worker.ts); without it each is a write of its own. */
+  recordAttempt?: RecordAttempt;
 }
 
 /** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
 
+/** Records an attempt and moves the callback on if `token` still holds it (CallbacksTable.recordAttempt); answers whether it did. */
+export type RecordAttempt = (callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number) => Promise<boolean>;
+
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   const inFlight = new Map<string, Promise<void>>();
+  const recordAttempt: RecordAttempt =
+    deps.recordAttempt ?? ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -45,16 +52,22 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
     deps.log[ATTEMPT_LOG_LEVEL[step.kind]]("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
     await deps.log.flush();
-    const kept = await deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, result, step, now)), BACKGROUND);
+    const kept = await recordAttempt(callback, token, result, step, now);
     deps.onAttempt(kept ? step.kind : "lease_lost");
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 
   return {
-    /** Claims as many due callbacks as there are free slots and starts them; returns how many. */
+    /**
+     * Claims as many due callbacks as there are free slots and starts them; returns how many.
+     * While deliveries are in flight it waits until a quarter of the slots are free: a claim is a
+     * write (on PostgreSQL a commit and a WAL flush each), and one per finished delivery cost the
+     * drain a third (bench:pg's, 3 instances: 3,403 and 3,442 callbacks/s against 2,933 and 2,333).
+     */
     async fill(): Promise<number> {
-      const free = deps.concurrency() - inFlight.size;
-      if (free <= 0) return 0;
+      const concurrency = deps.concurrency();
+      const free = concurrency - inFlight.size;
+      if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(concurrency / 4))) return 0;
       const token = crypto.randomUUID();
       const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
       for (const callback of due) {

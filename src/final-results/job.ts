@@ -5,8 +5,9 @@ import { op } from "../db/script.ts";
 import { maskPhone, type Logger } from "../log/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
-import { certificateCheckMatters, type FinalResult } from "./decide.ts";
-import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./record.ts";
+import { callbackPayload } from "../callbacks/payload.ts";
+import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
+import { checksNow, decideNow, recordIfStill, type CertificateCheck, type ChecksNow } from "./record.ts";
 
 export type { CertificateCheck } from "./record.ts";
 
@@ -20,6 +21,23 @@ export interface FinalResultJobDeps {
   batchSize: number;
   leaseMs: number;
   onDecided: (status: "accepted" | "rejected") => void;
+  /** PostgreSQL's: a claimed batch decided with one read and one write (backend/pg-worker.ts); without it each lead is scripts of its own. */
+  batches?: DecisionBatches;
+}
+
+/** A due lead decided on its checks as read, with the payload its callback is released with. */
+export interface Decision {
+  lead: DueLead;
+  checks: ChecksNow;
+  result: FinalResult;
+  payload: string;
+}
+
+export interface DecisionBatches {
+  /** Each lead's checks as they stand now (checksNow); a lead that is gone has none. */
+  checksOf(leads: DueLead[]): Promise<Map<string, ChecksNow>>;
+  /** recordIfStill for each decision: recorded if `token` still holds its lead and its checks still stand; answers those lead ids. */
+  record(decisions: Decision[], token: string, now: number): Promise<Set<string>>;
 }
 
 export function createFinalResultJob(deps: FinalResultJobDeps) {
@@ -51,6 +69,28 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     }
   }
 
+  /**
+   * The batch's checks in one read, each decided by the one rule (decide.ts), logged and flushed
+   * as one, recorded in one write. A lead the write did not record (its lease lost, its checks
+   * changed meanwhile, the write failed) is decided again alone, as the per-lead path would.
+   */
+  async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches): Promise<void> {
+    const checks = await batches.checksOf(due);
+    const now = deps.clock();
+    const decided = due.flatMap((lead, i) => {
+      const checksNow = checks.get(lead.id);
+      if (!checksNow) return [];
+      const result = decideFinalResult({ ...checksNow, certificate: certificates[i]! });
+      return [{ lead, checks: checksNow, result, payload: callbackPayload(lead, result, now), certificate: certificates[i]! }];
+    });
+    for (const { lead, result } of decided) logFinalResult(lead, result);
+    await log.flush();
+    const recorded = await batches.record(decided, token, now).catch(() => new Set<string>());
+    await Promise.all(
+      decided.map(({ lead, result, certificate }) => (recorded.has(lead.id) ? deps.onDecided(result.status) : decideAndRecord(lead, token, certificate))),
+    );
+  }
+
   function logFinalResult(lead: DueLead, result: FinalResult): void {
     log.info("final_result", {
       lead_id: lead.id,
@@ -67,7 +107,8 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       const due = await store.write((t) => op(t.leads.claimDue(deps.clock(), deps.batchSize, deps.leaseMs, token)), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
-      await Promise.all(due.map((lead, i) => decideAndRecord(lead, token, certificates[i]!)));
+      if (deps.batches) await decideTogether(due, token, certificates, deps.batches);
+      else await Promise.all(due.map((lead, i) => decideAndRecord(lead, token, certificates[i]!)));
       return due.length;
     },
   };

@@ -2,7 +2,8 @@
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
-import type { Answering, Store, Tables } from "../store/index.ts";
+import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
+import type { NewLead } from "../store/leads/index.ts";
 import type { ValidLead } from "./lead-schema.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
@@ -14,6 +15,27 @@ export interface IntakeDeps {
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
   allowPrivateCallbacks: boolean;
   clock: () => number;
+  /** PostgreSQL's: the requests of a turn go to the database together (backend/pg-intake.ts). Without it each is a script of its own. */
+  batches?: IntakeBatches;
+}
+
+/** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
+export interface LeadToAccept {
+  fields: ValidLead;
+  lead: NewLead;
+  /** Its callback's message id, when the lead has a call_back_url. */
+  callbackId: string | null;
+  key: { key: string; requestHash: string } | null;
+  /** The per-lead script (acceptLead): the batch's answer for a lead it cannot settle itself. */
+  alone: TableScript<SubmitOutcome>;
+}
+
+/** Answers as the per-request scripts would, for several requests in one statement. */
+export interface IntakeBatches {
+  /** postLead: the lead's answer, exactly its per-lead script's (acceptLead). */
+  accept(lead: LeadToAccept): Promise<SubmitOutcome>;
+  /** prePing: isBlocked below. */
+  isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -41,7 +63,8 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePin
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
   const claimCutoff = deps.clock() - deps.duplicateWindowMs;
-  const blocked = deps.store.read((t) => isBlocked(t, validation.value.phoneE164, claimCutoff));
+  const phone = validation.value.phoneE164;
+  const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
 
@@ -64,7 +87,22 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The checks and the writes run in one transaction: nothing can slip in between them.
-  return deps.store.write((t) => acceptLead(t, deps, submission, validation.value, requestHash));
+  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
+  if (!deps.batches) return deps.store.write(alone);
+  return deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, alone));
+}
+
+function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: ValidLead, requestHash: string, alone: TableScript<SubmitOutcome>): LeadToAccept {
+  const now = deps.clock();
+  const id = Bun.randomUUIDv7();
+  const key = submission.idempotencyKey;
+  return {
+    fields,
+    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs },
+    callbackId: fields.callBackUrl === null ? null : callbackMessageId(id),
+    key: key === null ? null : { key, requestHash },
+    alone,
+  };
 }
 
 function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome> {

@@ -9,6 +9,7 @@ import { createFinalResultJob } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Answering, Store } from "../store/index.ts";
+import type { WorkerBatches } from "../backend/pg-worker.ts";
 import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
@@ -20,6 +21,8 @@ export interface WorkerDeps {
   /** HTTP requests in flight now (the foreground the worker yields to). */
   foregroundLoad: () => number;
   clock?: () => number;
+  /** PostgreSQL's set-based decisions and attempt records (backend/pg-worker.ts). */
+  batches?: WorkerBatches;
 }
 
 export interface Worker {
@@ -51,6 +54,7 @@ export function startWorker(deps: WorkerDeps): Worker {
       : null,
     batchSize: DECISION_BATCH,
     onDecided: (status) => deps.metrics.finalResults.inc({ status }),
+    batches: deps.batches?.decisions,
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({
@@ -65,6 +69,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
     onSettled: () => loop.wake(),
     onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
+    recordAttempt: deps.batches?.recordAttempt,
   });
   const maintenance = createMaintenanceJob({ store: deps.store, clock });
   // Deliveries wake the loop each time one finishes; deciding is checked on the poll timer (or at

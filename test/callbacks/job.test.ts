@@ -6,6 +6,7 @@ import { createFinalResultJob } from "../../src/final-results/job.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { intakeHarness } from "../helpers/intake.ts";
 import { validLead } from "../helpers/leads.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const HOLD = 60_000;
 const LEASE = 10_000;
@@ -58,5 +59,36 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
   await job.stop(1_000);
   const attempts = lines.filter((line) => line.event === "callback_attempt").map(({ level, outcome }) => [outcome, level]);
   expect(attempts.sort()).toEqual([["dead", "error"], ["delivered", "info"], ["retry", "warn"]]);
+  h.database.close();
+});
+
+test("while deliveries are in flight, more are claimed only once a quarter of the slots are free (a claim is a write)", async () => {
+  const h = await intakeHarness({ holdPeriodMs: HOLD });
+  const log = createLogger("silent");
+  for (let i = 0; i < 12; i++) await h.accept(validLead());
+  h.now.value += HOLD;
+  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 20, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  const answer: (() => void)[] = [];
+  const ok = { startedAt: h.now.value, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, retryAfterMs: null };
+  const job = createDeliveryJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    attempt: () => new Promise((resolve) => answer.push(() => resolve(ok))),
+    backoff: {},
+    concurrency: () => 8,
+    leaseMs: LEASE,
+    onSettled: () => {},
+    onAttempt: () => {},
+  });
+  expect(await job.fill()).toBe(8);
+  answer.shift()!();
+  await waitUntil(() => job.inFlight() === 7);
+  expect(await job.fill()).toBe(0); // one slot of eight free
+  answer.shift()!();
+  await waitUntil(() => job.inFlight() === 6);
+  expect(await job.fill()).toBe(2); // a quarter free: both claimed at once
+  for (const deliver of answer.splice(0)) deliver();
+  await job.stop(5_000);
   h.database.close();
 });

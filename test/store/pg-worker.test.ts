@@ -1,0 +1,167 @@
+// The worker's set-based statements on PostgreSQL (backend/pg-worker.ts): a claimed batch of due leads
+// decided with one read and one write, and the attempts of a turn recorded by one statement, each
+// with what the per-item scripts (record.ts recordIfStill, callbacks recordAttempt) would write.
+import { beforeEach, expect, test } from "bun:test";
+import { callbackPayload } from "../../src/callbacks/payload.ts";
+import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
+import { createFinalResultJob, type DecisionBatches } from "../../src/final-results/job.ts";
+import { createLogger } from "../../src/log/index.ts";
+import type { Store, Tables } from "../../src/store/index.ts";
+import { postgresStore, pgTables } from "../../src/store/pg.ts";
+import { pgWorkerBatches, type WorkerBatches } from "../../src/backend/pg-worker.ts";
+import { usePgDatabase } from "../helpers/store-backends.ts";
+import { leadFields, vendorRow } from "../helpers/tables.ts";
+
+const pg = usePgDatabase();
+const VENDOR = vendorRow("vendor-a");
+const CREATED = Date.UTC(2026, 0, 1);
+const DECIDED = CREATED + 60_000;
+const LEASE = 30_000;
+
+let t: Tables;
+let store: Store<"promise", "promise">;
+let batches: WorkerBatches;
+let scriptsAlone: number;
+
+beforeEach(async () => {
+  await pg.handle.sql.unsafe("TRUNCATE vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys RESTART IDENTITY");
+  t = pgTables(pg.handle.db);
+  await t.vendors.insert(VENDOR);
+  const pool = postgresStore(pg.handle.db);
+  scriptsAlone = 0;
+  store = {
+    read: (script) => {
+      scriptsAlone++;
+      return pool.read(script);
+    },
+    write: (script, options) => {
+      scriptsAlone++;
+      return pool.write(script, options);
+    },
+  };
+  batches = pgWorkerBatches(pg.handle.db, store);
+});
+
+/** A pending lead with its held callback and its phone claim, its hold over at DECIDED. */
+async function pendingLead(phone: string): Promise<string> {
+  const id = Bun.randomUUIDv7();
+  await t.leads.insertPending(leadFields(phone), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED });
+  await t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
+  await t.phoneClaims.claim(phone, id, CREATED, 0);
+  return id;
+}
+
+function decisionJob(decisionBatches: DecisionBatches) {
+  const decided: string[] = [];
+  const job = createFinalResultJob({
+    store,
+    clock: () => DECIDED,
+    log: createLogger("silent"),
+    verifyCertificate: null,
+    batchSize: 10,
+    leaseMs: LEASE,
+    onDecided: (status) => decided.push(status),
+    batches: decisionBatches,
+  });
+  return { job, decided };
+}
+
+type LeadRow = { id: string; status: string; rejection_reason: string | null; decided_at: number | null; claim_token: string | null };
+const leadRows = async (): Promise<LeadRow[]> => await pg.handle.sql`SELECT id, status, rejection_reason, decided_at::float8 AS decided_at, claim_token FROM leads ORDER BY phone_e164`;
+
+test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
+  const [plain, suppressed, operatorRejected, operatorAccepted] = [
+    await pendingLead("+12125550001"),
+    await pendingLead("+12125550002"),
+    await pendingLead("+12125550003"),
+    await pendingLead("+12125550004"),
+  ];
+  await t.suppressions.add({ phoneE164: "+12125550002", reason: null, createdAt: 0 });
+  await t.suppressions.add({ phoneE164: "+12125550004", reason: null, createdAt: 0 });
+  await t.leads.recordOperatorDecision(operatorRejected, "reject", "bad lead");
+  await t.leads.recordOperatorDecision(operatorAccepted, "accept", null); // suppression still wins
+  const { job, decided } = decisionJob(batches.decisions);
+  expect(await job.runOnce()).toBe(4);
+  expect(scriptsAlone).toBe(1); // the claim; no lead needed a script of its own
+  expect(decided.sort()).toEqual(["accepted", "rejected", "rejected", "rejected"]);
+  expect(await leadRows()).toEqual([
+    { id: plain, status: "accepted", rejection_reason: null, decided_at: DECIDED, claim_token: null },
+    { id: suppressed, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+    { id: operatorRejected, status: "rejected", rejection_reason: `${REASON_OPERATOR}: bad lead`, decided_at: DECIDED, claim_token: null },
+    { id: operatorAccepted, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+  ]);
+  const [lead] = await t.leads.claimDue(DECIDED, 1, LEASE, "unused"); // none left: all decided
+  expect(lead).toBeUndefined();
+  const plainCallback = (await pg.handle.sql`SELECT status, payload, next_attempt_at::float8 AS at FROM callbacks WHERE lead_id = ${plain}`)[0];
+  const plainLead = { id: plain, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
+  expect(plainCallback).toEqual({ status: "pending", payload: callbackPayload(plainLead, { status: "accepted" }, DECIDED), at: DECIDED });
+  expect(await pg.handle.sql`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`).toEqual([{ n: 4 }]);
+  // The accepted lead's claim is renewed at its decision; the rejected ones' claims are dropped.
+  expect(await pg.handle.sql`SELECT lead_id, claimed_at::float8 AS claimed_at FROM phone_claims`).toEqual([{ lead_id: plain, claimed_at: DECIDED }]);
+});
+
+test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {
+  const [stays, changes] = [await pendingLead("+12125550011"), await pendingLead("+12125550012")];
+  const { job, decided } = decisionJob({
+    ...batches.decisions,
+    async checksOf(leads) {
+      const checks = await batches.decisions.checksOf(leads);
+      await t.suppressions.add({ phoneE164: "+12125550012", reason: null, createdAt: 0 }); // after the read
+      return checks;
+    },
+  });
+  await job.runOnce();
+  expect(decided.sort()).toEqual(["accepted", "rejected"]);
+  expect((await leadRows()).map((row) => [row.id, row.status, row.rejection_reason])).toEqual([
+    [stays, "accepted", null],
+    [changes, "rejected", REASON_SUPPRESSED],
+  ]);
+  expect(scriptsAlone).toBe(3); // the claim, then the changed lead's read and write
+});
+
+test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {
+  const [kept, lost] = [await pendingLead("+12125550021"), await pendingLead("+12125550022")];
+  const { job, decided } = decisionJob({
+    ...batches.decisions,
+    async record(decisions, token, now) {
+      await pg.handle.sql`UPDATE leads SET claim_token = 'another worker' WHERE id = ${lost}`;
+      return batches.decisions.record(decisions, token, now);
+    },
+  });
+  await job.runOnce();
+  expect(decided).toEqual(["accepted"]);
+  expect((await leadRows()).map((row) => [row.id, row.status, row.claim_token])).toEqual([
+    [kept, "accepted", null],
+    [lost, "pending", "another worker"],
+  ]);
+});
+
+test("attempts of one turn are recorded by one statement: each kept and numbered, each callback moved on only under its own token", async () => {
+  const ids = [await pendingLead("+12125550031"), await pendingLead("+12125550032"), await pendingLead("+12125550033")];
+  for (const id of ids) await t.callbacks.release(id, "{}", DECIDED);
+  const due = await t.callbacks.claimDue(DECIDED, 3, LEASE, "token");
+  await pg.handle.sql`UPDATE callbacks SET claim_token = 'another worker' WHERE lead_id = ${ids[2]!}`;
+  const attempt = (statusCode: number) => ({ startedAt: DECIDED, durationMs: 5, statusCode, error: statusCode === 200 ? null : `HTTP ${statusCode}`, responseExcerpt: "ok" });
+  const [first, second, third] = due.sort((a, b) => ids.indexOf(a.leadId) - ids.indexOf(b.leadId));
+  const kept = await Promise.all([
+    batches.recordAttempt(first!, "token", attempt(200), { kind: "delivered" }, DECIDED + 1),
+    batches.recordAttempt(second!, "token", attempt(500), { kind: "retry", at: DECIDED + 1_000 }, DECIDED + 1),
+    batches.recordAttempt(third!, "token", attempt(200), { kind: "delivered" }, DECIDED + 1),
+    batches.recordAttempt(second!, "token", attempt(500), { kind: "dead" }, DECIDED + 2), // the same callback again: after the batch
+  ]);
+  expect(kept).toEqual([true, true, false, false]);
+  expect(scriptsAlone).toBe(1);
+  expect(
+    (await pg.handle.sql`SELECT lead_id, status, attempt_count, next_attempt_at::float8 AS next, delivered_at::float8 AS delivered, last_error, claim_token FROM callbacks`).sort(
+      (a: { lead_id: string }, b: { lead_id: string }) => ids.indexOf(a.lead_id) - ids.indexOf(b.lead_id),
+    ),
+  ).toEqual([
+    { lead_id: ids[0], status: "delivered", attempt_count: 1, next: null, delivered: DECIDED + 1, last_error: null, claim_token: null },
+    { lead_id: ids[1], status: "pending", attempt_count: 1, next: DECIDED + 1_000, delivered: null, last_error: "HTTP 500", claim_token: null },
+    { lead_id: ids[2], status: "pending", attempt_count: 0, next: DECIDED, delivered: null, last_error: null, claim_token: "another worker" },
+  ]);
+  const attempts = await pg.handle.sql`SELECT callback_id, attempt_no, status_code FROM callback_attempts ORDER BY id`;
+  expect(attempts.map((a: { callback_id: string; attempt_no: number }) => [a.callback_id, a.attempt_no]).sort()).toEqual(
+    [[first!.id, 1], [second!.id, 1], [second!.id, 2], [third!.id, 1]].sort(),
+  );
+});
