@@ -44,7 +44,6 @@ const QUIET_SHARE = 0.15;
 const QUIET_WAIT_MS = 60_000;
 const DRAIN_TIMEOUT_MS = 120_000;
 
-
 const phoneBlocks = makePhoneBlocks("drainSeed", "intakeSeed", "accept");
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-callbacks-"));
@@ -74,15 +73,24 @@ async function stop(p: { stop(): Promise<void> }) {
 }
 
 const WORKER_FLAGS = [
-  "--worker", "true", "--allow-private-callbacks", "--worker-poll-interval", "50ms",
+  "--worker",
+  "true",
+  "--allow-private-callbacks",
+  "--worker-poll-interval",
+  "50ms",
   ...(concurrency ? ["--callback-concurrency", String(concurrency)] : []),
 ];
 const boot = (databasePath: string, worker: boolean): Promise<BenchServer> =>
-  track(startServer({
-    binary: undefined, databasePath, logPath: serverLog, repoDir: REPO_DIR,
-    flags: worker ? WORKER_FLAGS : ["--worker", "false"],
-    bunFlags: worker && profile ? ["--cpu-prof-md", `--cpu-prof-dir=${tmp}`] : [],
-  }));
+  track(
+    startServer({
+      binary: undefined,
+      databasePath,
+      logPath: serverLog,
+      repoDir: REPO_DIR,
+      flags: worker ? WORKER_FLAGS : ["--worker", "false"],
+      bunFlags: worker && profile ? ["--cpu-prof-md", `--cpu-prof-dir=${tmp}`] : [],
+    }),
+  );
 
 /** A fresh, migrated database holding the 'bench' vendor; returns the vendor's signing secret. */
 async function freshDatabase(databasePath: string): Promise<string> {
@@ -97,7 +105,8 @@ async function freshDatabase(databasePath: string): Promise<string> {
 
 async function quietMachine(what: string): Promise<number> {
   const share = await waitForQuiet(QUIET_SHARE, QUIET_WAIT_MS);
-  if (share > QUIET_SHARE) console.log(`  (machine still ${(share * 100).toFixed(0)}% busy after ${QUIET_WAIT_MS / 1000} s of waiting; measuring ${what} anyway)`);
+  if (share > QUIET_SHARE)
+    console.log(`  (machine still ${(share * 100).toFixed(0)}% busy after ${QUIET_WAIT_MS / 1000} s of waiting; measuring ${what} anyway)`);
   return share;
 }
 
@@ -165,7 +174,8 @@ async function drainPhase() {
   const deliveredMeanwhile = counts.delivered - first!.counts.delivered;
   await stop(server);
   await stop(receiver);
-  if (counts.delivered + counts.dead < DRAIN_COUNT) throw new Error(`drain: only ${counts.delivered} of ${DRAIN_COUNT} delivered after ${DRAIN_TIMEOUT_MS} ms (${JSON.stringify(counts)})`);
+  if (counts.delivered + counts.dead < DRAIN_COUNT)
+    throw new Error(`drain: only ${counts.delivered} of ${DRAIN_COUNT} delivered after ${DRAIN_TIMEOUT_MS} ms (${JSON.stringify(counts)})`);
 
   const stats = attemptStats(databasePath);
   const drainMs = stats.lastDeliveredAt - stats.firstAttemptAt;
@@ -213,9 +223,16 @@ async function intakeRun(templatePath: string, worker: boolean, round: number, r
   let result: LoadResult;
   try {
     result = await runLoad({
-      url: server.url, path: "/v1/postLead", connections, duration, warmup,
+      url: server.url,
+      path: "/v1/postLead",
+      connections,
+      duration,
+      warmup,
       headers: { authorization: basicAuth("bench", "bench-password") },
-      template: validLeadTemplate, slot: PHONE_SLOT, phoneStart: phoneBlocks.accept, phoneCount: PHONE_BLOCK,
+      template: validLeadTemplate,
+      slot: PHONE_SLOT,
+      phoneStart: phoneBlocks.accept,
+      phoneCount: PHONE_BLOCK,
     });
   } finally {
     clearInterval(clearing);
@@ -250,7 +267,9 @@ async function intakeRun(templatePath: string, worker: boolean, round: number, r
     sqlite.close();
   }
   if (!keepFiles) removeDatabase(databasePath);
-  console.log(`    worker delivered ${run.window.delivered} callbacks in the measured ${run.window.seconds.toFixed(1)} s: ${run.window.callbacksPerSec.toFixed(0)} callbacks/s`);
+  console.log(
+    `    worker delivered ${run.window.delivered} callbacks in the measured ${run.window.seconds.toFixed(1)} s: ${run.window.callbacksPerSec.toFixed(0)} callbacks/s`,
+  );
   return run;
 }
 
@@ -303,9 +322,15 @@ export type Intake = Awaited<ReturnType<typeof intakePhase>>;
 
 async function main() {
   const setting = concurrency ? `--callback-concurrency ${concurrency}` : "the server's default --callback-concurrency";
-  console.log(`Lead Ingress callbacks benchmark${quick ? " (quick)" : ""}: ${DRAIN_COUNT.toLocaleString("en-US")} callbacks, ${setting}; intake ${duration} s after ${warmup} s warm-up, ${connections} connections`);
+  console.log(
+    `Lead Ingress callbacks benchmark${quick ? " (quick)" : ""}: ${DRAIN_COUNT.toLocaleString("en-US")} callbacks, ${setting}; intake ${duration} s after ${warmup} s warm-up, ${connections} connections`,
+  );
   console.log(`database, server and receiver logs in ${tmp}`);
-  console.log(`load average before start: ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average before start: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   selfCheck(Object.values(phoneBlocks), PHONE_BLOCK);
 
   console.log("drain:");
@@ -321,7 +346,17 @@ async function main() {
   const resultsPath = join(REPO_DIR, ".bench", "callbacks.json");
   writeJson(resultsPath, {
     finishedAt: new Date().toISOString(),
-    settings: { quick, drainCount: DRAIN_COUNT, duration, warmup, connections, rounds, callbackConcurrency: concurrency ?? "server default", bun: Bun.version, loadAverageAtEnd: loadavg() },
+    settings: {
+      quick,
+      drainCount: DRAIN_COUNT,
+      duration,
+      warmup,
+      connections,
+      rounds,
+      callbackConcurrency: concurrency ?? "server default",
+      bun: Bun.version,
+      loadAverageAtEnd: loadavg(),
+    },
     drain,
     intake,
     goals,

@@ -11,7 +11,10 @@ export const CORES = cpus().length;
 /** /proc/<pid>/stat's fields after the ")" that ends the command name (field 3 is index 0). */
 function statFields(pid: number | "self"): number[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  return stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
 }
 
 /** User + system CPU seconds a process has used so far (0 once it is gone). */
@@ -99,8 +102,13 @@ export function cpuUsed(from: CpuSnapshot, to: CpuSnapshot) {
   const own = to.own - from.own;
   const machine = busySeconds(from.machine, to.machine);
   return {
-    seconds: (to.at - from.at) / 1000, server, receiver, benchAndLoad: own,
-    other: Math.max(0, machine.processes - server - receiver - own), kernel: machine.unattributed, machineBusy: busyShare(from.machine, to.machine),
+    seconds: (to.at - from.at) / 1000,
+    server,
+    receiver,
+    benchAndLoad: own,
+    other: Math.max(0, machine.processes - server - receiver - own),
+    kernel: machine.unattributed,
+    machineBusy: busyShare(from.machine, to.machine),
   };
 }
 export type CpuUsed = ReturnType<typeof cpuUsed>;

@@ -121,7 +121,9 @@ export function keepAlivePool(url: string, maxConnections: number): KeepAlivePoo
   return {
     async post(path, headers, body) {
       const connection = await acquire();
-      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+      const head = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
       const request = Buffer.from(`POST ${path} HTTP/1.1\r\nhost: ${host}\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       try {
         return await new Promise<number>((resolve, reject) => {

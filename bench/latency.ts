@@ -72,7 +72,14 @@ async function configureReceiver(url: string): Promise<void> {
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
   const [running, callbacks] = [server!, receiver!];
   const before = cpuSnapshot(running.pid, callbacks.pid);
-  const result = await runOpenLoopLoad({ url: running.url, headers: { authorization: basicAuth("bench", "bench-password") }, duration, warmup, connections: CONNECTIONS, ...options });
+  const result = await runOpenLoopLoad({
+    url: running.url,
+    headers: { authorization: basicAuth("bench", "bench-password") },
+    duration,
+    warmup,
+    connections: CONNECTIONS,
+    ...options,
+  });
   const row = { scenario, result, cpu: cpuUsed(before, cpuSnapshot(running.pid, callbacks.pid)), serverRssMiB: rssMiB(running.pid) };
   console.log(`  ${describe(row)}`);
   return row;
@@ -81,8 +88,10 @@ async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | 
 const ms = (n: number) => n.toFixed(2);
 const describe = (row: Row) => {
   const r = row.result;
-  return `${row.scenario} at ${r.rate}/s: ${r.answeredPerSec.toFixed(0)} answered/s, p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms, p99.9 ${ms(r.p999Ms)} ms, max ${ms(r.maxMs)} ms; ` +
-    `send lag p99 ${ms(r.sendLagP99Ms)} ms; cores: generator ${r.generatorCores.toFixed(2)}, server ${cores(row, row.cpu.server).toFixed(2)}, other processes ${cores(row, row.cpu.other).toFixed(2)}; server RSS ${row.serverRssMiB.toFixed(0)} MiB`;
+  return (
+    `${row.scenario} at ${r.rate}/s: ${r.answeredPerSec.toFixed(0)} answered/s, p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms, p99.9 ${ms(r.p999Ms)} ms, max ${ms(r.maxMs)} ms; ` +
+    `send lag p99 ${ms(r.sendLagP99Ms)} ms; cores: generator ${r.generatorCores.toFixed(2)}, server ${cores(row, row.cpu.server).toFixed(2)}, other processes ${cores(row, row.cpu.other).toFixed(2)}; server RSS ${row.serverRssMiB.toFixed(0)} MiB`
+  );
 };
 
 function workloadFor(template: string, phoneStart: number, callbackBase: string, workloadShares: WorkloadShares) {
@@ -90,12 +99,37 @@ function workloadFor(template: string, phoneStart: number, callbackBase: string,
 }
 
 function printTable(rows: Row[]): void {
-  const header = ["scenario", "rate/s", "answered/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "lag p99 ms", "gen cores", "server cores", "other cores", "RSS MiB", "unexpected"];
+  const header = [
+    "scenario",
+    "rate/s",
+    "answered/s",
+    "p50 ms",
+    "p99 ms",
+    "p99.9 ms",
+    "max ms",
+    "lag p99 ms",
+    "gen cores",
+    "server cores",
+    "other cores",
+    "RSS MiB",
+    "unexpected",
+  ];
   const cells = rows.map((row) => {
     const r = row.result;
     return [
-      row.scenario, String(r.rate), r.answeredPerSec.toFixed(0), ms(r.p50Ms), ms(r.p99Ms), ms(r.p999Ms), ms(r.maxMs), ms(r.sendLagP99Ms),
-      r.generatorCores.toFixed(2), cores(row, row.cpu.server).toFixed(2), cores(row, row.cpu.other).toFixed(2), row.serverRssMiB.toFixed(0), String(r.unexpected + r.errors + r.unanswered),
+      row.scenario,
+      String(r.rate),
+      r.answeredPerSec.toFixed(0),
+      ms(r.p50Ms),
+      ms(r.p99Ms),
+      ms(r.p999Ms),
+      ms(r.maxMs),
+      ms(r.sendLagP99Ms),
+      r.generatorCores.toFixed(2),
+      cores(row, row.cpu.server).toFixed(2),
+      cores(row, row.cpu.other).toFixed(2),
+      row.serverRssMiB.toFixed(0),
+      String(r.unexpected + r.errors + r.unanswered),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
@@ -106,13 +140,22 @@ function printTable(rows: Row[]): void {
 }
 
 async function main() {
-  console.log(`Lead Ingress open-loop latency${quick ? " (quick)" : ""}: ${rates.join(", ")} req/s, ${duration} s each after ${warmup} s warm-up; up to ${CONNECTIONS} connections; hold ${hold}`);
+  console.log(
+    `Lead Ingress open-loop latency${quick ? " (quick)" : ""}: ${rates.join(", ")} req/s, ${duration} s each after ${warmup} s warm-up; up to ${CONNECTIONS} connections; hold ${hold}`,
+  );
   console.log(`workload shares: ${JSON.stringify(shares)}; database and logs in ${tmp}`);
-  console.log(`load average before start: ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average before start: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(tmp, "receiver.log") });
   await configureReceiver(receiver.url);
   server = await startServer({
-    binary: undefined, databasePath: join(tmp, "latency.db"), logPath, repoDir: REPO_DIR,
+    binary: undefined,
+    databasePath: join(tmp, "latency.db"),
+    logPath,
+    repoDir: REPO_DIR,
     flags: ["--allow-private-callbacks", "--hold-period", hold],
   });
   const blocks = phoneBlocks(...rates.flatMap((rate) => [`prePing@${rate}`, `postLead@${rate}`]));
@@ -120,15 +163,21 @@ async function main() {
   rows.push(await measure("generator alone (no-op route)", { path: "/bench/noop", rate: Math.max(...rates), body: noopBody }));
   for (const rate of rates) {
     rows.push(await measure("prePing", { path: "/v1/prePing", rate, workload: workloadFor(prePingTemplate, blocks[`prePing@${rate}`]!, receiver.url, {}) }));
-    rows.push(await measure("postLead", { path: "/v1/postLead", rate, workload: workloadFor(workloadLeadTemplate, blocks[`postLead@${rate}`]!, receiver.url, shares) }));
+    rows.push(
+      await measure("postLead", { path: "/v1/postLead", rate, workload: workloadFor(workloadLeadTemplate, blocks[`postLead@${rate}`]!, receiver.url, shares) }),
+    );
   }
 
   console.log("");
   printTable(rows);
   const goal = rows.find((r) => r.scenario === GOAL.scenario && r.result.rate === GOAL.rate);
-  if (goal) console.log(`goal: ${GOAL.scenario} p99 ≤ ${GOAL.p99Ms} ms at ${GOAL.rate}/s: ${ms(goal.result.p99Ms)} ms, ${goal.result.p99Ms <= GOAL.p99Ms ? "met" : "NOT MET"}`);
+  if (goal)
+    console.log(
+      `goal: ${GOAL.scenario} p99 ≤ ${GOAL.p99Ms} ms at ${GOAL.rate}/s: ${ms(goal.result.p99Ms)} ms, ${goal.result.p99Ms <= GOAL.p99Ms ? "met" : "NOT MET"}`,
+    );
   for (const { scenario, result } of rows) {
-    if (result.unexpected + result.errors + result.unanswered > 0) console.log(`WARNING: ${scenario} at ${result.rate}/s: ${JSON.stringify(result.statuses)}, ${result.unanswered} unanswered`);
+    if (result.unexpected + result.errors + result.unanswered > 0)
+      console.log(`WARNING: ${scenario} at ${result.rate}/s: ${JSON.stringify(result.statuses)}, ${result.unanswered} unanswered`);
   }
   const resultsPath = join(REPO_DIR, ".bench", "latency.json");
   writeJson(resultsPath, {

@@ -12,16 +12,21 @@ const options = JSON.parse(process.argv[2] ?? "{}");
 const { url, path, headers, connections, duration, warmup } = options;
 
 // Never hang the caller: whatever happens, this process ends shortly after its planned runtime.
-const deadline = setTimeout(() => {
-  console.error("load.mjs: deadline passed, giving up");
-  process.exit(3);
-}, (warmup + duration + 30) * 1000);
+const deadline = setTimeout(
+  () => {
+    console.error("load.mjs: deadline passed, giving up");
+    process.exit(3);
+  },
+  (warmup + duration + 30) * 1000,
+);
 deadline.unref();
 
 // A template is the workload without shares: every request gets the next number from phoneStart
 // on. One workload is shared by all connections (one process, one event loop). phoneCount is only
 // a bound the caller checks: a block is far larger than any run can use.
-const workloadOptions = options.workload ?? (options.template ? { template: options.template, slot: options.slot, phoneStart: options.phoneStart, invalidBody: "", callbackBase: "" } : undefined);
+const workloadOptions =
+  options.workload ??
+  (options.template ? { template: options.template, slot: options.slot, phoneStart: options.phoneStart, invalidBody: "", callbackBase: "" } : undefined);
 const workload = workloadOptions && createWorkload(workloadOptions);
 let sent = 0;
 

@@ -126,12 +126,21 @@ function measurements(measured: number, windowStart: number) {
       const answered = measured - unanswered - counts.errors;
       const windowMs = Math.max(counts.lastAnswerAt, lastDueAt) - windowStart;
       return {
-        sent: measured, answered, unanswered, errors: counts.errors,
+        sent: measured,
+        answered,
+        unanswered,
+        errors: counts.errors,
         answeredPerSec: answered / (windowMs / 1000),
         answeredBySecond: Array.from(answeredBySecond, (n) => n ?? 0),
-        p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), p999Ms: percentile(latencies, 0.999), maxMs: latencies[measured - 1] ?? 0,
-        sendLagP99Ms: percentile(lags, 0.99), sendLagMaxMs: lags[measured - 1] ?? 0,
-        statuses, unexpected: counts.unexpected, windowMs,
+        p50Ms: percentile(latencies, 0.5),
+        p99Ms: percentile(latencies, 0.99),
+        p999Ms: percentile(latencies, 0.999),
+        maxMs: latencies[measured - 1] ?? 0,
+        sendLagP99Ms: percentile(lags, 0.99),
+        sendLagMaxMs: lags[measured - 1] ?? 0,
+        statuses,
+        unexpected: counts.unexpected,
+        windowMs,
       };
     },
   };

@@ -41,11 +41,14 @@ const AUTH = basicAuth("bench", "bench-password");
 /** Durable, as a production database would run; BENCH_PG_SETTINGS adds to or overrides these. */
 const DURABLE_SETTINGS: Record<string, string> = { fsync: "on", full_page_writes: "on", synchronous_commit: "on" };
 const extraSettings = Object.fromEntries(
-  (env.BENCH_PG_SETTINGS ?? "").split(",").filter(Boolean).map((pair) => {
-    const [name, value] = pair.split("=");
-    if (!name || value === undefined) throw new Error(`BENCH_PG_SETTINGS: expected NAME=VALUE[,NAME=VALUE…], got ${pair}`);
-    return [name.trim(), value.trim()];
-  }),
+  (env.BENCH_PG_SETTINGS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((pair) => {
+      const [name, value] = pair.split("=");
+      if (!name || value === undefined) throw new Error(`BENCH_PG_SETTINGS: expected NAME=VALUE[,NAME=VALUE…], got ${pair}`);
+      return [name.trim(), value.trim()];
+    }),
 );
 
 const phoneBlocks = makePhoneBlocks("sqlite", "pgOne", "pgTwoA", "pgTwoB", "drain");
@@ -81,7 +84,12 @@ async function load(servers: BenchServer[], path: string, body: { body: string }
   const results = await Promise.all(
     servers.map((server, i) =>
       runLoad({
-        url: server.url, path, connections: share, duration, warmup, headers: { authorization: AUTH },
+        url: server.url,
+        path,
+        connections: share,
+        duration,
+        warmup,
+        headers: { authorization: AUTH },
         ...("body" in body ? { body: body.body } : { template: body.template, slot: PHONE_SLOT, phoneStart: body.phoneStarts[i]!, phoneCount: PHONE_BLOCK }),
       }),
     ),
@@ -134,7 +142,8 @@ async function intake(label: string, keyPrefix: string, servers: BenchServer[], 
 async function vendorKnown(servers: BenchServer[]): Promise<void> {
   const deadline = Date.now() + 10_000;
   const authenticated = async (server: BenchServer) =>
-    (await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: AUTH, "content-type": "application/json" }, body: "{}" })).status === 400;
+    (await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: AUTH, "content-type": "application/json" }, body: "{}" })).status ===
+    400;
   while (!(await Promise.all(servers.map(authenticated))).every(Boolean)) {
     if (Date.now() > deadline) throw new Error("an instance did not know the bench vendor within 10 s");
     await Bun.sleep(250);
@@ -178,12 +187,15 @@ async function drain(pg: PgCluster) {
     const receiver = await startReceiver({ repoDir: REPO_DIR, logPath: receiverLog, secret });
     const seededAt = Date.now();
     await postLeads(seeder.url, DRAIN_COUNT, phoneBlocks.drain, `${receiver.url}/callback`);
-    console.log(`  posted ${DRAIN_COUNT.toLocaleString("en-US")} leads in ${((Date.now() - seededAt) / 1000).toFixed(1)} s; starting ${DRAIN_INSTANCES} instances with their workers`);
+    console.log(
+      `  posted ${DRAIN_COUNT.toLocaleString("en-US")} leads in ${((Date.now() - seededAt) / 1000).toFixed(1)} s; starting ${DRAIN_INSTANCES} instances with their workers`,
+    );
     await stop([seeder]);
 
     const instances = await Promise.all(Array.from({ length: DRAIN_INSTANCES }, () => boot(url, [...instanceFlags, "--worker", "true"])));
     const settled = async () => {
-      const [row] = await sql`select count(*) filter (where status = 'delivered')::int as delivered, count(*) filter (where status = 'dead')::int as dead from callbacks`;
+      const [row] =
+        await sql`select count(*) filter (where status = 'delivered')::int as delivered, count(*) filter (where status = 'dead')::int as dead from callbacks`;
       return row as { delivered: number; dead: number };
     };
     const deadline = Date.now() + DRAIN_TIMEOUT_MS;
@@ -196,7 +208,8 @@ async function drain(pg: PgCluster) {
     await receiver.stop();
     if (counts.delivered + counts.dead < DRAIN_COUNT) throw new Error(`drain: only ${JSON.stringify(counts)} of ${DRAIN_COUNT} after ${DRAIN_TIMEOUT_MS} ms`);
 
-    const [span] = await sql`select (select min(started_at) from callback_attempts)::float8 as first, (select max(delivered_at) from callbacks)::float8 as last, (select count(*) from callback_attempts)::int as attempts`;
+    const [span] =
+      await sql`select (select min(started_at) from callback_attempts)::float8 as first, (select max(delivered_at) from callbacks)::float8 as last, (select count(*) from callback_attempts)::int as attempts`;
     const drainMs = Number(span.last) - Number(span.first);
     const received = readReceiverLog(receiverLog);
     const result = {
@@ -211,7 +224,9 @@ async function drain(pg: PgCluster) {
       signaturesValid: received.signaturesValid,
       non200: received.non200,
     };
-    console.log(`  drain: ${result.delivered} delivered (${result.dead} dead) in ${(drainMs / 1000).toFixed(1)} s: ${result.callbacksPerSec.toFixed(0)} callbacks/s; ${result.duplicateDeliveries} duplicate deliveries`);
+    console.log(
+      `  drain: ${result.delivered} delivered (${result.dead} dead) in ${(drainMs / 1000).toFixed(1)} s: ${result.callbacksPerSec.toFixed(0)} callbacks/s; ${result.duplicateDeliveries} duplicate deliveries`,
+    );
     return result;
   } finally {
     await sql.close();
@@ -220,16 +235,26 @@ async function drain(pg: PgCluster) {
 
 async function main() {
   console.log(`Lead Ingress PostgreSQL benchmark${quick ? " (quick)" : ""}: ${duration} s per scenario after ${warmup} s warm-up, ${connections} connections`);
-  console.log(`load average before start: ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average before start: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   selfCheck(Object.values(phoneBlocks), DRAIN_COUNT);
   const settings = { ...DURABLE_SETTINGS, ...extraSettings };
   cluster = await startPgCluster({ settings });
-  console.log(`PostgreSQL: ${cluster.binaries}, ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(" ")}; logs in ${tmp}`);
+  console.log(
+    `PostgreSQL: ${cluster.binaries}, ${Object.entries(settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}; logs in ${tmp}`,
+  );
   const pg = cluster;
 
   const sqlite = await withServers(1, join(tmp, "reference.db"), (servers) => intake("SQLite, 1 instance", "sqlite", servers, [phoneBlocks.sqlite]));
   const one = await withServers(1, await pg.createDatabase("one"), (servers) => intake("PostgreSQL, 1 instance", "pgOne", servers, [phoneBlocks.pgOne]));
-  const two = await withServers(2, await pg.createDatabase("two"), (servers) => intake("PostgreSQL, 2 instances", "pgTwo", servers, [phoneBlocks.pgTwoA, phoneBlocks.pgTwoB]));
+  const two = await withServers(2, await pg.createDatabase("two"), (servers) =>
+    intake("PostgreSQL, 2 instances", "pgTwo", servers, [phoneBlocks.pgTwoA, phoneBlocks.pgTwoB]),
+  );
   const drained = await drain(pg);
 
   const scenarios = [...sqlite, ...one, ...two];
@@ -239,13 +264,18 @@ async function main() {
     { title: "prePing, PostgreSQL 1 instance / SQLite", goal: 0.5, value: rps("pgOnePrePing") / rps("sqlitePrePing") },
     { title: `callback drain, ${DRAIN_INSTANCES} instances, callbacks/s / 2,000`, goal: 1, value: drained.callbacksPerSec / 2_000 },
   ];
-  const warnings = [...scenarios.flatMap(checkScenario), ...(drained.duplicateDeliveries > 0 ? [`drain: ${drained.duplicateDeliveries} duplicate deliveries`] : [])];
+  const warnings = [
+    ...scenarios.flatMap(checkScenario),
+    ...(drained.duplicateDeliveries > 0 ? [`drain: ${drained.duplicateDeliveries} duplicate deliveries`] : []),
+  ];
 
   console.log("");
   printTable(scenarios);
   console.log("");
   printRatios(ratios);
-  console.log(`2 instances / 1 on PostgreSQL: postLead accept ${(rps("pgTwoAccept") / rps("pgOneAccept")).toFixed(2)}, prePing ${(rps("pgTwoPrePing") / rps("pgOnePrePing")).toFixed(2)}`);
+  console.log(
+    `2 instances / 1 on PostgreSQL: postLead accept ${(rps("pgTwoAccept") / rps("pgOneAccept")).toFixed(2)}, prePing ${(rps("pgTwoPrePing") / rps("pgOnePrePing")).toFixed(2)}`,
+  );
   for (const warning of warnings) console.log(`WARNING: ${warning}`);
 
   const resultsPath = join(REPO_DIR, ".bench", "pg-results.json");

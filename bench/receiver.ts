@@ -27,7 +27,10 @@ export async function startReceiver(options: { repoDir: string; logPath: string;
   const secretFlags = options.secret ? ["--secret", options.secret] : [];
   const log = openSync(options.logPath, "w");
   const child = Bun.spawn([process.execPath, "src/main.ts", "mock-receiver", "--port", String(port), "--host", "127.0.0.1", ...secretFlags], {
-    cwd: options.repoDir, stdout: log, stderr: log, stdin: "ignore",
+    cwd: options.repoDir,
+    stdout: log,
+    stderr: log,
+    stdin: "ignore",
   });
   closeSync(log);
   const url = `http://127.0.0.1:${port}`;

@@ -33,7 +33,9 @@ export function checkScenario(s: ScenarioResult): string[] {
   const share = expectedShare(s);
   const want = 0.99 * (s.expectShare ?? 1);
   if (share < want) {
-    warnings.push(`${s.title}: only ${(share * 100).toFixed(2)}% of answers were ${s.expectStatus} (want ≥ ${(want * 100).toFixed(0)}%); statuses ${JSON.stringify(s.result.statusCodes)}`);
+    warnings.push(
+      `${s.title}: only ${(share * 100).toFixed(2)}% of answers were ${s.expectStatus} (want ≥ ${(want * 100).toFixed(0)}%); statuses ${JSON.stringify(s.result.statusCodes)}`,
+    );
   }
   if (s.result.errors > 0 || s.result.timeouts > 0) warnings.push(`${s.title}: ${s.result.errors} connection errors, ${s.result.timeouts} timeouts`);
   return warnings;
@@ -49,12 +51,17 @@ export function printTable(scenarios: ScenarioResult[]): void {
     num(s.result.p50Ms, 2),
     num(s.result.p99Ms, 2),
     String(s.result.non2xx),
-    Object.entries(s.result.statusCodes).map(([code, count]) => `${code}:${count}`).join(" "),
+    Object.entries(s.result.statusCodes)
+      .map(([code, count]) => `${code}:${count}`)
+      .join(" "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   // Text columns left-aligned, numbers right-aligned.
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ").trimEnd();
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join(" | ")
+      .trimEnd();
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("-|-"));
   for (const row of rows) console.log(line(row));

@@ -35,13 +35,20 @@ const binaryArg = binaryIndex >= 0 ? process.argv[binaryIndex + 1] : undefined;
 if (binaryIndex >= 0 && !binaryArg) throw new Error("--binary needs a path");
 const binary = binaryArg ? resolve(binaryArg) : undefined;
 
-
 const phoneBlocks = makePhoneBlocks("accept", "seed", "acceptLarge");
 const shares = workloadShares(env);
 
 /** The accept path's bodies: the realistic workload (random numbers; duplicates and invalid leads if asked). */
 const acceptWorkload = (phoneStart: number): Pick<LoadOptions, "workload"> => ({
-  workload: { template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase: exampleCallbackBase, shares, seed: phoneStart },
+  workload: {
+    template: workloadLeadTemplate,
+    slot: PHONE_SLOT,
+    invalidBody: invalidLead,
+    phoneStart,
+    callbackBase: exampleCallbackBase,
+    shares,
+    seed: phoneStart,
+  },
 });
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-"));
@@ -99,12 +106,14 @@ const median = (values: number[]) => {
 
 const ratio = (title: string, goal: number, rounds: number[]): Ratio => ({ title, goal, rounds, value: median(rounds) });
 
-async function scenario(
-  key: string, title: string, expectStatus: number, path: string, body: Pick<LoadOptions, "body" | "workload">,
-): Promise<ScenarioResult> {
+async function scenario(key: string, title: string, expectStatus: number, path: string, body: Pick<LoadOptions, "body" | "workload">): Promise<ScenarioResult> {
   if (!server) throw new Error("server is not running");
   const result = await runLoad({
-    url: server.url, path, connections, duration, warmup,
+    url: server.url,
+    path,
+    connections,
+    duration,
+    warmup,
     headers: { authorization: basicAuth("bench", "bench-password") },
     ...body,
   });
@@ -121,10 +130,16 @@ interface Round {
 }
 
 async function main() {
-  console.log(`Lead Ingress benchmark${quick ? " (quick)" : ""}: ${rounds} rounds; ${duration} s per scenario after ${warmup} s warm-up, ${connections} connections`);
+  console.log(
+    `Lead Ingress benchmark${quick ? " (quick)" : ""}: ${rounds} rounds; ${duration} s per scenario after ${warmup} s warm-up, ${connections} connections`,
+  );
   console.log(`server: ${binary ?? "bun src/main.ts"}; databases and log in ${tmp}`);
   // Other work on this 2-core machine skews every number; the load average shows if there was any.
-  console.log(`load average before start: ${loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(
+    `load average before start: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
   selfCheck(Object.values(phoneBlocks), seedCount);
 
   // The seeded database is made first (the server creates its schema and vendor), then copied
@@ -159,8 +174,16 @@ async function main() {
   }
 
   const ratios = [
-    ratio("postLead accept / no-op", 0.25, results.map((r) => rps(r.accept) / rps(r.noop))),
-    ratio(`postLead accept with ${quick ? seedCount.toLocaleString("en-US") : "1M"} leads / empty`, 0.9, results.map((r) => rps(r.acceptLarge) / rps(r.accept))),
+    ratio(
+      "postLead accept / no-op",
+      0.25,
+      results.map((r) => rps(r.accept) / rps(r.noop)),
+    ),
+    ratio(
+      `postLead accept with ${quick ? seedCount.toLocaleString("en-US") : "1M"} leads / empty`,
+      0.9,
+      results.map((r) => rps(r.acceptLarge) / rps(r.accept)),
+    ),
   ];
   const all = [...results.flatMap((r) => [r.noop, r.accept, r.acceptLarge]), ...once];
   const warnings = all.flatMap(checkScenario);
@@ -189,11 +212,7 @@ const rps = (s: ScenarioResult) => s.result.requestsPerSec;
 /** The table: no-op and accept of every round ("… (round 2)"), the once-only scenarios, then the large runs. */
 function tableRows(results: Round[], once: ScenarioResult[]): ScenarioResult[] {
   const label = (s: ScenarioResult, round: number) => (results.length === 1 ? s : { ...s, title: `${s.title} (round ${round})` });
-  return [
-    ...results.flatMap((r, i) => [label(r.noop, i + 1), label(r.accept, i + 1)]),
-    ...once,
-    ...results.map((r, i) => label(r.acceptLarge, i + 1)),
-  ];
+  return [...results.flatMap((r, i) => [label(r.noop, i + 1), label(r.accept, i + 1)]), ...once, ...results.map((r, i) => label(r.acceptLarge, i + 1))];
 }
 
 await runBenchmark(main, cleanUp, logPath);

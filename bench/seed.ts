@@ -13,10 +13,36 @@ import { e164Phone, formattedPhone } from "./phones.mjs";
 const BATCH = 50_000;
 
 const LEAD_COLUMNS = [
-  "id_key", "id", "vendor_id", "phone_e164", "customer_name", "state", "city", "zip", "street", "certificate_url", "dm_name",
-  "utility", "call_back_url", "mailing_street", "mailing_city", "mailing_zip", "mailing_state", "vendor_campaign_name",
-  "email", "extra_data", "raw_request", "status", "created_at", "decide_after", "decided_at", "rejection_reason",
-  "operator_decision", "operator_reason", "locked_until", "claim_token",
+  "id_key",
+  "id",
+  "vendor_id",
+  "phone_e164",
+  "customer_name",
+  "state",
+  "city",
+  "zip",
+  "street",
+  "certificate_url",
+  "dm_name",
+  "utility",
+  "call_back_url",
+  "mailing_street",
+  "mailing_city",
+  "mailing_zip",
+  "mailing_state",
+  "vendor_campaign_name",
+  "email",
+  "extra_data",
+  "raw_request",
+  "status",
+  "created_at",
+  "decide_after",
+  "decided_at",
+  "rejection_reason",
+  "operator_decision",
+  "operator_reason",
+  "locked_until",
+  "claim_token",
 ];
 const CALLBACK_COLUMNS = ["id", "lead_key", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "next_attempt_at", "created_at", "updated_at"];
 const HOLD_MS = 3_600_000; // the bench server's --hold-period
@@ -26,8 +52,7 @@ export interface DecidedSeed {
   callbackUrl: string;
 }
 
-const insertSql = (table: string, columns: string[]) =>
-  `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+const insertSql = (table: string, columns: string[]) => `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
 
 /**
  * Inserts `count` leads whose phones are indexes phoneStart … phoneStart+count-1 of phones.mjs.
@@ -61,10 +86,36 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
         const url = decided?.callbackUrl ?? "https://vendor.example.com/callback";
         const decidedAt = decided ? createdAt + HOLD_MS : null;
         lead.run(
-          key, id, vendor.id, phone, "Jane Doe", "NY", "New York", "10001", "1 Main St", "https://cert.example.com/abc", "Jane Doe",
-          "ConEd", url, "1 Main St", "New York", "10001", "NY", "bench",
-          "jane@example.com", null, rawBefore + formattedPhone(phoneStart + i) + rawAfter, decided ? "accepted" : "pending", createdAt,
-          createdAt + HOLD_MS, decidedAt, null, null, null, null, null,
+          key,
+          id,
+          vendor.id,
+          phone,
+          "Jane Doe",
+          "NY",
+          "New York",
+          "10001",
+          "1 Main St",
+          "https://cert.example.com/abc",
+          "Jane Doe",
+          "ConEd",
+          url,
+          "1 Main St",
+          "New York",
+          "10001",
+          "NY",
+          "bench",
+          "jane@example.com",
+          null,
+          rawBefore + formattedPhone(phoneStart + i) + rawAfter,
+          decided ? "accepted" : "pending",
+          createdAt,
+          createdAt + HOLD_MS,
+          decidedAt,
+          null,
+          null,
+          null,
+          null,
+          null,
         );
         // An accepted lead's claim is renewed at its decision, as the worker does.
         claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);

@@ -19,7 +19,9 @@ export function selfCheck(blockStarts: number[], blockSpan: number): void {
       }
     }
   }
-  const workloadLead = workloadLeadTemplate.replace(PHONE_SLOT, formattedPhone(blockStarts[0]!)).replace(CALLBACK_SLOT, exampleCallbackBase + CALLBACK_PATHS.ok);
+  const workloadLead = workloadLeadTemplate
+    .replace(PHONE_SLOT, formattedPhone(blockStarts[0]!))
+    .replace(CALLBACK_SLOT, exampleCallbackBase + CALLBACK_PATHS.ok);
   for (const lead of [validLead(formattedPhone(blockStarts[0]!)), JSON.parse(workloadLead)]) {
     const valid = validateLead(lead, { allowPrivateCallbacks: false });
     if (!valid.ok) throw new Error(`self-check: the valid lead is invalid: ${valid.errors.join("; ")}`);

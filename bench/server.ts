@@ -34,9 +34,23 @@ const STOP_TIMEOUT_MS = 20_000;
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
   const port = freePort();
   const flags = [
-    "serve", "--port", String(port), "--host", "127.0.0.1", "--database", options.databasePath,
-    "--bootstrap-vendor", "bench:bench-password", "--rate-limit", "0", "--bench-noop-route",
-    "--hold-period", "1h", "--log-level", "info", ...(options.flags ?? []),
+    "serve",
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--database",
+    options.databasePath,
+    "--bootstrap-vendor",
+    "bench:bench-password",
+    "--rate-limit",
+    "0",
+    "--bench-noop-route",
+    "--hold-period",
+    "1h",
+    "--log-level",
+    "info",
+    ...(options.flags ?? []),
   ];
   const command = options.binary ? [options.binary, ...flags] : [process.execPath, ...(options.bunFlags ?? []), "src/main.ts", ...flags];
   // One log file across restarts (appended), so a failed start can be diagnosed afterwards.

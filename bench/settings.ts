@@ -42,7 +42,8 @@ export function workloadShares(env: Record<string, string | undefined>): Require
     callbackRetry: share(env.BENCH_CALLBACK_RETRY_SHARE, 0.05),
     callbackDead: share(env.BENCH_CALLBACK_DEAD_SHARE, 0.01),
   };
-  if (shares.duplicate + shares.invalid > 1 || shares.callbackRetry + shares.callbackDead > 1) throw new Error(`shares add up to more than 1: ${JSON.stringify(shares)}`);
+  if (shares.duplicate + shares.invalid > 1 || shares.callbackRetry + shares.callbackDead > 1)
+    throw new Error(`shares add up to more than 1: ${JSON.stringify(shares)}`);
   return shares;
 }
 

@@ -13,11 +13,7 @@ export const CALLBACK_PATHS = { ok: "/cb/ok", retryPrefix: "/cb/retry/", dead: "
  * The behaviours (PUT /_mock/behaviour) that make those paths answer as named. failFirst counts per
  * path, so the global default fails each lead's own retry path once; the others override it.
  */
-export const RECEIVER_BEHAVIOURS = [
-  { failFirst: 1, status: 503 },
-  { path: CALLBACK_PATHS.ok },
-  { path: CALLBACK_PATHS.dead, status: 503 },
-];
+export const RECEIVER_BEHAVIOURS = [{ failFirst: 1, status: 503 }, { path: CALLBACK_PATHS.ok }, { path: CALLBACK_PATHS.dead, status: 503 }];
 
 /** The answer each kind of request should get. */
 export const EXPECTED_STATUS = { valid: 200, duplicate: 422, invalid: 400 };

@@ -25,7 +25,12 @@ async function fetchDocument(baseUrl: string | undefined): Promise<string> {
   // The real app on a throwaway in-memory database: no port, no files.
   const database = openDatabase(":memory:");
   try {
-    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
+    const app = createApp({
+      config: { ...defaultConfig(), databasePath: ":memory:" },
+      backend: sqliteBackend(database, createGroupCommitter(database.sqlite)),
+      log: createLogger("silent"),
+      metrics: createMetrics(),
+    });
     return await (await app.handle(new Request("http://localhost/swagger/json"))).text();
   } finally {
     database.close();

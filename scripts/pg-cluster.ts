@@ -136,10 +136,10 @@ export async function startPgCluster(options: { settings?: Record<string, string
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, "data");
 
-  const initdb = Bun.spawnSync(
-    [...prefix, join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
-    { stdout: "ignore", stderr: "pipe" },
-  );
+  const initdb = Bun.spawnSync([...prefix, join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   if (initdb.exitCode !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb (${binaries}) failed: ${initdb.stderr.toString()}`);

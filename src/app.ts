@@ -61,7 +61,14 @@ export function createApp(deps: AppDeps) {
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.
-  app.use(methodNotAllowed(app.routes.filter((route) => isV1(route.path)), auth.plugin)).use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));
+  app
+    .use(
+      methodNotAllowed(
+        app.routes.filter((route) => isV1(route.path)),
+        auth.plugin,
+      ),
+    )
+    .use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));
 
   /** Every failure, in the envelope of its path's route (CONTRACT §1). */
   async function answerFailure(error: unknown, request: Request, path: string): Promise<Response> {

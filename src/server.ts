@@ -148,7 +148,13 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     const timeout = new Promise<Error>((resolve) => {
       timer = setTimeout(() => resolve(new Error(`shutdown did not finish within ${config.shutdownTimeoutMs} ms`)), left(end));
     });
-    const error = await Promise.race([closing.then(() => null, (failure: unknown) => (failure instanceof Error ? failure : new Error(String(failure)))), timeout]);
+    const error = await Promise.race([
+      closing.then(
+        () => null,
+        (failure: unknown) => (failure instanceof Error ? failure : new Error(String(failure))),
+      ),
+      timeout,
+    ]);
     clearTimeout(timer);
     return { timedOut: cutShort || Date.now() >= end, error };
   }

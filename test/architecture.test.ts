@@ -7,7 +7,6 @@ import { dirname, relative, resolve, sep } from "node:path";
 const SRC = resolve(import.meta.dir, "../src");
 const MAX_FILE_LINES = 300;
 
-
 const transpiler = new Bun.Transpiler({ loader: "ts" });
 
 /**
@@ -159,8 +158,9 @@ describe("the import scanner", () => {
 test("no folder of src/ imports a folder that imports it back, directly or through others", async () => {
   const edges = await folderEdges();
   const graph = graphOf(edges);
-  const cycles = cyclicGroups(graph)
-    .map((group) => `folders ${group.join(", ")} import each other, e.g. ${describeCycle(cycleThrough(graph, group[0]!), edges)}`);
+  const cycles = cyclicGroups(graph).map(
+    (group) => `folders ${group.join(", ")} import each other, e.g. ${describeCycle(cycleThrough(graph, group[0]!), edges)}`,
+  );
   expect(cycles).toEqual([]);
 });
 

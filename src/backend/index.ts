@@ -44,7 +44,6 @@ export interface ServiceBackend {
   close(deadline: number): Promise<void>;
 }
 
-
 /** What a test may pass instead: its own opened SQLite database (with limits of its own), the disk's free space. */
 export interface BackendStandIns {
   database?: DatabaseHandle;
@@ -111,7 +110,11 @@ function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): Se
     onChange: (state, freeBytes) => {
       const fields = { state, free_bytes: freeBytes, reserve_bytes: config.diskReserveBytes };
       if (state === "ok") log.info("disk_space_ok", fields);
-      else log.error("disk_space_low", { ...fields, action: state === "full" ? "writes fail; retrying" : "intake refused; the reserve is kept for deciding and calling back" });
+      else
+        log.error("disk_space_low", {
+          ...fields,
+          action: state === "full" ? "writes fail; retrying" : "intake refused; the reserve is kept for deciding and calling back",
+        });
     },
   });
   const commit = createGroupCommitter(database.sqlite, {

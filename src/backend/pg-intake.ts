@@ -46,7 +46,11 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
     const { batch, later } = firstOfEachNumberAndKey(waiting);
     let accepted: Set<string>;
     try {
-      accepted = await acceptBatch(db, batch.map((w) => w.item), options.duplicateWindowMs);
+      accepted = await acceptBatch(
+        db,
+        batch.map((w) => w.item),
+        options.duplicateWindowMs,
+      );
     } catch (error) {
       options.onBatchFailed?.(error);
       accepted = new Set();
@@ -169,8 +173,6 @@ const ACCEPT_BATCH = `
   FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
   WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END`;
 
-
-
 /** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
 async function acceptBatch(db: PgDb, items: LeadToAccept[], duplicateWindowMs: number): Promise<Set<string>> {
   // The 64-bit keys as text: JSON has no BigInt, and a replacer function costs 2-3 µs per lead.
@@ -183,7 +185,9 @@ async function acceptBatch(db: PgDb, items: LeadToAccept[], duplicateWindowMs: n
     const row = heldCallbackRow({ id: callbackId, leadId: lead.id, vendorId: lead.vendorId, url: fields.callBackUrl! }, lead.createdAt);
     return [{ ...row, leadKey: row.leadKey.toString() }];
   });
-  const keyRows = items.flatMap(({ lead, key }) => (key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }]));
+  const keyRows = items.flatMap(({ lead, key }) =>
+    key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }],
+  );
   const params = [JSON.stringify(leadRows), JSON.stringify(callbackRows), JSON.stringify(keyRows), duplicateWindowMs, IDEMPOTENCY_TTL_MS];
   const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
   return new Set(rows.map((row) => row.lead_id));

@@ -23,7 +23,6 @@ export interface WorkerBatches {
   recordAttempt: RecordAttempt;
 }
 
-
 /** The leads' checks (record.ts checksNow) in one statement. */
 const CHECKS_OF = `
   SELECT l.id, l.operator_decision, l.operator_reason, EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = l.phone_e164) AS suppressed
@@ -139,7 +138,9 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
     recordAttempt: (callback, token, attempt, next, now) => recordAttempt({ callback, token, attempt, next, now }),
     decisions: {
       async checksOf(leads) {
-        const rows = (await driverErrors(rawOn(db, CHECKS_OF, [JSON.stringify(leads.map((lead) => ({ key: leadKey(lead.id).toString(), id: lead.id })))]))) as unknown as CheckRow[];
+        const rows = (await driverErrors(
+          rawOn(db, CHECKS_OF, [JSON.stringify(leads.map((lead) => ({ key: leadKey(lead.id).toString(), id: lead.id })))]),
+        )) as unknown as CheckRow[];
         return new Map(rows.map((row) => [row.id, checksOfRow(row)]));
       },
       async record(decisions, token, now) {

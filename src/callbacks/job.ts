@@ -31,12 +31,19 @@ export interface DeliveryJobDeps {
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
 
 /** Records an attempt and moves the callback on if `token` still holds it (CallbacksTable.recordAttempt); answers whether it did. */
-export type RecordAttempt = (callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number) => Promise<boolean>;
+export type RecordAttempt = (
+  callback: Pick<DueCallback, "id" | "leadId">,
+  token: string,
+  attempt: AttemptRecord,
+  next: NextStep,
+  now: number,
+) => Promise<boolean>;
 
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   const inFlight = new Map<string, Promise<void>>();
   const recordAttempt: RecordAttempt =
-    deps.recordAttempt ?? ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
+    deps.recordAttempt ??
+    ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -50,7 +57,13 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
     const line = { callback_id: callback.id, lead_id: callback.leadId, attempt: attemptNo };
-    deps.log[ATTEMPT_LOG_LEVEL[step.kind]]("callback_attempt", { ...line, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error, outcome: step.kind });
+    deps.log[ATTEMPT_LOG_LEVEL[step.kind]]("callback_attempt", {
+      ...line,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      error: result.error,
+      outcome: step.kind,
+    });
     await deps.log.flush();
     const kept = await recordAttempt(callback, token, result, step, now);
     deps.onAttempt(kept ? step.kind : "lease_lost");

@@ -3,7 +3,12 @@
 import { nextAttemptDelay, type BackoffOptions } from "./backoff.ts";
 import type { NextStep } from "../store/callbacks/index.ts";
 
-export function nextStep(result: { statusCode: number | null; retryAfterMs: number | null }, attemptNo: number, backoff: BackoffOptions, now: number): NextStep {
+export function nextStep(
+  result: { statusCode: number | null; retryAfterMs: number | null },
+  attemptNo: number,
+  backoff: BackoffOptions,
+  now: number,
+): NextStep {
   const { statusCode } = result;
   if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { kind: "delivered" };
   if (statusCode === 410) return { kind: "dead" };

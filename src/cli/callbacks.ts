@@ -3,7 +3,7 @@ import { CALLBACK_STATUSES } from "../db/schema.ts";
 import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
 import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
 import type { CommandGroup } from "./command.ts";
-import { OperatorError, takeChoice, takeFlag, takeLimit, takePositionals, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
+import { OperatorError, takeChoice, takeLimit, takePositionals, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderListing, tableTime, withIsoTimes } from "./output.ts";
 
 const DEFAULT_LIMIT = 50;
@@ -26,7 +26,17 @@ export const callbacksGroup: CommandGroup = {
           asJsonValue: withIsoTimes,
           empty: "No callbacks.",
           headers: ["UPDATED", "ID", "LEAD", "VENDOR", "STATUS", "ATTEMPTS", "NEXT ATTEMPT", "LAST ERROR", "URL"],
-          row: (c) => [tableTime(c.updated_at), c.id, c.lead_id, c.vendor, c.status, String(c.attempt_count), tableTime(c.next_attempt_at), c.last_error ?? "", c.url],
+          row: (c) => [
+            tableTime(c.updated_at),
+            c.id,
+            c.lead_id,
+            c.vendor,
+            c.status,
+            String(c.attempt_count),
+            tableTime(c.next_attempt_at),
+            c.last_error ?? "",
+            c.url,
+          ],
         });
         for (const line of lines) context.print(line);
         if (!asJson && callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
@@ -63,12 +73,17 @@ export const callbacksGroup: CommandGroup = {
           const diedSince = since ?? null;
           const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.store, diedSince, now));
           const which = diedSince === null ? "" : ` that died since ${isoTime(diedSince)}`;
-          context.print(replayed === 0 ? `No dead callbacks${which}; nothing was queued.` : `Queued ${count(replayed)} dead callback${replayed === 1 ? "" : "s"}${which} again; ${afterReplay(replayed === 1 ? "it" : "them")}.`);
+          context.print(
+            replayed === 0
+              ? `No dead callbacks${which}; nothing was queued.`
+              : `Queued ${count(replayed)} dead callback${replayed === 1 ? "" : "s"}${which} again; ${afterReplay(replayed === 1 ? "it" : "them")}.`,
+          );
           return 0;
         }
         const outcome = await context.useDatabase(args, (database) => replayCallback(database.store, id, now));
         if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
-        if (outcome.kind === "notFinished") throw new OperatorError(`Callback ${outcome.callbackId} is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
+        if (outcome.kind === "notFinished")
+          throw new OperatorError(`Callback ${outcome.callbackId} is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
         context.print(`Queued callback ${outcome.callbackId} again; ${afterReplay("it")}.`);
         return 0;
       },

@@ -81,7 +81,8 @@ export async function runGroup(group: CommandGroup, args: string[], io: CliIo & 
     return 0;
   }
   const sub = name !== undefined && Object.hasOwn(group.subcommands, name) ? group.subcommands[name] : undefined;
-  if (name === undefined || !sub) throw new UsageError(`${name === undefined ? `Missing command after '${group.name}'` : `Unknown command: ${group.name} ${name}`}\n\n${groupHelp(group)}`);
+  if (name === undefined || !sub)
+    throw new UsageError(`${name === undefined ? `Missing command after '${group.name}'` : `Unknown command: ${group.name} ${name}`}\n\n${groupHelp(group)}`);
   if (help) {
     io.print(subcommandHelp(group, name, sub));
     return 0;
@@ -105,7 +106,8 @@ export async function withExistingDatabase<T>(setting: string, use: (database: O
   if (databaseKind(setting) === "postgres") return withPostgres(setting, use, options);
   // Only serve and migrate create a database: an operator command run in the wrong folder must
   // not quietly make an empty one and report on that.
-  if (!existsSync(setting)) throw new OperatorError(`No database at ${setting}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
+  if (!existsSync(setting))
+    throw new OperatorError(`No database at ${setting}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
   const database = openDatabase(setting, options);
   try {
     return await use({ kind: "sqlite", store: storeOn(database.db), connection: database });
@@ -127,7 +129,10 @@ async function withPostgres<T>(url: string, use: (database: OperatorDatabase) =>
     const migrated = await isMigrated(postgres.db).catch((error: unknown) => {
       throw new DatabaseOpenError(openFailure(url, error), { cause: error });
     });
-    if (!migrated && options?.migrate !== false) throw new OperatorError(`The database at ${databaseForDisplay(url)} is not migrated: run 'lead-ingress migrate --database URL' or start the service first.`);
+    if (!migrated && options?.migrate !== false)
+      throw new OperatorError(
+        `The database at ${databaseForDisplay(url)} is not migrated: run 'lead-ingress migrate --database URL' or start the service first.`,
+      );
     return await use({ kind: "postgres", store: postgresStore(postgres.db), connection: postgres });
   } finally {
     await postgres.close();

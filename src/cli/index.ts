@@ -55,7 +55,13 @@ const MIGRATE_HELP = `Usage:
   lead-ingress migrate [--database FILE|postgres://URL]
       Creates the database if needed and applies pending migrations, then exits. serve does the same at start.`;
 
-const COMMAND_HELP: Record<string, string> = { serve: HELP, migrate: MIGRATE_HELP, backup: BACKUP_HELP, "mock-receiver": MOCK_RECEIVER_HELP, replay: REPLAY_HELP };
+const COMMAND_HELP: Record<string, string> = {
+  serve: HELP,
+  migrate: MIGRATE_HELP,
+  backup: BACKUP_HELP,
+  "mock-receiver": MOCK_RECEIVER_HELP,
+  replay: REPLAY_HELP,
+};
 
 /** Errors that are the operator's to fix: the message alone, on stderr, exit code 2. */
 const OPERATOR_ERRORS = [ConfigError, UsageError, OperatorError, VendorError, SuppressionError, DecisionError, BackupError, OperatorAccountError];

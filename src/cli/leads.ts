@@ -42,7 +42,16 @@ export const leadsGroup: CommandGroup = {
           asJsonValue: withIsoTimes,
           empty: "No leads.",
           headers: ["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN", "REASON"],
-          row: (l) => [tableTime(l.created_at), l.id, l.status, l.vendor, l.phone_e164, l.callback_status ?? "none", l.vendor_campaign_name, l.rejection_reason ?? ""],
+          row: (l) => [
+            tableTime(l.created_at),
+            l.id,
+            l.status,
+            l.vendor,
+            l.phone_e164,
+            l.callback_status ?? "none",
+            l.vendor_campaign_name,
+            l.rejection_reason ?? "",
+          ],
         });
         for (const line of lines) context.print(line);
         if (!asJson && leads.length === limit) context.print(`(the newest ${count(limit)}; --limit N shows more)`);
@@ -51,7 +60,8 @@ export const leadsGroup: CommandGroup = {
     },
     show: {
       args: "LEAD_ID|ID_PREFIX|PHONE [--json]",
-      about: "Shows every stored field of a lead, its final result, its callback and every delivery attempt. The lead is found by its id, the first digits of its id, or its phone number in any spelling; when several match, they are listed.",
+      about:
+        "Shows every stored field of a lead, its final result, its callback and every delivery attempt. The lead is found by its id, the first digits of its id, or its phone number in any spelling; when several match, they are listed.",
       async run(args, context) {
         const wanted = takeRequired(args, "LEAD_ID|ID_PREFIX|PHONE");
         const asJson = takeSwitch(args, "--json");
@@ -89,7 +99,7 @@ const AMBIGUOUS_SHOWN = 10;
 function ambiguity(wanted: string, matches: LeadSummary[]): string {
   const shown = matches.slice(0, AMBIGUOUS_SHOWN).map((l) => `  ${l.id}  ${isoTime(l.created_at)}  ${l.status}  ${l.vendor}  ${l.phone_e164}`);
   const more = matches.length > AMBIGUOUS_SHOWN ? "\n  …and more" : "";
-  return `${matches.length > AMBIGUOUS_SHOWN ? "More than " + AMBIGUOUS_SHOWN : matches.length} leads match ${JSON.stringify(wanted)}; give the whole id:\n${shown.join("\n")}${more}`;
+  return `${matches.length > AMBIGUOUS_SHOWN ? `More than ${AMBIGUOUS_SHOWN}` : matches.length} leads match ${JSON.stringify(wanted)}; give the whole id:\n${shown.join("\n")}${more}`;
 }
 
 /** What the vendor is told (or will be): the callback's message, or null while pending. */
@@ -134,7 +144,9 @@ function describeCallback(callback: StoredCallback, attempts: CallbackAttempt[])
 
 function describeFinalResult(lead: StoredLead): string {
   if (lead.status !== "pending") return `${lead.status} at ${isoTime(lead.decided_at)}: ${finalMessage(lead)}`;
-  const decision = lead.operator_decision ? `; operator decision recorded: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}` : "";
+  const decision = lead.operator_decision
+    ? `; operator decision recorded: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}`
+    : "";
   return `pending: decided after ${isoTime(lead.decide_after)}${decision}`;
 }
 

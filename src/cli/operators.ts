@@ -41,7 +41,14 @@ export const operatorsGroup: CommandGroup = {
           context.print(`Operator ${name} is added.`);
           return 0;
         }
-        for (const line of renderFields([["operator:", name], ["password:", created.password]], "")) context.print(line);
+        for (const line of renderFields(
+          [
+            ["operator:", name],
+            ["password:", created.password],
+          ],
+          "",
+        ))
+          context.print(line);
         context.print("Store it now: the password is not shown again.");
         return 0;
       },

@@ -12,6 +12,7 @@ const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" 
  * escape sequence could move the cursor, recolour or retitle the operator's terminal.
  */
 export function printable(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
   return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -29,7 +30,12 @@ export function renderTable(headers: string[], rows: string[][]): string[] {
   const last = headers.length - 1;
   const cells = [headers, ...rows.map((row) => row.map((cell, i) => (i < last ? clip(printable(cell)) : printable(cell))))];
   const widths = headers.map((_, i) => cells.reduce((widest, row) => Math.max(widest, row[i]!.length), 0));
-  return cells.map((row) => row.map((cell, i) => (i < last ? cell.padEnd(widths[i]!) : cell)).join("  ").trimEnd());
+  return cells.map((row) =>
+    row
+      .map((cell, i) => (i < last ? cell.padEnd(widths[i]!) : cell))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 /** "  name   value" lines, names aligned; null values show as "-". */
@@ -37,7 +43,6 @@ export function renderFields(fields: [string, string | number | boolean | null][
   const width = fields.reduce((widest, [name]) => Math.max(widest, name.length), 0);
   return fields.map(([name, value]) => `${indent}${name.padEnd(width)}  ${value === null ? "-" : printable(String(value))}`.trimEnd());
 }
-
 
 /** A stored row with its time columns as ISO 8601 strings, for show and --json. */
 export function withIsoTimes(row: object): Record<string, unknown> {

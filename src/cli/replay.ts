@@ -67,7 +67,10 @@ export function parseReplayArgs(args: string[]): ReplayOptions & { dir: string }
   if (!dir) throw new UsageError(`replay needs the fixtures folder\n${REPLAY_HELP}`);
   if (rest.length > 0) throw new UsageError(`Unexpected argument(s): ${rest.join(" ")}\n${REPLAY_HELP}`);
 
-  for (const [flag, value] of [["--url", url], ["--receiver", receiver]] as const) {
+  for (const [flag, value] of [
+    ["--url", url],
+    ["--receiver", receiver],
+  ] as const) {
     if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) throw new UsageError(`${flag} must be an http(s) URL, got ${value}`);
   }
   if ((otherUser === undefined) !== (otherPassword === undefined)) throw new UsageError("--other-user and --other-password go together");

@@ -50,7 +50,10 @@ export const suppressGroup: CommandGroup = {
         const entry = await context.useDatabase(args, (database) => findSuppression(database.store, phone));
         if (asJson) context.print(json({ phone, listed: entry !== null, ...(entry ? suppressionAsJson(entry) : {}) }));
         else if (!entry) context.print(`${phone} is not on the suppression list.`);
-        else context.print(printable(`${phone} is on the suppression list since ${isoTime(entry.createdAt)}${entry.reason ? `: ${entry.reason}` : " (no reason given)"}.`));
+        else
+          context.print(
+            printable(`${phone} is on the suppression list since ${isoTime(entry.createdAt)}${entry.reason ? `: ${entry.reason}` : " (no reason given)"}.`),
+          );
         return 0;
       },
     },
@@ -83,7 +86,9 @@ export const suppressGroup: CommandGroup = {
         const file = takeRequired(args, "FILE.csv");
         const started = performance.now();
         const progress = context.progress ? throttled(context.progress, basename(file)) : undefined;
-        const result = await context.useDatabase(args, (database) => importSuppressionCsv(database, file, { onProgress: progress })).finally(() => context.progress?.clear());
+        const result = await context
+          .useDatabase(args, (database) => importSuppressionCsv(database, file, { onProgress: progress }))
+          .finally(() => context.progress?.clear());
         return reportImport(context, file, result, (performance.now() - started) / 1000);
       },
     },
@@ -112,6 +117,8 @@ function reportImport(context: CommandContext, file: string, result: ImportResul
     context.printError(`Nothing was imported: ${file} has ${count(result.problemCount)} malformed row${result.problemCount === 1 ? "" : "s"}.`);
     return 1;
   }
-  context.print(`Imported ${file}: ${count(result.rows)} rows, ${count(result.added)} added, ${count(result.alreadyListed)} already listed (${seconds.toFixed(1)} s).`);
+  context.print(
+    `Imported ${file}: ${count(result.rows)} rows, ${count(result.added)} added, ${count(result.alreadyListed)} already listed (${seconds.toFixed(1)} s).`,
+  );
   return 0;
 }

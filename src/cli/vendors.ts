@@ -38,7 +38,11 @@ export const vendorsGroup: CommandGroup = {
         const created = await context.useDatabase(args, (database) => createVendor(database.store, name, password));
         return printSecrets(
           context,
-          [["vendor:", created.vendor.name], ["password:", created.password], ["signing secret:", created.vendor.signingSecret]],
+          [
+            ["vendor:", created.vendor.name],
+            ["password:", created.password],
+            ["signing secret:", created.vendor.signingSecret],
+          ],
           "Store these now: the password is not shown again.",
         );
       },
@@ -82,7 +86,14 @@ export const vendorsGroup: CommandGroup = {
         const name = takeRequired(args, "NAME");
         const password = takeFlag(args, "--password");
         const rotated = await context.useDatabase(args, (database) => rotatePassword(database.store, name, password));
-        return printSecrets(context, [["vendor:", name], ["password:", rotated.password]], "Store it now: it is not shown again. The old password no longer works.");
+        return printSecrets(
+          context,
+          [
+            ["vendor:", name],
+            ["password:", rotated.password],
+          ],
+          "Store it now: it is not shown again. The old password no longer works.",
+        );
       },
     },
     "rotate-secret": {
@@ -91,7 +102,14 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name));
-        return printSecrets(context, [["vendor:", name], ["signing secret:", vendor.signingSecret]], "Store it now and give it to the vendor: callbacks from now on are signed with it.");
+        return printSecrets(
+          context,
+          [
+            ["vendor:", name],
+            ["signing secret:", vendor.signingSecret],
+          ],
+          "Store it now and give it to the vendor: callbacks from now on are signed with it.",
+        );
       },
     },
   },
@@ -102,12 +120,17 @@ function overviewAsJson({ vendor, leadsByStatus }: VendorOverview) {
 }
 
 function describeVendor({ vendor, leadsByStatus }: VendorOverview): string[] {
-  const leads = Object.entries(leadsByStatus).map(([status, n]) => `${count(n)} ${status}`).join(", ");
-  return renderFields([
-    ["vendor:", vendor.name],
-    ["status:", vendor.enabled ? "enabled" : "disabled"],
-    ["created:", isoTime(vendor.createdAt)],
-    ["updated:", isoTime(vendor.updatedAt)],
-    ["leads:", leads],
-  ], "");
+  const leads = Object.entries(leadsByStatus)
+    .map(([status, n]) => `${count(n)} ${status}`)
+    .join(", ");
+  return renderFields(
+    [
+      ["vendor:", vendor.name],
+      ["status:", vendor.enabled ? "enabled" : "disabled"],
+      ["created:", isoTime(vendor.createdAt)],
+      ["updated:", isoTime(vendor.updatedAt)],
+      ["leads:", leads],
+    ],
+    "",
+  );
 }

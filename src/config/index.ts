@@ -1,6 +1,18 @@
 // Configuration: compiled-in defaults, then LEAD_INGRESS_* environment variables, then command-line
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
-import { parseAddressRanges, parseReadableFile, within, parseBoolean, parseCredentials, parseDuration, parseDurationList, parseInteger, parseNonEmpty, parsePositiveNumber, parseSize } from "./parse.ts";
+import {
+  parseAddressRanges,
+  parseReadableFile,
+  within,
+  parseBoolean,
+  parseCredentials,
+  parseDuration,
+  parseDurationList,
+  parseInteger,
+  parseNonEmpty,
+  parsePositiveNumber,
+  parseSize,
+} from "./parse.ts";
 import { LOG_LEVELS, type LogLevel } from "../log/index.ts";
 
 export interface Config {
@@ -76,6 +88,7 @@ function oneOf<T extends string>(...values: T[]) {
 /** Milliseconds as a person reads them in a bound. */
 const ms = (n: number) => `${n}ms`;
 
+// biome-ignore format: the options table, one row per option
 export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "host", flag: "--host", env: "LEAD_INGRESS_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address to listen on (0.0.0.0 for all interfaces)." }),
   option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: 8080, parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
@@ -157,7 +170,8 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
     problems.push("--hold-period must be shorter than --duplicate-window");
   }
   // The console has its own listener, so the vendors' port never answers it (README: Console).
-  if (config.consolePort !== undefined && config.consolePort !== 0 && config.consolePort === config.port) problems.push("--console-port must differ from --port: the console has a listener of its own");
+  if (config.consolePort !== undefined && config.consolePort !== 0 && config.consolePort === config.port)
+    problems.push("--console-port must differ from --port: the console has a listener of its own");
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) problems.push("--tls-cert and --tls-key go together: set both or neither");
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config) as unknown as Config;

@@ -7,7 +7,20 @@ import { DecisionError, recordOperatorDecision } from "../final-results/operator
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
 import { html, type Html } from "./html.ts";
-import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
+import {
+  actionButton,
+  audit,
+  csrfField,
+  htmlResponse,
+  layout,
+  noticeBox,
+  noticeFor,
+  problemBox,
+  redirect,
+  timeText,
+  type PageContext,
+  type Viewer,
+} from "./page.ts";
 
 /** What a finished action says on the page it returns to (`?done=`): fixed texts, never echoed input. */
 const NOTICES: Record<string, string> = {
@@ -56,7 +69,12 @@ function summary({ lead, callback }: LeadDetail): Html {
     ["Received", timeText(Number(lead.created_at))],
     ["Hold ends", timeText(lead.decide_after)],
     ["Decided", timeText(lead.decided_at)],
-    ["Callback", callback ? html`<span class="status-${callback.status}">${callback.status}</span> to <span class="mono">${String(callback.url)}</span>` : "none (no call_back_url)"],
+    [
+      "Callback",
+      callback
+        ? html`<span class="status-${callback.status}">${callback.status}</span> to <span class="mono">${String(callback.url)}</span>`
+        : "none (no call_back_url)",
+    ],
   ];
   return html`<table>${rows.map(([name, value]) => html`<tr><th>${name}</th><td>${value}</td></tr>`)}</table>`;
 }
@@ -77,11 +95,19 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
 
 function timeline({ lead, callback, attempts }: LeadDetail): Html {
   const events: Html[] = [html`<li><time>${timeText(Number(lead.created_at))}</time> Received from ${lead.vendor}</li>`];
-  if (lead.operator_decision) events.push(html`<li><time>during the hold</time> Operator decision: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}</li>`);
-  if (lead.status === "pending") events.push(html`<li><time>${timeText(lead.decide_after)}</time> <span class="status-pending">Decided after the hold ends</span></li>`);
-  else events.push(html`<li><time>${timeText(lead.decided_at)}</time> <span class="status-${lead.status}">${lead.status}</span>${lead.rejection_reason ? `: ${lead.rejection_reason}` : ""}</li>`);
+  if (lead.operator_decision)
+    events.push(
+      html`<li><time>during the hold</time> Operator decision: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}</li>`,
+    );
+  if (lead.status === "pending")
+    events.push(html`<li><time>${timeText(lead.decide_after)}</time> <span class="status-pending">Decided after the hold ends</span></li>`);
+  else
+    events.push(
+      html`<li><time>${timeText(lead.decided_at)}</time> <span class="status-${lead.status}">${lead.status}</span>${lead.rejection_reason ? `: ${lead.rejection_reason}` : ""}</li>`,
+    );
   events.push(...attempts.map(attemptEvent));
-  if (callback?.status === "pending" && callback.next_attempt_at !== null) events.push(html`<li><time>${timeText(Number(callback.next_attempt_at))}</time> Next callback attempt</li>`);
+  if (callback?.status === "pending" && callback.next_attempt_at !== null)
+    events.push(html`<li><time>${timeText(Number(callback.next_attempt_at))}</time> Next callback attempt</li>`);
   return html`<ol class="timeline">${events}</ol>`;
 }
 
@@ -120,9 +146,17 @@ export async function leadAction(context: PageContext, leadId: string, action: s
   if (action === "retry") {
     const outcome = await retryCallbackNow(store, leadId, now);
     if (outcome.kind === "retried") return done("retried", "callback.retry");
-    return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`);
+    return leadPage(
+      context,
+      leadId,
+      outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`,
+    );
   }
   const outcome = await replayCallback(store, leadId, now);
   if (outcome.kind === "replayed") return done("replayed", "callback.replay");
-  return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`);
+  return leadPage(
+    context,
+    leadId,
+    outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`,
+  );
 }

@@ -47,7 +47,10 @@ export function parseSearch(params: URLSearchParams): Search {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
   }
-  for (const [field, set] of [["since", (day: number) => (filter.createdFrom = day)], ["until", (day: number) => (filter.createdBefore = day + DAY_MS)]] as const) {
+  for (const [field, set] of [
+    ["since", (day: number) => (filter.createdFrom = day)],
+    ["until", (day: number) => (filter.createdBefore = day + DAY_MS)],
+  ] as const) {
     if (!typed[field]) continue;
     const day = utcDay(typed[field]);
     if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
@@ -66,7 +69,10 @@ export async function leadsPage({ store, viewer, url }: PageContext): Promise<Re
   ]);
   const leads = found.slice(0, PAGE_SIZE);
   const content = html`<h1>Leads</h1>
-${searchForm(search.typed, vendors.map((vendor) => vendor.name))}
+${searchForm(
+  search.typed,
+  vendors.map((vendor) => vendor.name),
+)}
 ${search.problems.map((problem) => problemBox(problem))}
 ${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(leads)}
 ${pager(search, found.length > PAGE_SIZE ? leads.at(-1)!.id : null, url.searchParams.has("older"))}`;
@@ -74,7 +80,8 @@ ${pager(search, found.length > PAGE_SIZE ? leads.at(-1)!.id : null, url.searchPa
 }
 
 function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): Html {
-  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
   return html`<form class="filters" method="get" action="/leads">
 <label>Phone<input name="phone" value="${typed.phone}" placeholder="(212) 555-0123" inputmode="tel"></label>
 <label>Lead id<input name="lead" value="${typed.lead}" placeholder="0193a5c2-…" class="mono"></label>
@@ -117,7 +124,17 @@ function pager(search: Search, lastId: string | null, paged: boolean): Html {
 
 /** Rows read per query of an export: a page of the same keyset walk the list uses. */
 const EXPORT_PAGE = 1_000;
-const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "vendor", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status"] as const;
+const CSV_COLUMNS = [
+  "created_at",
+  "id",
+  "status",
+  "rejection_reason",
+  "vendor",
+  "phone_e164",
+  "vendor_campaign_name",
+  "decided_at",
+  "callback_status",
+] as const;
 
 /**
  * A CSV cell. Values are the vendors' own: a cell starting with = + - @ or a control character is
@@ -138,7 +155,8 @@ function csvLine(lead: LeadSummary): string {
 /** GET /leads.csv: every lead the search selects (not only a page), newest first. */
 export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
   const search = parseSearch(url.searchParams);
-  if (search.problems.length > 0) return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+  if (search.problems.length > 0)
+    return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
   let olderThan: string | undefined;
   let finished = false;
   const encoder = new TextEncoder();
@@ -152,5 +170,7 @@ export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
       controller.enqueue(encoder.encode(leads.map(csvLine).join("")));
     },
   });
-  return new Response(body, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" } });
+  return new Response(body, {
+    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" },
+  });
 }

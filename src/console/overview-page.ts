@@ -47,13 +47,17 @@ ${vendorTable(overview.windows[1]!)}`;
 }
 
 const sum = (tallies: LeadTally[], pick: (tally: LeadTally) => number) => tallies.reduce((total, tally) => total + pick(tally), 0);
-const countOf = (tallies: LeadTally[], status: LeadStatus) => sum(tallies.filter((tally) => tally.status === status), (tally) => tally.leads);
+const countOf = (tallies: LeadTally[], status: LeadStatus) =>
+  sum(
+    tallies.filter((tally) => tally.status === status),
+    (tally) => tally.leads,
+  );
 const percent = (part: number, whole: number) => (whole === 0 ? "—" : `${Math.round((part / whole) * 1000) / 10} %`);
 
 function duration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
-  return ms < 2 * HOUR_MS ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / HOUR_MS * 10) / 10} h`;
+  return ms < 2 * HOUR_MS ? `${Math.round(ms / 60_000)} min` : `${Math.round((ms / HOUR_MS) * 10) / 10} h`;
 }
 
 /** Leads by outcome as horizontal bars (inline SVG: no script, nothing loaded), and the mean time to decision. */
@@ -63,7 +67,8 @@ function windowCard(title: string, tallies: LeadTally[]): Html {
   const decided = total - countOf(tallies, "pending");
   const widest = Math.max(1, ...counts.map((count) => count.leads));
   const bars = counts.map(
-    ({ status, leads }, i) => html`<text x="0" y="${i * 26 + 17}">${status}</text><rect x="80" y="${i * 26 + 4}" height="18" width="${Math.round((leads / widest) * 200)}" fill="${BAR_COLOURS[status]}"></rect><text x="${Math.round((leads / widest) * 200) + 86}" y="${i * 26 + 17}">${leads}</text>`,
+    ({ status, leads }, i) =>
+      html`<text x="0" y="${i * 26 + 17}">${status}</text><rect x="80" y="${i * 26 + 4}" height="18" width="${Math.round((leads / widest) * 200)}" fill="${BAR_COLOURS[status]}"></rect><text x="${Math.round((leads / widest) * 200) + 86}" y="${i * 26 + 17}">${leads}</text>`,
   );
   return html`<section class="card"><h2>${title}</h2>
 <p><strong>${total}</strong> leads · accepted ${percent(countOf(tallies, "accepted"), decided)} of decided · mean time to decision ${decided === 0 ? "—" : duration(sum(tallies, (tally) => tally.decisionMsTotal) / decided)}</p>

@@ -78,10 +78,17 @@ export function htmlResponse(body: Html, status = 200, headers: Record<string, s
 }
 
 /** 303: the browser follows with a GET, so reloading the next page never repeats a change. */
-export const redirect = (location: string, headers: Record<string, string> = {}): Response => new Response(null, { status: 303, headers: { location, ...headers } });
+export const redirect = (location: string, headers: Record<string, string> = {}): Response =>
+  new Response(null, { status: 303, headers: { location, ...headers } });
 
 /** A time as the console shows it: UTC to the second. */
-export const timeText = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC"));
+export const timeText = (ms: number | null): string =>
+  ms === null
+    ? "—"
+    : new Date(ms)
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.\d{3}Z$/, " UTC");
 
 /** A problem or a notice above a page's content. */
 export const problemBox = (text: string | null): Html => (text ? html`<p class="problem" role="alert">${text}</p>` : html``);

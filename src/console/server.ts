@@ -71,7 +71,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     const { pathname: path } = url;
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
-    if (path === "/assets/console.css") return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    if (path === "/assets/console.css")
+      return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
     // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
     if (path === "/favicon.ico") return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
@@ -100,7 +101,10 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     } catch (error) {
       const unavailable = isDatabaseUnavailable(error);
       if (!unavailable) log.error("console_error", { method: request.method, path: url.pathname, error: errorText(error) });
-      response = refused(unavailable ? 503 : 500, unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.");
+      response = refused(
+        unavailable ? 503 : 500,
+        unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.",
+      );
     }
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
     return response;

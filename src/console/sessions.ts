@@ -21,7 +21,13 @@ const tokenHash = (token: string) => new Bun.CryptoHasher("sha256").update(token
 /** Starts a session for an operator who just signed in; answers the cookie's token. */
 export async function openSession(store: Store, operator: Operator, lifetimeMs: number, now: number): Promise<string> {
   const token = randomToken();
-  const session: OperatorSession = { tokenHash: tokenHash(token), operatorId: operator.id, csrfToken: randomToken(), createdAt: now, expiresAt: now + lifetimeMs };
+  const session: OperatorSession = {
+    tokenHash: tokenHash(token),
+    operatorId: operator.id,
+    csrfToken: randomToken(),
+    createdAt: now,
+    expiresAt: now + lifetimeMs,
+  };
   await store.write((t) => signIn(t, session, operator.name, now));
   return token;
 }

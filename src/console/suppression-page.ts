@@ -17,7 +17,11 @@ export async function suppressionPage(context: PageContext, problem: string | nu
   const typed = url.searchParams.get("phone")?.trim() ?? "";
   const e164 = typed ? e164OrNull(typed) : null;
   const listed = e164 ? await context.store.read((t) => op(t.suppressions.isListed(e164))) : null;
-  const answer = !typed ? html`` : e164 === null ? problemBox(`Not a US phone number: ${typed}`) : html`<p class="${listed ? "problem" : "notice"}">${e164} is ${listed ? "on" : "not on"} the suppression list.</p>`;
+  const answer = !typed
+    ? html``
+    : e164 === null
+      ? problemBox(`Not a US phone number: ${typed}`)
+      : html`<p class="${listed ? "problem" : "notice"}">${e164} is ${listed ? "on" : "not on"} the suppression list.</p>`;
   const content = html`<h1>Suppression</h1>
 ${noticeBox(problem ? null : noticeFor(url, NOTICES))}${problemBox(problem)}
 <form class="filters" method="get" action="/suppression">
@@ -42,7 +46,10 @@ export async function suppressionAction(context: PageContext, action: "add" | "r
   const phone = context.form.get("phone") ?? "";
   const e164 = e164OrNull(phone);
   try {
-    const changed = action === "add" ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, context.now) : await removeSuppression(context.store, phone);
+    const changed =
+      action === "add"
+        ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, context.now)
+        : await removeSuppression(context.store, phone);
     if (changed) await audit(context, `suppression.${action}`, e164!);
     const done = action === "add" ? (changed ? "added" : "already-listed") : changed ? "removed" : "not-listed";
     return redirect(`/suppression?phone=${encodeURIComponent(e164!)}&done=${done}`);

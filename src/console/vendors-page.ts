@@ -59,17 +59,27 @@ async function changeVendor(context: PageContext, name: string, action: string):
   if (action === "add") {
     const created = await createVendor(store, name, undefined, now);
     await audit(context, "vendor.add", name);
-    return secretsPage(context, `Vendor ${name} added`, [["Vendor", name], ["Password", created.password], ["Signing secret", created.vendor.signingSecret]]);
+    return secretsPage(context, `Vendor ${name} added`, [
+      ["Vendor", name],
+      ["Password", created.password],
+      ["Signing secret", created.vendor.signingSecret],
+    ]);
   }
   if (action === "rotate-password") {
     const rotated = await rotatePassword(store, name, undefined, now);
     await audit(context, "vendor.rotate-password", name);
-    return secretsPage(context, `New password for ${name}`, [["Vendor", name], ["Password", rotated.password]]);
+    return secretsPage(context, `New password for ${name}`, [
+      ["Vendor", name],
+      ["Password", rotated.password],
+    ]);
   }
   if (action === "rotate-secret") {
     const vendor = await rotateSigningSecret(store, name, now);
     await audit(context, "vendor.rotate-secret", name);
-    return secretsPage(context, `New signing secret for ${name}`, [["Vendor", name], ["Signing secret", vendor.signingSecret]]);
+    return secretsPage(context, `New signing secret for ${name}`, [
+      ["Vendor", name],
+      ["Signing secret", vendor.signingSecret],
+    ]);
   }
   const enabled = action === "enable";
   await setVendorEnabled(store, name, enabled, now);

@@ -90,7 +90,8 @@ const RETRY_MAX_MS = 30_000;
 export function createCheckpointer(sqlite: Database, holdWrites: (pass: Promise<unknown>) => void, options: CheckpointerOptions): Checkpointer {
   const { everyWrites = 1_000, everyMs = 1_000, maxHoldMs = 250, passTimeoutMs = 60_000, retryAfterMs = 1_000, onError, clock = Date.now } = options;
   let thread: CheckpointThread | null = null;
-  const runPass = "runPass" in options ? options.runPass : () => (thread ??= startThread(options.threadUrl, sqlite.filename, passTimeoutMs, options.onThreadStart)).run();
+  const runPass =
+    "runPass" in options ? options.runPass : () => (thread ??= startThread(options.threadUrl, sqlite.filename, passTimeoutMs, options.onThreadStart)).run();
   let writes = 0;
   let lastStarted = clock();
   let inFlight: Promise<void> | null = null;

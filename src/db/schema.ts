@@ -37,7 +37,9 @@ export const leads = sqliteTable(
     idKey: int64("id_key").primaryKey(),
     /** The lead_id vendors see. Always compared too: a key alone could match another UUID. */
     id: text("id").notNull(),
-    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    vendorId: text("vendor_id")
+      .notNull()
+      .references(() => vendors.id),
     /** E.164 form, `+1NXXNXXXXXX`; the key for eligibility. */
     phoneE164: text("phone_e164").notNull(),
     customerName: text("customer_name").notNull(),

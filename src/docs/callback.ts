@@ -15,7 +15,12 @@ const callbackHeader = (name: string, description: string, schema: object, examp
   example,
 });
 
-const decided = { lead_id: LEAD_ID, phone_number: "+12125550123", vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name, decided_at: "2026-03-01T12:01:00.000Z" };
+const decided = {
+  lead_id: LEAD_ID,
+  phone_number: "+12125550123",
+  vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name,
+  decided_at: "2026-03-01T12:01:00.000Z",
+};
 
 /** The final result, POSTed to the lead's call_back_url (CONTRACT §8): postLead's OpenAPI `callbacks` entry. */
 export const finalResultCallback = {
@@ -35,7 +40,12 @@ export const finalResultCallback = {
       parameters: [
         callbackHeader("webhook-id", "One id per callback, the same on every retry.", { type: "string" }, "msg_0193a5c27b1e7cc09a633f1d2e4b5a6a"),
         callbackHeader("webhook-timestamp", "Seconds since the epoch when this attempt was sent.", { type: "string", pattern: "^[0-9]+$" }, "1772366460"),
-        callbackHeader("webhook-signature", "`v1,` and the base64 HMAC-SHA256 signature.", { type: "string", pattern: "^v1," }, "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="),
+        callbackHeader(
+          "webhook-signature",
+          "`v1,` and the base64 HMAC-SHA256 signature.",
+          { type: "string", pattern: "^v1," },
+          "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+        ),
         callbackHeader("User-Agent", "The service and its version.", { type: "string" }, `lead-ingress/${pkg.version}`),
       ],
       requestBody: {

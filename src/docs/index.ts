@@ -24,7 +24,11 @@ export function apiDocs() {
   const plugin = new Elysia({ name: "api-docs" })
     .use(openapi({ path: PAGE_PATH, specPath: SPEC_PATH, provider: null, openapiVersion: "3.1.0", documentation: DOCUMENTATION }))
     .get(PAGE_PATH, () => new Response(PAGE_HTML, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }), hide)
-    .get(`${ASSETS_PATH}/init.js`, () => new Response(INIT_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }), hide);
+    .get(
+      `${ASSETS_PATH}/init.js`,
+      () => new Response(INIT_JS, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }),
+      hide,
+    );
   // One static route per file: an unknown name is the app's ordinary 404.
   for (const [name, asset] of Object.entries(ASSETS)) plugin.get(`${ASSETS_PATH}/${name}`, ({ request }) => serveAsset(asset, request), hide);
   return plugin;

@@ -7,7 +7,7 @@ import type { Flag } from "../http/envelope.ts";
 import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
 import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
-import { ref, type SchemaName } from "./schemas.ts";
+import { ref } from "./schemas.ts";
 
 /** What of the running configuration the documented answers show. */
 export interface DocumentedSettings {
@@ -50,9 +50,19 @@ function v1Failures(flag: Flag, methods: string) {
   return {
     401: fail(flag, "Missing, malformed or wrong credentials; the answer does not say which.", [TEXT.UNAUTHORIZED], wwwAuthenticate),
     405: methodNotAllowed(flag, methods),
-    429: fail(flag, "Over your rate limit, or too many failed credentials from your address or for your name.", { rateLimit: ["Over your rate limit", TEXT.RATE_LIMIT_EXCEEDED], failedCredentials: ["Too many failed credentials", TEXT.TOO_MANY_FAILURES] }, retryAfter),
+    429: fail(
+      flag,
+      "Over your rate limit, or too many failed credentials from your address or for your name.",
+      { rateLimit: ["Over your rate limit", TEXT.RATE_LIMIT_EXCEEDED], failedCredentials: ["Too many failed credentials", TEXT.TOO_MANY_FAILURES] },
+      retryAfter,
+    ),
     500: fail(flag, "Unexpected server failure; nothing was stored.", [TEXT.INTERNAL_ERROR]),
-    503: fail(flag, "The database is busy, its disk is full or failing, or the service is shutting down; retry later.", { busy: ["The database is busy or its disk is full", TEXT.TEMPORARILY_UNAVAILABLE], shuttingDown }, retryAfter),
+    503: fail(
+      flag,
+      "The database is busy, its disk is full or failing, or the service is shutting down; retry later.",
+      { busy: ["The database is busy or its disk is full", TEXT.TEMPORARILY_UNAVAILABLE], shuttingDown },
+      retryAfter,
+    ),
   };
 }
 
@@ -73,7 +83,8 @@ const security = [{ basicAuth: [] }];
 const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
-  description: "Runs postLead's phone checks (format, suppression list, duplicate window) without storing anything. A 200 means an immediate postLead with this number will not get a 422.",
+  description:
+    "Runs postLead's phone checks (format, suppression list, duplicate window) without storing anything. A 200 means an immediate postLead with this number will not get a 422.",
   tags: ["Leads"],
   security,
   requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
@@ -112,7 +123,13 @@ const postLeadDoc = (settings: DocumentedSettings) => ({
   responses: {
     200: {
       description: "Preliminarily accepted; stored before this answer was sent.",
-      headers: { "Idempotent-Replayed": header("`true` when this is the stored answer to an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] }, "true") },
+      headers: {
+        "Idempotent-Replayed": header(
+          "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
+          { type: "string", enum: ["true"] },
+          "true",
+        ),
+      },
       ...json(ref("LeadAccepted"), { success_bit: true, message: TEXT.LEAD_RECEIVED, lead_id: LEAD_ID }),
     },
     ...bodyFailures(settings, "success_bit", {

@@ -14,11 +14,11 @@ export interface PostPostingChecks {
   certificate: { verified: true } | { verified: false; detail: string } | null;
 }
 
-
 export function decideFinalResult(checks: PostPostingChecks): FinalResult {
   if (checks.suppressedNow) return { status: "rejected", reason: REASON_SUPPRESSED };
   const operator = checks.operatorDecision;
-  if (operator?.decision === "reject") return { status: "rejected", reason: operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.` };
+  if (operator?.decision === "reject")
+    return { status: "rejected", reason: operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.` };
   if (operator?.decision === "accept") return { status: "accepted" };
   if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reason: `${REASON_CERTIFICATE}: ${checks.certificate.detail}` };
   return { status: "accepted" };

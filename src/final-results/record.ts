@@ -43,7 +43,14 @@ export function* decideNow(t: Tables, lead: DueLead, certificate: CertificateChe
  * holds the lead. A suppression or an operator decision that landed since `result` was logged
  * makes it "changed", and nothing is written.
  */
-export function* recordIfStill(t: Tables, lead: DueLead, token: string, certificate: CertificateCheck, result: FinalResult, now: number): Script<"recorded" | "changed" | "leaseLost"> {
+export function* recordIfStill(
+  t: Tables,
+  lead: DueLead,
+  token: string,
+  certificate: CertificateCheck,
+  result: FinalResult,
+  now: number,
+): Script<"recorded" | "changed" | "leaseLost"> {
   const current = yield* decideNow(t, lead, certificate);
   if (current === null) return "leaseLost";
   if (!Bun.deepEquals(current, result)) return "changed";

@@ -64,5 +64,8 @@ function ipv6Prefix64(address: string): string {
   // An embedded IPv4 address fills two groups; only their number matters for the first four.
   const tailGroups = tail ? tail.split(":").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group])) : [];
   const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailGroups.length).fill("0");
-  return [...headGroups, ...zeros, ...tailGroups].slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":");
+  return [...headGroups, ...zeros, ...tailGroups]
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(":");
 }

@@ -22,7 +22,8 @@ interface Route {
  */
 export function methodNotAllowed(routes: readonly Route[], scope?: AnyElysia) {
   const methodsByPath = new Map<string, string[]>();
-  for (const route of routes) if (route.method !== "ALL") (methodsByPath.get(route.path) ?? methodsByPath.set(route.path, []).get(route.path)!).push(route.method);
+  for (const route of routes)
+    if (route.method !== "ALL") (methodsByPath.get(route.path) ?? methodsByPath.set(route.path, []).get(route.path)!).push(route.method);
   const plugin = new Elysia();
   if (scope) plugin.use(scope);
   for (const [path, methods] of methodsByPath) {

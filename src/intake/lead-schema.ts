@@ -24,10 +24,12 @@ export function parseHttpUrl(value: string): URL | null {
 export const isHttpUrl = (value: string): boolean => parseHttpUrl(value) !== null;
 
 // toUpperCase() maps "ı" to "I" and "ſ" to "S": the fields' pattern admits ASCII letters only.
-const codeIn = (codes: ReadonlySet<string>) => (value: string): string | null => {
-  const code = value.toUpperCase();
-  return codes.has(code) ? code : null;
-};
+const codeIn =
+  (codes: ReadonlySet<string>) =>
+  (value: string): string | null => {
+    const code = value.toUpperCase();
+    return codes.has(code) ? code : null;
+  };
 
 /**
  * The custom formats, by the name the schema gives them: each is a check (TypeBox's FormatRegistry
@@ -68,7 +70,12 @@ function text<K extends string>(key: K, description: string, example: string): L
 }
 
 /** A field whose rule keywords all answer with one text. */
-function ruled<K extends string, R extends boolean>(key: K, required: R, invalid: InvalidText, options: { description: string; example: string; maxLength?: number; pattern?: string; format?: FormatName }): LeadField<K, R> {
+function ruled<K extends string, R extends boolean>(
+  key: K,
+  required: R,
+  invalid: InvalidText,
+  options: { description: string; example: string; maxLength?: number; pattern?: string; format?: FormatName },
+): LeadField<K, R> {
   const { example, ...rule } = options;
   const texts = Object.fromEntries(RULE_KEYWORDS.filter((keyword) => rule[keyword] !== undefined).map((keyword) => [keyword, invalid]));
   return { key, required, schema: t.String({ ...rule, examples: [example] }), texts };
@@ -81,27 +88,57 @@ export const LEAD_FIELDS = {
   phone_number: {
     key: "phoneE164",
     required: true,
-    schema: t.String({ pattern: PHONE_CHARACTERS.source, format: "us-phone", description: "Customer phone, a US (NANP) number: digits, space, ( ) - . + only. Stored as E.164 (+1NXXNXXXXXX).", examples: ["(212) 555-0123"] }),
+    schema: t.String({
+      pattern: PHONE_CHARACTERS.source,
+      format: "us-phone",
+      description: "Customer phone, a US (NANP) number: digits, space, ( ) - . + only. Stored as E.164 (+1NXXNXXXXXX).",
+      examples: ["(212) 555-0123"],
+    }),
     texts: { pattern: TEXTS.invalidCharacters, format: TEXTS.invalidPhoneNumber },
     asSent: true,
   } satisfies LeadField<"phoneE164", true>,
   customer_name: text("customerName", "Name of the customer.", "Jane Doe"),
-  state: ruled("state", true, TEXTS.invalidState, { pattern: "^[A-Za-z]{2}$", format: "us-state", description: `USPS state or territory code, any case; stored upper-case. One of ${codeList(STATE_CODES)}.`, example: "NY" }),
+  state: ruled("state", true, TEXTS.invalidState, {
+    pattern: "^[A-Za-z]{2}$",
+    format: "us-state",
+    description: `USPS state or territory code, any case; stored upper-case. One of ${codeList(STATE_CODES)}.`,
+    example: "NY",
+  }),
   city: text("city", "City of the customer.", "New York"),
   zip: ruled("zip", true, TEXTS.invalidZip, { pattern: "^[0-9]{5}(-[0-9]{4})?$", description: "ZIP code: 12345 or 12345-6789.", example: "10001" }),
   street: text("street", "Street address. `customer_address` is accepted as another name for it; when both are sent, `street` is used.", "1 Main St"),
-  certificate_url: ruled("certificateUrl", false, TEXTS.invalidCertificateUrl, { maxLength: 500, format: "http-url", description: "An http(s) URL. Either this or extra_data is required.", example: "https://cert.example.com/abc" }),
+  certificate_url: ruled("certificateUrl", false, TEXTS.invalidCertificateUrl, {
+    maxLength: 500,
+    format: "http-url",
+    description: "An http(s) URL. Either this or extra_data is required.",
+    example: "https://cert.example.com/abc",
+  }),
   dm_name: text("dmName", "Name of the decision maker.", "Jane Doe"),
   utility: text("utility", "Utility provider of the customer.", "ConEd"),
-  call_back_url: ruled("callBackUrl", false, TEXTS.invalidCallbackUrl, { maxLength: 2048, format: "http-url", description: "An http(s) URL that receives the final result (see Callbacks); not localhost or a private address. Optional.", example: "https://vendor.example.com/callback" }),
+  call_back_url: ruled("callBackUrl", false, TEXTS.invalidCallbackUrl, {
+    maxLength: 2048,
+    format: "http-url",
+    description: "An http(s) URL that receives the final result (see Callbacks); not localhost or a private address. Optional.",
+    example: "https://vendor.example.com/callback",
+  }),
   mailing_street: text("mailingStreet", "Mailing street address.", "1 Main St"),
   mailing_city: text("mailingCity", "Mailing city.", "New York"),
-  mailing_zip: ruled("mailingZip", true, TEXTS.invalidMailingZip, { pattern: "^[0-9]{5}(-[0-9]{4})?$", description: "Mailing ZIP code: 12345 or 12345-6789.", example: "10001" }),
-  mailing_state: ruled("mailingState", true, TEXTS.invalidMailingState, { pattern: "^[A-Za-z]{2}$", format: "us-mailing-state", description: `USPS state, territory or military code, any case; stored upper-case. One of ${codeList(MAILING_STATE_CODES)}.`, example: "NY" }),
+  mailing_zip: ruled("mailingZip", true, TEXTS.invalidMailingZip, {
+    pattern: "^[0-9]{5}(-[0-9]{4})?$",
+    description: "Mailing ZIP code: 12345 or 12345-6789.",
+    example: "10001",
+  }),
+  mailing_state: ruled("mailingState", true, TEXTS.invalidMailingState, {
+    pattern: "^[A-Za-z]{2}$",
+    format: "us-mailing-state",
+    description: `USPS state, territory or military code, any case; stored upper-case. One of ${codeList(MAILING_STATE_CODES)}.`,
+    example: "NY",
+  }),
   vendor_campaign_name: text("vendorCampaignName", "Campaign the submission belongs to.", "spring-2026"),
   email: ruled("email", true, TEXTS.invalidEmail, {
     maxLength: 254,
-    pattern: "^(?!\\.)(?!.*\\.\\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+    pattern:
+      "^(?!\\.)(?!.*\\.\\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
     description: "Email address of the customer.",
     example: "jane@example.com",
   }),
@@ -120,18 +157,27 @@ const objectOrObjects = t.Union([t.Record(t.String(), t.Unknown()), t.Array(t.Re
 
 /** extra_data: not a string field, so outside LEAD_FIELDS; its rules are validate.ts's takeExtraData. */
 export const EXTRA_DATA = t.Optional(
-  t.Union(objectOrObjects.anyOf, { description: "An object or an array of objects. Required when certificate_url is not sent.", examples: [{ source: "web" }] }),
+  t.Union(objectOrObjects.anyOf, {
+    description: "An object or an array of objects. Required when certificate_url is not sent.",
+    examples: [{ source: "web" }],
+  }),
 );
 
 /** The valid lead of the API page's example (and the base of the tests' and fixtures' leads): each field's example. */
-export const EXAMPLE_LEAD = Object.fromEntries(Object.entries(LEAD_FIELDS).map(([name, field]) => [name, field.schema.examples[0]])) as Record<LeadFieldName, string>;
+export const EXAMPLE_LEAD = Object.fromEntries(Object.entries(LEAD_FIELDS).map(([name, field]) => [name, field.schema.examples[0]])) as Record<
+  LeadFieldName,
+  string
+>;
 
 const property = (field: LeadField): TSchema => (field.required ? field.schema : t.Optional(field.schema));
 
 /** postLead's body as JSON Schema. */
 export const LeadRequest = t.Object(
   { ...Object.fromEntries(Object.entries(LEAD_FIELDS).map(([name, field]) => [name, property(field)])), extra_data: EXTRA_DATA },
-  { additionalProperties: true, description: "String values are trimmed before these rules apply. Unknown fields are accepted, ignored and kept with the stored request." },
+  {
+    additionalProperties: true,
+    description: "String values are trimmed before these rules apply. Unknown fields are accepted, ignored and kept with the stored request.",
+  },
 );
 
 /** prePing's body: postLead's phone_number alone. */

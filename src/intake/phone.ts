@@ -59,7 +59,11 @@ interface NumberTypePlan {
  * these expressions on every call, about 1.8 µs per lead against 0.03.
  */
 const VALID_US_TEN_DIGITS = (() => {
-  const plan = new Metadata(metadata) as unknown as { selectNumberingPlan(country: "US"): void; nationalNumberPattern(): string; type(name: string): NumberTypePlan | undefined };
+  const plan = new Metadata(metadata) as unknown as {
+    selectNumberingPlan(country: "US"): void;
+    nationalNumberPattern(): string;
+    type(name: string): NumberTypePlan | undefined;
+  };
   plan.selectNumberingPlan("US");
   const types = ["FIXED_LINE", "MOBILE", "PREMIUM_RATE", "TOLL_FREE", "SHARED_COST", "VOIP", "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL"]
     .map((name) => plan.type(name))

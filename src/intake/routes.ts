@@ -45,7 +45,13 @@ const intakeOutcome = (outcome: SubmitOutcome) =>
 // before the vendor is known, and `response` would replace the documented examples with bare
 // schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
 // `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
-export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metrics, bodyLimitBytes: number, docs: Record<"prePing" | "postLead", DocumentDecoration>) {
+export function intakeRoutes(
+  auth: VendorAuth,
+  deps: IntakeDeps,
+  metrics: Metrics,
+  bodyLimitBytes: number,
+  docs: Record<"prePing" | "postLead", DocumentDecoration>,
+) {
   return new Elysia({ name: "intake" })
     .use(auth.plugin)
     .post(
@@ -61,7 +67,12 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, metrics: Metric
       "/v1/postLead",
       async ({ request, set, vendor }) => {
         const body = await readJsonObject(request, bodyLimitBytes);
-        const outcome = await submitLead(deps, { vendorId: vendor.id, body: body.value, rawBody: body.text, idempotencyKey: request.headers.get("idempotency-key") });
+        const outcome = await submitLead(deps, {
+          vendorId: vendor.id,
+          body: body.value,
+          rawBody: body.text,
+          idempotencyKey: request.headers.get("idempotency-key"),
+        });
         metrics.intake.inc({ outcome: intakeOutcome(outcome) });
         return answer(set, postLeadReply(outcome));
       },

@@ -65,7 +65,8 @@ const DOCUMENTATION_KEYWORDS = new Set(["type", "description", "examples"]);
 function compileField(name: string, field: LeadField, parse?: Parse): CompiledField {
   const schema = field.schema;
   for (const keyword of Object.keys(schema)) {
-    if (!DOCUMENTATION_KEYWORDS.has(keyword) && !(RULE_KEYWORDS as readonly string[]).includes(keyword)) throw new Error(`${name}: the validator has no rule for ${keyword}`);
+    if (!DOCUMENTATION_KEYWORDS.has(keyword) && !(RULE_KEYWORDS as readonly string[]).includes(keyword))
+      throw new Error(`${name}: the validator has no rule for ${keyword}`);
   }
   const textOf = (keyword: (typeof RULE_KEYWORDS)[number]) => {
     const text = field.texts[keyword];
@@ -97,7 +98,9 @@ const publicHttpUrl: Parse = (value) => {
 };
 
 function compileLead(allowPrivateCallbacks: boolean): CompiledField[] {
-  return Object.entries(LEAD_FIELDS).map(([name, field]) => compileField(name, field, name === "call_back_url" && !allowPrivateCallbacks ? publicHttpUrl : undefined));
+  return Object.entries(LEAD_FIELDS).map(([name, field]) =>
+    compileField(name, field, name === "call_back_url" && !allowPrivateCallbacks ? publicHttpUrl : undefined),
+  );
 }
 
 type LeadValidator = (body: Body, errors: string[]) => ValidLead | undefined;

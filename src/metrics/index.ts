@@ -8,9 +8,13 @@ import { Counter, renderGauge } from "./registry.ts";
 export function createMetrics() {
   return {
     httpRequests: new Counter("lead_ingress_http_requests_total", "HTTP requests by route and status.", ["route", "status"] as const),
-    intake: new Counter("lead_ingress_intake_total", "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).", ["outcome"] as const),
+    intake: new Counter("lead_ingress_intake_total", "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).", [
+      "outcome",
+    ] as const),
     finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const),
-    callbackAttempts: new Counter("lead_ingress_callback_attempts_total", "Callback delivery attempts by result (delivered, retry, dead, lease_lost).", ["result"] as const),
+    callbackAttempts: new Counter("lead_ingress_callback_attempts_total", "Callback delivery attempts by result (delivered, retry, dead, lease_lost).", [
+      "result",
+    ] as const),
   };
 }
 
@@ -35,9 +39,13 @@ export async function renderMetrics(metrics: Metrics, store: Store, now: number)
   // (on PostgreSQL the read is awaited while deliveries go on and are counted).
   const counters = Object.values(metrics).map((counter) => counter.render());
   const { queue, pendingLeads } = await store.read((t) => readings(t, now));
-  return [
+  return `${[
     ...counters,
-    renderGauge({ name: "lead_ingress_callback_queue_depth", help: "Callbacks not yet delivered or dead (due now or waiting to retry).", value: queue.pending }),
+    renderGauge({
+      name: "lead_ingress_callback_queue_depth",
+      help: "Callbacks not yet delivered or dead (due now or waiting to retry).",
+      value: queue.pending,
+    }),
     renderGauge({ name: "lead_ingress_callback_due", help: "Callbacks due for an attempt now.", value: queue.due }),
     renderGauge({
       name: "lead_ingress_callback_oldest_pending_age_seconds",
@@ -45,5 +53,5 @@ export async function renderMetrics(metrics: Metrics, store: Store, now: number)
       value: queue.oldestDecidedAt === null ? 0 : Math.max(0, (now - queue.oldestDecidedAt) / 1000),
     }),
     renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads }),
-  ].join("\n\n") + "\n";
+  ].join("\n\n")}\n`;
 }

@@ -38,7 +38,11 @@ export interface Gauge {
 }
 
 export function renderGauge(gauge: Gauge): string {
-  const labels = gauge.labels ? `{${Object.entries(gauge.labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",")}}` : "";
+  const labels = gauge.labels
+    ? `{${Object.entries(gauge.labels)
+        .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+        .join(",")}}`
+    : "";
   return [`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} gauge`, `${gauge.name}${labels} ${gauge.value}`].join("\n");
 }
 

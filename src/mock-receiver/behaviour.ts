@@ -55,7 +55,8 @@ export function parseBehaviour(input: unknown): { path?: string; behaviour: Beha
   if (behaviour.hang && behaviour.close) throw new BehaviourError("hang and close cannot both be set");
   if (fields.retryAfter !== undefined) behaviour.retryAfter = retryAfter(fields.retryAfter);
   if (fields.body !== undefined) {
-    if (typeof fields.body !== "string" || fields.body.length > MAX_BODY_CHARS) throw new BehaviourError(`body must be a string of at most ${MAX_BODY_CHARS} characters`);
+    if (typeof fields.body !== "string" || fields.body.length > MAX_BODY_CHARS)
+      throw new BehaviourError(`body must be a string of at most ${MAX_BODY_CHARS} characters`);
     behaviour.body = fields.body;
   }
   if (fields.path === undefined || fields.path === null) return { behaviour };
@@ -119,7 +120,8 @@ export function createBehaviourTable(): BehaviourTable {
 }
 
 function integerIn(value: unknown, name: string, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw new BehaviourError(`${name} must be an integer from ${min} to ${max}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
+    throw new BehaviourError(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }
 
@@ -131,6 +133,7 @@ function boolean(value: unknown, name: string): boolean {
 /** Seconds ("2") or an HTTP date; numbers are accepted and turned into text. */
 function retryAfter(value: unknown): string {
   const text = typeof value === "number" && Number.isInteger(value) && value >= 0 ? String(value) : value;
-  if (typeof text !== "string" || text.length === 0 || text.length > 64 || /[\r\n]/.test(text)) throw new BehaviourError("retryAfter must be a short string such as \"2\"");
+  if (typeof text !== "string" || text.length === 0 || text.length > 64 || /[\r\n]/.test(text))
+    throw new BehaviourError('retryAfter must be a short string such as "2"');
   return text;
 }

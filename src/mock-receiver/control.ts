@@ -41,7 +41,12 @@ const ROUTES: Record<string, Record<string, Handler>> = {
 export async function handleControl(request: Request, url: URL, target: ControlTarget): Promise<Response> {
   const name = url.pathname.slice(CONTROL_PREFIX.length);
   const route = Object.hasOwn(ROUTES, name) ? ROUTES[name] : undefined;
-  if (!route) return json(404, { error: `no such control route; try ${Object.keys(ROUTES).map((r) => CONTROL_PREFIX + r).join(", ")}` });
+  if (!route)
+    return json(404, {
+      error: `no such control route; try ${Object.keys(ROUTES)
+        .map((r) => CONTROL_PREFIX + r)
+        .join(", ")}`,
+    });
   const handler = Object.hasOwn(route, request.method) ? route[request.method] : undefined;
   if (!handler) return json(405, { error: `use ${Object.keys(route).join(", ")}` }, { allow: Object.keys(route).join(", ") });
   try {

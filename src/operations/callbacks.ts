@@ -35,7 +35,8 @@ export async function replayCallback(store: Store, id: string, now: number): Pro
   // (not indexed; one operator command can afford it). The replay itself re-checks the status.
   const callback = await store.read((t) => op(t.callbacks.find(id)));
   if (!callback) return { kind: "missing" };
-  if (!(await store.write((t) => op(t.callbacks.replay(callback.leadId, now))))) return { kind: "notFinished", callbackId: callback.id, status: callback.status };
+  if (!(await store.write((t) => op(t.callbacks.replay(callback.leadId, now)))))
+    return { kind: "notFinished", callbackId: callback.id, status: callback.status };
   return { kind: "replayed", callbackId: callback.id };
 }
 

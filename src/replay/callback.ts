@@ -36,7 +36,8 @@ export function checkCallback(expect: CallbackExpectation, callback: RecordedCal
     if (mismatch) return mismatch;
   }
   if (expect.signature === "valid") {
-    if (callback.signature === null) return "callback signature: the receiver checked none (give it the vendor's signing secret: mock-receiver --secret, or replay --receiver-secret)";
+    if (callback.signature === null)
+      return "callback signature: the receiver checked none (give it the vendor's signing secret: mock-receiver --secret, or replay --receiver-secret)";
     if (!callback.signature.valid) return `callback signature: not valid: ${callback.signature.error ?? "no reason given"}`;
   }
   return findMismatch(expect.body, callback.json, "callback");

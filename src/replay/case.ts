@@ -99,7 +99,8 @@ export async function runCase(fixture: Fixture, context: ReplayContext): Promise
     const { path, attempts } = fixture.callback;
     const callbacks = await waitForCallbacks(context.receiver!.client, `${prefix}${path}`, attempts, context.target.timeoutMs);
     const gotCallbacks = `${steps} + ${callbacks.length === 0 ? "no callback" : callbacks.length === 1 ? "callback" : `${callbacks.length} callbacks`}`;
-    if (callbacks.length < attempts) return result("fail", gotCallbacks, `callback: ${callbacks.length} of ${attempts} arrived at ${path} within ${context.target.timeoutMs} ms`);
+    if (callbacks.length < attempts)
+      return result("fail", gotCallbacks, `callback: ${callbacks.length} of ${attempts} arrived at ${path} within ${context.target.timeoutMs} ms`);
     const mismatch = checkCallbacks(fillPlaceholders(fixture.callback, values), callbacks.slice(0, attempts));
     return result(mismatch === null ? "pass" : "fail", gotCallbacks, mismatch ?? undefined);
   } catch (error) {

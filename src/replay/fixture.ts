@@ -98,7 +98,10 @@ export function loadFixtures(dir: string): Fixture[] {
   }
   if (files.length === 0) throw new FixtureError(`No *.json fixtures under ${dir}`);
   return files.map((file) => {
-    const name = relative(dir, file).split(sep).join("/").replace(/\.json$/, "");
+    const name = relative(dir, file)
+      .split(sep)
+      .join("/")
+      .replace(/\.json$/, "");
     let data: unknown;
     try {
       data = JSON.parse(readFileSync(file, "utf8"));

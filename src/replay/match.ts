@@ -76,7 +76,11 @@ function stringDifference(expected: string, actual: string): string {
 }
 
 /** Expected headers against actual ones; a null expectation means "must be absent". */
-export function findHeaderMismatch(expected: Record<string, string | null>, actual: (name: string) => string | null | undefined, where = "header"): string | null {
+export function findHeaderMismatch(
+  expected: Record<string, string | null>,
+  actual: (name: string) => string | null | undefined,
+  where = "header",
+): string | null {
   for (const [name, want] of Object.entries(expected)) {
     const got = actual(name.toLowerCase()) ?? null;
     if (want === null) {

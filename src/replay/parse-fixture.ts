@@ -1,7 +1,18 @@
 // Checks a parsed fixture file against the format, naming the first problem by its position
 // ("steps[1].expect.status must be …"), and fills in defaults.
 import { parseDuration } from "../config/parse.ts";
-import { BASE_LEAD, OPTION_FEATURES, WITH_FEATURES, type Auth, type CallbackExpectation, type Fixture, type FixtureRequest, type Json, type ReceiverBehaviour, type Step } from "./fixture.ts";
+import {
+  BASE_LEAD,
+  OPTION_FEATURES,
+  WITH_FEATURES,
+  type Auth,
+  type CallbackExpectation,
+  type Fixture,
+  type FixtureRequest,
+  type Json,
+  type ReceiverBehaviour,
+  type Step,
+} from "./fixture.ts";
 import { isMatcher } from "./match.ts";
 import { PLACEHOLDERS } from "./placeholders.ts";
 
@@ -48,7 +59,8 @@ function step(input: unknown, where: string): Step {
     const counts = object(e.statusCounts, `${where}.expect.statusCounts`);
     const statusCounts: Record<string, number> = {};
     for (const [status, count] of Object.entries(counts)) statusCounts[status] = integer(count, `${where}.expect.statusCounts.${status}`, 0, MAX_CONCURRENT);
-    if (Object.values(statusCounts).reduce((a, b) => a + b, 0) !== out.concurrent) throw new Error(`${where}.expect.statusCounts must add up to concurrent (${out.concurrent})`);
+    if (Object.values(statusCounts).reduce((a, b) => a + b, 0) !== out.concurrent)
+      throw new Error(`${where}.expect.statusCounts must add up to concurrent (${out.concurrent})`);
     out.expect = { statusCounts };
   } else {
     allowKeys(e, `${where}.expect`, ["status", "headers", "body"]);
@@ -180,7 +192,8 @@ function string(value: unknown, where: string): string {
 }
 
 function integer(value: unknown, where: string, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) throw new Error(`${where} must be a whole number from ${min} to ${max}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${where} must be a whole number from ${min} to ${max}`);
   return value;
 }
 

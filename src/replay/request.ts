@@ -44,7 +44,9 @@ export function paddedBody(bytes: number): string {
 function bodyText(request: FixtureRequest): string | undefined {
   if (request.bodyBytes !== undefined) {
     // Trailing spaces do not change what the text means as JSON, only its size.
-    return request.raw === undefined ? paddedBody(request.bodyBytes) : request.raw + " ".repeat(Math.max(0, request.bodyBytes - Buffer.byteLength(request.raw)));
+    return request.raw === undefined
+      ? paddedBody(request.bodyBytes)
+      : request.raw + " ".repeat(Math.max(0, request.bodyBytes - Buffer.byteLength(request.raw)));
   }
   if (request.raw !== undefined) return request.raw;
   if (request.body !== undefined) return JSON.stringify(request.body);

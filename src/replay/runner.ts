@@ -44,7 +44,8 @@ export function caseNames(dir: string, filter?: string): string[] {
 export async function runReplay(dir: string, options: ReplayOptions): Promise<ReplayReport> {
   const fixtures = loadFixtures(dir).filter((fixture) => options.filter === undefined || fixture.name.includes(options.filter));
   const trim = (url: string) => url.replace(/\/+$/, "");
-  const receiver = options.receiver === undefined ? undefined : { url: trim(options.receiver), client: receiverClient(trim(options.receiver), options.timeoutMs) };
+  const receiver =
+    options.receiver === undefined ? undefined : { url: trim(options.receiver), client: receiverClient(trim(options.receiver), options.timeoutMs) };
   if (receiver && options.receiverSecret !== undefined) await receiver.client.setSecret(options.receiverSecret);
   const context: ReplayContext = {
     target: { url: trim(options.url), vendor: options.vendor, otherVendor: options.otherVendor, timeoutMs: options.timeoutMs },

@@ -186,7 +186,8 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
     const realVerify = Bun.password.verify.bind(Bun.password);
     const releases: (() => void)[] = [];
     const verify = spyOn(Bun.password, "verify").mockImplementation((password, hash) =>
-      String(password).startsWith("guess") ? new Promise<boolean>((resolve) => releases.push(() => resolve(false))) : realVerify(password, hash));
+      String(password).startsWith("guess") ? new Promise<boolean>((resolve) => releases.push(() => resolve(false))) : realVerify(password, hash),
+    );
     return { verify, release: () => releases.splice(0).forEach((release) => release()), restore: () => verify.mockRestore() };
   }
 

@@ -7,8 +7,7 @@ function fakeClock(start = 1_700_000_000_000) {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
-const takeMany = (limiter: ReturnType<typeof createRateLimiter>, key: string, n: number) =>
-  Array.from({ length: n }, () => limiter.take(key).ok);
+const takeMany = (limiter: ReturnType<typeof createRateLimiter>, key: string, n: number) => Array.from({ length: n }, () => limiter.take(key).ok);
 
 describe("createRateLimiter", () => {
   test("allows a burst at once, then refuses", () => {

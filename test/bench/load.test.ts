@@ -42,7 +42,15 @@ test("every templated request carries the template with the next unused phone of
 });
 
 test("with a workload, the requests carry the workload's bodies, duplicates and invalid leads included", async () => {
-  const workload = { template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart: 9_000, callbackBase: "http://127.0.0.1:9090", shares: { duplicate: 0.1, invalid: 0.1 }, seed: 7 };
+  const workload = {
+    template: workloadLeadTemplate,
+    slot: PHONE_SLOT,
+    invalidBody: invalidLead,
+    phoneStart: 9_000,
+    callbackBase: "http://127.0.0.1:9090",
+    shares: { duplicate: 0.1, invalid: 0.1 },
+    seed: 7,
+  };
   const bodies = await runLoadAgainstReceiver({ workload });
   // The same seed replays the same bodies (a request cut off at the end may leave a gap; the
   // connections may deliver them in another order).

@@ -56,7 +56,16 @@ test("requests the generator sends late are measured from when they were due", a
       return json(200);
     },
   });
-  const result = await runOpenLoop({ url: server.url.origin, path: "/v1/prePing", headers: {}, connections: 256, rate: 200, duration: 2, warmup: 0, body: "{}" });
+  const result = await runOpenLoop({
+    url: server.url.origin,
+    path: "/v1/prePing",
+    headers: {},
+    connections: 256,
+    rate: 200,
+    duration: 2,
+    warmup: 0,
+    body: "{}",
+  });
 
   expect(result).toMatchObject({ sent: 400, answered: 400, unexpected: 0 });
   expect(result.sendLagMaxMs).toBeGreaterThan(400);
@@ -94,7 +103,16 @@ test("a connection the server closes is replaced, and a chunked answer is read t
     fetch() {
       n++;
       if (n % 3 === 0) return new Response("{}", { headers: { connection: "close" } });
-      if (n % 3 === 1) return new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("{\"a\":")); c.enqueue(new TextEncoder().encode("1}")); c.close(); } }));
+      if (n % 3 === 1)
+        return new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode('{"a":'));
+              c.enqueue(new TextEncoder().encode("1}"));
+              c.close();
+            },
+          }),
+        );
       return json(200);
     },
   });

@@ -37,7 +37,15 @@ describe("phones.mjs", () => {
 
 describe("workload.mjs", () => {
   const shares = { duplicate: 0.1, invalid: 0.05, callbackRetry: 0.2, callbackDead: 0.05 };
-  const workload = createWorkload({ template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart: 77_000_000, callbackBase: CALLBACK_BASE, shares, seed: 42 });
+  const workload = createWorkload({
+    template: workloadLeadTemplate,
+    slot: PHONE_SLOT,
+    invalidBody: invalidLead,
+    phoneStart: 77_000_000,
+    callbackBase: CALLBACK_BASE,
+    shares,
+    seed: 42,
+  });
   const requests = Array.from({ length: SAMPLE }, () => workload.next());
   const ofKind = (kind: string) => requests.filter((r) => r.kind === kind).map((r) => JSON.parse(r.body) as Record<string, string>);
   const valid = ofKind("valid");
@@ -68,10 +76,12 @@ describe("workload.mjs", () => {
   });
 
   test("callbacks go to the mock receiver, a share to paths that fail once (one per lead) or always", () => {
-    const paths = valid.map((lead) => new URL(lead.call_back_url!)).map((url) => {
-      expect(url.origin).toBe(CALLBACK_BASE);
-      return url.pathname;
-    });
+    const paths = valid
+      .map((lead) => new URL(lead.call_back_url!))
+      .map((url) => {
+        expect(url.origin).toBe(CALLBACK_BASE);
+        return url.pathname;
+      });
     const retry = paths.filter((p) => p.startsWith(CALLBACK_PATHS.retryPrefix));
     expect(new Set(retry).size).toBe(retry.length);
     expect(Math.abs(share(retry.length, paths.length) - shares.callbackRetry)).toBeLessThan(0.015);
@@ -95,10 +105,11 @@ test("the receiver behaviours answer 200 on the healthy path, fail a retry path 
     const { path, behaviour } = parseBehaviour(input);
     table.set(path, behaviour);
   }
-  const statuses = (path: string, n: number) => Array.from({ length: n }, () => {
-    const answer = table.next(path);
-    return answer.action === "respond" ? answer.status : answer.action;
-  });
+  const statuses = (path: string, n: number) =>
+    Array.from({ length: n }, () => {
+      const answer = table.next(path);
+      return answer.action === "respond" ? answer.status : answer.action;
+    });
   expect(statuses(CALLBACK_PATHS.ok, 3)).toEqual([200, 200, 200]);
   expect(statuses(`${CALLBACK_PATHS.retryPrefix}7`, 3)).toEqual([503, 200, 200]);
   expect(statuses(`${CALLBACK_PATHS.retryPrefix}8`, 2)).toEqual([503, 200]);

@@ -26,7 +26,15 @@ const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const OPERATOR = { name: "browser-operator", password: "browser-operator-password" };
 const HOSTILE = `"'><img src=x onerror=alert(1)><script>alert(2)</script>`;
 const STEP_TIMEOUT_MS = 15_000;
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 let temp: string;
 let server: ServerProcess;
@@ -49,11 +57,29 @@ beforeAll(async () => {
     },
   });
   const database = join(temp, "test.db");
-  server = await spawnServer(["--database", database, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--console-port", "0", "--hold-period", "2s", "--allow-private-callbacks", "--worker-poll-interval", "50ms"]);
+  server = await spawnServer([
+    "--database",
+    database,
+    "--bootstrap-vendor",
+    `${VENDOR.name}:${VENDOR.password}`,
+    "--console-port",
+    "0",
+    "--hold-period",
+    "2s",
+    "--allow-private-callbacks",
+    "--worker-poll-interval",
+    "50ms",
+  ]);
   consoleUrl = String(server.logs.find((entry) => entry.event === "console_listening")!.url);
   store = await openTestStore(database);
   await createOperator(store.store, OPERATOR.name, "cli:browser-test", OPERATOR.password);
-  browser = await chromium.launchPersistentContext(join(temp, "profile"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000, viewport: { width: 1280, height: 900 } });
+  browser = await chromium.launchPersistentContext(join(temp, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: 30_000,
+    viewport: { width: 1280, height: 900 },
+  });
 });
 
 afterAll(async () => {
@@ -65,8 +91,11 @@ afterAll(async () => {
 });
 
 const vendorPost = (fields: Record<string, unknown>) =>
-  post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-const callbackDelivered = (leadId: string) => waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 15_000);
+  post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), {
+    authorization: basicAuth(VENDOR.name, VENDOR.password),
+  });
+const callbackDelivered = (leadId: string) =>
+  waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 15_000);
 
 /** A lead through its hold (2 s) to its delivered callback. */
 async function postLead(fields: Record<string, unknown>): Promise<string> {
@@ -94,96 +123,95 @@ async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true, timeout: 60_000 });
 }
 
-test(
-  "sign in, find a lead by its phone written another way, open its timeline; a hostile lead is text and runs nothing",
-  async () => {
-    const leadId = await postLead({ phone_number: "(212) 555-0123", customer_name: "Jane Doe" });
-    const hostileId = await postLead(Object.fromEntries(["customer_name", "city", "street", "dm_name", "utility", "mailing_street", "mailing_city", "vendor_campaign_name"].map((field) => [field, HOSTILE])));
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    const seen = record(page);
+test("sign in, find a lead by its phone written another way, open its timeline; a hostile lead is text and runs nothing", async () => {
+  const leadId = await postLead({ phone_number: "(212) 555-0123", customer_name: "Jane Doe" });
+  const hostileId = await postLead(
+    Object.fromEntries(
+      ["customer_name", "city", "street", "dm_name", "utility", "mailing_street", "mailing_city", "vendor_campaign_name"].map((field) => [field, HOSTILE]),
+    ),
+  );
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const seen = record(page);
 
-    // Without a session the console sends the browser to its sign-in page.
-    await page.goto(`${consoleUrl}/leads`);
-    expect(new URL(page.url()).pathname).toBe("/login");
-    await page.getByLabel("Operator").fill(OPERATOR.name);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Overview" }).waitFor();
-    await screenshot(page, "console-overview.png");
-    await page.getByRole("navigation").getByRole("link", { name: "Leads" }).click();
-    await page.getByRole("heading", { name: "Leads" }).waitFor();
+  // Without a session the console sends the browser to its sign-in page.
+  await page.goto(`${consoleUrl}/leads`);
+  expect(new URL(page.url()).pathname).toBe("/login");
+  await page.getByLabel("Operator").fill(OPERATOR.name);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  await screenshot(page, "console-overview.png");
+  await page.getByRole("navigation").getByRole("link", { name: "Leads" }).click();
+  await page.getByRole("heading", { name: "Leads" }).waitFor();
 
-    // The number as E.164 with dots: the same number as the vendor's "(212) 555-0123".
-    await page.getByLabel("Phone").fill("+1 212.555.0123");
-    await page.getByRole("button", { name: "Search" }).click();
-    const link = page.getByRole("link", { name: leadId });
-    await link.waitFor();
-    expect(await page.locator("tbody tr").count()).toBe(1);
-    await screenshot(page, "console-leads.png");
+  // The number as E.164 with dots: the same number as the vendor's "(212) 555-0123".
+  await page.getByLabel("Phone").fill("+1 212.555.0123");
+  await page.getByRole("button", { name: "Search" }).click();
+  const link = page.getByRole("link", { name: leadId });
+  await link.waitFor();
+  expect(await page.locator("tbody tr").count()).toBe(1);
+  await screenshot(page, "console-leads.png");
 
-    await link.click();
-    const timeline = page.locator("ol.timeline");
-    await timeline.waitFor();
-    const events = await timeline.locator("li").allInnerTexts();
-    expect(events).toEqual([
-      expect.stringContaining(`Received from ${VENDOR.name}`),
-      expect.stringContaining("accepted"),
-      expect.stringMatching(/Callback attempt 1: HTTP 204, \d+ ms/),
-    ]);
-    await screenshot(page, "console-lead.png");
+  await link.click();
+  const timeline = page.locator("ol.timeline");
+  await timeline.waitFor();
+  const events = await timeline.locator("li").allInnerTexts();
+  expect(events).toEqual([
+    expect.stringContaining(`Received from ${VENDOR.name}`),
+    expect.stringContaining("accepted"),
+    expect.stringMatching(/Callback attempt 1: HTTP 204, \d+ ms/),
+  ]);
+  await screenshot(page, "console-lead.png");
 
-    await page.goto(`${consoleUrl}/leads/${hostileId}`);
-    await timeline.waitFor();
-    const customerName = page.locator("tr", { has: page.locator("th", { hasText: /^customer_name$/ }) }).locator("td");
-    expect(await customerName.innerText()).toBe(HOSTILE);
-    expect(await page.evaluate("document.querySelectorAll('img, script').length")).toBe(0);
-    await screenshot(page, "console-hostile-lead.png");
+  await page.goto(`${consoleUrl}/leads/${hostileId}`);
+  await timeline.waitFor();
+  const customerName = page.locator("tr", { has: page.locator("th", { hasText: /^customer_name$/ }) }).locator("td");
+  expect(await customerName.innerText()).toBe(HOSTILE);
+  expect(await page.evaluate("document.querySelectorAll('img, script').length")).toBe(0);
+  await screenshot(page, "console-hostile-lead.png");
 
-    // Every other section, as an operator first sees it.
-    for (const section of ["callbacks", "vendors", "suppression", "audit"]) {
-      await page.goto(`${consoleUrl}/${section}`);
-      await page.locator("main h1").waitFor();
-      await screenshot(page, `console-${section}.png`);
-    }
+  // Every other section, as an operator first sees it.
+  for (const section of ["callbacks", "vendors", "suppression", "audit"]) {
+    await page.goto(`${consoleUrl}/${section}`);
+    await page.locator("main h1").waitFor();
+    await screenshot(page, `console-${section}.png`);
+  }
 
-    expect(seen.dialogs).toEqual([]);
-    expect(seen.errors).toEqual([]);
-    expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
-  },
-  240_000,
-);
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+}, 240_000);
 
-test(
-  "decide a held lead from its page and see its callback reach the receiver; disable a vendor and see its next postLead get 401",
-  async () => {
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    const seen = record(page);
+test("decide a held lead from its page and see its callback reach the receiver; disable a vendor and see its next postLead get 401", async () => {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const seen = record(page);
 
-    // Held for 2 s: the operator rejects it during the hold.
-    const leadId = (await vendorPost({})).body.lead_id as string;
-    await page.goto(`${consoleUrl}/leads/${leadId}`);
-    await page.getByLabel("Decision").selectOption("reject");
-    await page.getByLabel("Reason").fill("failed the fraud check");
-    await page.getByRole("button", { name: "Record decision" }).click();
-    await page.getByText("Decision recorded").waitFor();
-    await callbackDelivered(leadId);
-    expect(callbacks.find((body) => body.lead_id === leadId)).toMatchObject({ status: "rejected", message: [{ error: "Rejected by operator: failed the fraud check" }] });
-    await page.reload();
-    await page.locator("ol.timeline").getByText("Rejected by operator: failed the fraud check").first().waitFor();
-    await screenshot(page, "console-decided-lead.png");
+  // Held for 2 s: the operator rejects it during the hold.
+  const leadId = (await vendorPost({})).body.lead_id as string;
+  await page.goto(`${consoleUrl}/leads/${leadId}`);
+  await page.getByLabel("Decision").selectOption("reject");
+  await page.getByLabel("Reason").fill("failed the fraud check");
+  await page.getByRole("button", { name: "Record decision" }).click();
+  await page.getByText("Decision recorded").waitFor();
+  await callbackDelivered(leadId);
+  expect(callbacks.find((body) => body.lead_id === leadId)).toMatchObject({
+    status: "rejected",
+    message: [{ error: "Rejected by operator: failed the fraud check" }],
+  });
+  await page.reload();
+  await page.locator("ol.timeline").getByText("Rejected by operator: failed the fraud check").first().waitFor();
+  await screenshot(page, "console-decided-lead.png");
 
-    await page.getByRole("navigation").getByRole("link", { name: "Vendors" }).click();
-    await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Disable" }).click();
-    await page.getByText("The vendor is disabled").waitFor();
-    expect((await vendorPost({})).status).toBe(401);
-    await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Enable" }).click();
-    await page.getByText("The vendor is enabled again.").waitFor();
-    expect((await vendorPost({})).status).toBe(200);
+  await page.getByRole("navigation").getByRole("link", { name: "Vendors" }).click();
+  await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Disable" }).click();
+  await page.getByText("The vendor is disabled").waitFor();
+  expect((await vendorPost({})).status).toBe(401);
+  await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Enable" }).click();
+  await page.getByText("The vendor is enabled again.").waitFor();
+  expect((await vendorPost({})).status).toBe(200);
 
-    expect(seen.dialogs).toEqual([]);
-    expect(seen.errors).toEqual([]);
-  },
-  240_000,
-);
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+}, 240_000);

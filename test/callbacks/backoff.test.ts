@@ -125,7 +125,18 @@ describe("parseRetryAfter", () => {
   });
 
   test("absent or malformed values give null", () => {
-    for (const value of [null, undefined, "", "  ", "-5", "1.5", "soon", "2015-10-21T07:30:00Z", "Wed, 21 Oct 2015 07:30:00 +0200", "Wed, 99 Oct 2015 07:30:00 GMT"]) {
+    for (const value of [
+      null,
+      undefined,
+      "",
+      "  ",
+      "-5",
+      "1.5",
+      "soon",
+      "2015-10-21T07:30:00Z",
+      "Wed, 21 Oct 2015 07:30:00 +0200",
+      "Wed, 99 Oct 2015 07:30:00 GMT",
+    ]) {
       expect(parseRetryAfter(value, now)).toBeNull();
     }
   });

@@ -16,7 +16,15 @@ test("stop keeps the lease of a delivery still in flight", async () => {
   const log = createLogger("silent");
   await h.accept(validLead());
   h.now.value += HOLD;
-  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 10, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  await createFinalResultJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    verifyCertificate: null,
+    batchSize: 10,
+    leaseMs: LEASE,
+    onDecided: () => {},
+  }).runOnce();
   const job = createDeliveryJob({
     store: h.deps.store,
     clock: () => h.now.value,
@@ -42,7 +50,15 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   for (let i = 0; i < 3; i++) await h.accept(validLead());
   h.now.value += HOLD;
-  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 10, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  await createFinalResultJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    verifyCertificate: null,
+    batchSize: 10,
+    leaseMs: LEASE,
+    onDecided: () => {},
+  }).runOnce();
   const answers = [200, 500, 410];
   const job = createDeliveryJob({
     store: h.deps.store,
@@ -58,7 +74,11 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
   expect(await job.fill()).toBe(3);
   await job.stop(1_000);
   const attempts = lines.filter((line) => line.event === "callback_attempt").map(({ level, outcome }) => [outcome, level]);
-  expect(attempts.sort()).toEqual([["dead", "error"], ["delivered", "info"], ["retry", "warn"]]);
+  expect(attempts.sort()).toEqual([
+    ["dead", "error"],
+    ["delivered", "info"],
+    ["retry", "warn"],
+  ]);
   h.database.close();
 });
 
@@ -67,7 +87,15 @@ test("while deliveries are in flight, more are claimed only once a quarter of th
   const log = createLogger("silent");
   for (let i = 0; i < 12; i++) await h.accept(validLead());
   h.now.value += HOLD;
-  await createFinalResultJob({ store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: 20, leaseMs: LEASE, onDecided: () => {} }).runOnce();
+  await createFinalResultJob({
+    store: h.deps.store,
+    clock: () => h.now.value,
+    log,
+    verifyCertificate: null,
+    batchSize: 20,
+    leaseMs: LEASE,
+    onDecided: () => {},
+  }).runOnce();
   const answer: (() => void)[] = [];
   const ok = { startedAt: h.now.value, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, retryAfterMs: null };
   const job = createDeliveryJob({

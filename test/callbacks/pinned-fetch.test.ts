@@ -11,7 +11,13 @@ const seen: Seen[] = [];
 
 async function record(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
-  seen.push({ method: request.method, url: request.url, host: request.headers.get("host"), body: await request.text(), signature: request.headers.get("webhook-signature") });
+  seen.push({
+    method: request.method,
+    url: request.url,
+    host: request.headers.get("host"),
+    body: await request.text(),
+    signature: request.headers.get("webhook-signature"),
+  });
   if (pathname === "/redirect") return new Response(null, { status: 302, headers: { location: "http://127.0.0.1:9/elsewhere" } });
   return Response.json({ received: true });
 }
@@ -48,7 +54,11 @@ async function pinnedPost(callbackUrl: string, init: BunFetchRequestInit = {}): 
 
 describe("pinnedFetchInit", () => {
   test("builds the connect URL and keeps the name in Host", () => {
-    const { url, init } = pinnedFetchInit(new URL("https://callback.test:8443/cb?x=1"), { address: "203.0.113.7", family: 4 }, { proxy: "http://127.0.0.1:3128", tls: { ca: "CA" } });
+    const { url, init } = pinnedFetchInit(
+      new URL("https://callback.test:8443/cb?x=1"),
+      { address: "203.0.113.7", family: 4 },
+      { proxy: "http://127.0.0.1:3128", tls: { ca: "CA" } },
+    );
     expect(url.href).toBe("https://203.0.113.7:8443/cb?x=1");
     expect(new Headers(init.headers).get("host")).toBe("callback.test:8443");
     expect(init.redirect).toBe("manual");
@@ -74,7 +84,13 @@ describe("pinnedFetchInit", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ received: true });
     expect(seen.slice(before)).toEqual([
-      { method: "POST", url: `http://callback.test:${http.port}/hooks/lead?vendor=7`, host: `callback.test:${http.port}`, body: '{"lead_id":"L1"}', signature: "v1,abc" },
+      {
+        method: "POST",
+        url: `http://callback.test:${http.port}/hooks/lead?vendor=7`,
+        host: `callback.test:${http.port}`,
+        body: '{"lead_id":"L1"}',
+        signature: "v1,abc",
+      },
     ]);
   });
 

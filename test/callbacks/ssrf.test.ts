@@ -148,8 +148,16 @@ describe("resolveCallbackTarget", () => {
   });
 
   test("allowPrivate lets private and mixed names through", async () => {
-    expect(await resolveCallbackTarget(new URL("https://internal.example/"), { allowPrivate: true, lookup })).toEqual({ ok: true, address: "10.0.0.5", family: 4 });
-    expect(await resolveCallbackTarget(new URL("https://mixed.example/"), { allowPrivate: true, lookup })).toEqual({ ok: true, address: "93.184.216.34", family: 4 });
+    expect(await resolveCallbackTarget(new URL("https://internal.example/"), { allowPrivate: true, lookup })).toEqual({
+      ok: true,
+      address: "10.0.0.5",
+      family: 4,
+    });
+    expect(await resolveCallbackTarget(new URL("https://mixed.example/"), { allowPrivate: true, lookup })).toEqual({
+      ok: true,
+      address: "93.184.216.34",
+      family: 4,
+    });
   });
 
   test("IP-literal hosts are classified without a lookup", async () => {

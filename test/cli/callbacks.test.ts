@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const callbacks = (...args: string[]) => cli(server.config.databasePath, "callbacks", ...args);
-const callbackOf = (leadId: string) => server.db.sqlite.query("SELECT id, status FROM callbacks WHERE lead_id = ?").get(leadId) as { id: string; status: string };
+const callbackOf = (leadId: string) =>
+  server.db.sqlite.query("SELECT id, status FROM callbacks WHERE lead_id = ?").get(leadId) as { id: string; status: string };
 
 /** Posts a lead whose callback goes to `path` and waits until the callback is `status`. */
 async function leadWithCallback(path: string, status: "dead" | "delivered"): Promise<string> {
@@ -41,7 +42,16 @@ test("leads show lists every attempt: time, status code, duration, error and the
   expect(text.out).toMatch(/^Attempts \(2\)\n  #1  \d{4}-\S+Z  HTTP 500  \d+ ms  error: HTTP 500\n      answer body: down for\\nmaintenance\n  #2 /m);
   const detail = JSON.parse((await cli(server.config.databasePath, "leads", "show", failing, "--json")).out);
   expect(detail.callback).toMatchObject({ status: "dead", attempt_count: 2, last_error: "HTTP 500" });
-  expect(detail.attempts).toEqual([1, 2].map((n) => ({ attempt_no: n, started_at: expect.stringMatching(/Z$/), status_code: 500, duration_ms: expect.any(Number), error: "HTTP 500", response_excerpt: "down for\nmaintenance" })));
+  expect(detail.attempts).toEqual(
+    [1, 2].map((n) => ({
+      attempt_no: n,
+      started_at: expect.stringMatching(/Z$/),
+      status_code: 500,
+      duration_ms: expect.any(Number),
+      error: "HTTP 500",
+      response_excerpt: "down for\nmaintenance",
+    })),
+  );
 });
 
 test("show ID (a callback id or its lead's id): the callback, every attempt and its lead's final result", async () => {
@@ -64,7 +74,9 @@ test("list: most recently changed first, filtered by status, as a table or JSON"
   const table = await callbacks("list", "--status", "dead");
   expect(table.code).toBe(0);
   expect(table.out).toMatch(/^UPDATED\s+ID\s+LEAD\s+VENDOR\s+STATUS\s+ATTEMPTS\s+NEXT ATTEMPT\s+LAST ERROR\s+URL$/m);
-  expect(table.out).toMatch(new RegExp(`^\\S+Z\\s+${callbackOf(failing).id}\\s+${failing}\\s+vendor-a\\s+dead\\s+2\\s+-\\s+HTTP 500\\s+http://127.0.0.1:\\d+/failing$`, "m"));
+  expect(table.out).toMatch(
+    new RegExp(`^\\S+Z\\s+${callbackOf(failing).id}\\s+${failing}\\s+vendor-a\\s+dead\\s+2\\s+-\\s+HTTP 500\\s+http://127.0.0.1:\\d+/failing$`, "m"),
+  );
   const listed = JSON.parse((await callbacks("list", "--status", "dead", "--json")).out) as { lead_id: string; status: string }[];
   expect(listed.map((c) => c.lead_id).sort()).toEqual([failing, gone].sort());
   expect((await callbacks("list", "--status", "held")).out).toBe("No callbacks.\n");
@@ -101,7 +113,10 @@ test("replay: an unknown id, a callback still in the queue and bad arguments are
   expect(await callbacks("replay", "msg_nope")).toEqual({ code: 2, out: "", err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
   const pending = await leadWithCallback("/later", "delivered");
   server.db.sqlite.run("UPDATE callbacks SET status = 'pending', next_attempt_at = ? WHERE lead_id = ?", [Date.now() + 3_600_000, pending]);
-  expect(await callbacks("replay", pending)).toMatchObject({ code: 2, err: expect.stringContaining("is pending: only dead or delivered callbacks can be replayed") });
+  expect(await callbacks("replay", pending)).toMatchObject({
+    code: 2,
+    err: expect.stringContaining("is pending: only dead or delivered callbacks can be replayed"),
+  });
   expect(await callbacks("replay")).toMatchObject({ code: 2, err: expect.stringContaining("Give either a callback ID or --dead") });
   expect(await callbacks("replay", pending, "--dead")).toMatchObject({ code: 2, err: expect.stringContaining("Give either a callback ID or --dead") });
   expect(await callbacks("replay", pending, "--since", "1h")).toMatchObject({ code: 2, err: expect.stringContaining("--since goes with --dead") });

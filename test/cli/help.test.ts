@@ -77,7 +77,11 @@ test("serve on a port another process holds says so in one line and exits 1", as
   const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("taken") });
   try {
     const answer = await cli(database.path, "serve", "--host", "127.0.0.1", "--port", String(holder.port));
-    expect(answer).toEqual({ code: 1, out: "", err: `Cannot listen on 127.0.0.1:${holder.port}: the port is in use by another process (choose another with --port)\n` });
+    expect(answer).toEqual({
+      code: 1,
+      out: "",
+      err: `Cannot listen on 127.0.0.1:${holder.port}: the port is in use by another process (choose another with --port)\n`,
+    });
   } finally {
     holder.stop(true);
   }

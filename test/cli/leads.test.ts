@@ -11,7 +11,11 @@ afterAll(() => server.stop());
 const leads = (...args: string[]) => cli(server.config.databasePath, "leads", ...args);
 
 async function pendingLead(overrides: Record<string, unknown> = {}): Promise<string> {
-  const answer = await fetch(`${server.url}/v1/postLead`, { method: "POST", headers: { authorization: server.auth }, body: JSON.stringify(validLead(overrides)) });
+  const answer = await fetch(`${server.url}/v1/postLead`, {
+    method: "POST",
+    headers: { authorization: server.auth },
+    body: JSON.stringify(validLead(overrides)),
+  });
   return ((await answer.json()) as { lead_id: string }).lead_id;
 }
 
@@ -26,7 +30,11 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
   expect(lines[2]).toContain(older);
 
   const limited = await leads("list", "--limit", "1", "--status", "pending", "--vendor", "vendor-a");
-  expect(limited.out.trimEnd().split("\n")).toEqual([expect.stringMatching(/^CREATED/), expect.stringContaining(newer), "(the newest 1; --limit N shows more)"]);
+  expect(limited.out.trimEnd().split("\n")).toEqual([
+    expect.stringMatching(/^CREATED/),
+    expect.stringContaining(newer),
+    "(the newest 1; --limit N shows more)",
+  ]);
   expect((await leads("list", "--status", "accepted")).out).toBe("No leads.\n");
 
   const [first] = JSON.parse((await leads("list", "--json", "--limit", "1")).out) as Record<string, unknown>[];
@@ -45,7 +53,10 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
 
 test("list: an unknown vendor or status is an error with exit code 2", async () => {
   expect(await leads("list", "--vendor", "ghost")).toEqual({ code: 2, out: "", err: "No such vendor: ghost\n" });
-  expect(await leads("list", "--status", "lost")).toMatchObject({ code: 2, err: expect.stringContaining("--status must be one of pending, accepted, rejected") });
+  expect(await leads("list", "--status", "lost")).toMatchObject({
+    code: 2,
+    err: expect.stringContaining("--status must be one of pending, accepted, rejected"),
+  });
 });
 
 test("show: every stored field, the final result and the callback, as text or JSON", async () => {

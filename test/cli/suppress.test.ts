@@ -49,13 +49,22 @@ test("check says whether a number in any spelling is listed, since when and why;
   await suppress("add", phone, "--reason", "asked twice");
   const listed = await suppress("check", phone.replace(/\D/g, ""));
   expect(listed.out).toMatch(new RegExp(`^\\${e164} is on the suppression list since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: asked twice\\.\\n$`));
-  expect(JSON.parse((await suppress("check", e164, "--json")).out)).toEqual({ phone: e164, listed: true, reason: "asked twice", created_at: expect.stringMatching(/Z$/) });
+  expect(JSON.parse((await suppress("check", e164, "--json")).out)).toEqual({
+    phone: e164,
+    listed: true,
+    reason: "asked twice",
+    created_at: expect.stringMatching(/Z$/),
+  });
   expect(JSON.parse((await suppress("check", "(646) 555-0199", "--json")).out)).toEqual({ phone: "+16465550199", listed: false });
 
   const another = uniquePhone();
   await suppress("add", another);
   const firstOne = await suppress("list", "--limit", "1");
-  expect(firstOne.out.trim().split("\n")).toEqual([expect.stringMatching(/^PHONE\s+ADDED\s+REASON$/), expect.stringMatching(/^\+1\d{10}\s/), "(the first 1 by number; --limit N shows more)"]);
+  expect(firstOne.out.trim().split("\n")).toEqual([
+    expect.stringMatching(/^PHONE\s+ADDED\s+REASON$/),
+    expect.stringMatching(/^\+1\d{10}\s/),
+    "(the first 1 by number; --limit N shows more)",
+  ]);
   expect(JSON.parse((await suppress("list", "--limit", "1", "--json")).out)).toHaveLength(1);
   // Off the list again: the other tests count what they add.
   for (const listed of [phone, another]) await suppress("remove", listed);
@@ -137,6 +146,7 @@ test.skipIf(!Bun.which("script"))("import shows its progress on a terminal", asy
   const file = await csvFile(bigCsv(30_000));
   const answer = await onTerminal(["suppress", "import", file, "--database", server.config.databasePath]);
   expect(answer.code).toBe(0);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is checked
   expect(answer.out).toMatch(/\rReading suppress-\d+\.csv: [\d,]+ rows \(\d+%\)\x1b\[K/);
   expect(answer.out).toMatch(/Imported .*: 30,000 rows, [\d,]+ added, [\d,]+ already listed/);
 });

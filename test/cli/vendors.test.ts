@@ -13,7 +13,8 @@ const vendors = (...args: string[]) => cli(server.config.databasePath, "vendors"
 const prePing = async (name: string, password: string) =>
   (await post(`${server.url}/v1/prePing`, { phone_number: uniquePhone() }, { authorization: basicAuth(name, password) })).status;
 const printed = (out: string, label: string) => new RegExp(`^${label}:\\s+(\\S+)$`, "m").exec(out)?.[1];
-const storedSecret = (name: string) => (server.db.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(name) as { signing_secret: string }).signing_secret;
+const storedSecret = (name: string) =>
+  (server.db.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(name) as { signing_secret: string }).signing_secret;
 
 test("add prints a generated password and the signing secret once; the vendor can authenticate at once", async () => {
   const added = await vendors("add", "acme");
@@ -36,7 +37,12 @@ test("list --json gives names, states and ISO times, and never a secret", async 
   const answer = await vendors("list", "--json");
   expect(answer.code).toBe(0);
   const list = JSON.parse(answer.out) as Record<string, unknown>[];
-  expect(list.find((v) => v.name === "json-co")).toEqual({ name: "json-co", enabled: true, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/) });
+  expect(list.find((v) => v.name === "json-co")).toEqual({
+    name: "json-co",
+    enabled: true,
+    created_at: expect.stringMatching(/Z$/),
+    updated_at: expect.stringMatching(/Z$/),
+  });
   expect(answer.out).not.toMatch(/whsec_|argon2|password/);
 });
 

@@ -274,10 +274,11 @@ describe("loadConfig", () => {
   });
 
   test("every problem is reported at once", () => {
-    const problems = problemsOf(
-      { LEAD_INGRESS_PORT: "-1", LEAD_INGRESS_BODY_LIMIT: "big", LEAD_INGRESS_BOOTSTRAP_VENDOR: "acme:short" },
-      ["--rate-limit-burst", "0", "--nope"],
-    );
+    const problems = problemsOf({ LEAD_INGRESS_PORT: "-1", LEAD_INGRESS_BODY_LIMIT: "big", LEAD_INGRESS_BOOTSTRAP_VENDOR: "acme:short" }, [
+      "--rate-limit-burst",
+      "0",
+      "--nope",
+    ]);
     expect(problems).toHaveLength(5);
     expect(problems.join("\n")).toContain("LEAD_INGRESS_PORT");
     expect(problems.join("\n")).toContain("LEAD_INGRESS_BODY_LIMIT");

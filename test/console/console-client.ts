@@ -17,7 +17,8 @@ export interface Answer {
 
 const answerOf = async (response: Response): Promise<Answer> => ({ status: response.status, headers: response.headers, text: await response.text() });
 
-export const getPage = async (url: string, headers: Record<string, string> = {}): Promise<Answer> => answerOf(await fetch(url, { headers, redirect: "manual" }));
+export const getPage = async (url: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  answerOf(await fetch(url, { headers, redirect: "manual" }));
 
 export async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
   const body = new URLSearchParams(form).toString();

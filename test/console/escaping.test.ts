@@ -24,7 +24,13 @@ const phone = "(646) 555-0142";
 
 beforeAll(async () => {
   receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(RECEIVER_ANSWER, { status: 500 }) });
-  server = await startApiTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 1_000, workerPollIntervalMs: 50, callbackRetrySchedule: [20] });
+  server = await startApiTestServer({
+    consolePort: 0,
+    allowPrivateCallbacks: true,
+    holdPeriodMs: 1_000,
+    workerPollIntervalMs: 50,
+    callbackRetrySchedule: [20],
+  });
   await addOperator(server.store);
   operator = await signIn(server.consoleUrl!);
   const lead = validLead({

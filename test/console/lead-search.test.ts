@@ -30,7 +30,13 @@ describeOnBothBackends("lead search", (backend) => {
     for (const [i, phone] of phones.entries()) {
       const createdAt = START + i * DAY;
       const id = Bun.randomUUIDv7("hex", createdAt);
-      await t.leads.insertPending(leadFields(phone), { id, vendorId: i % 2 === 0 ? "vendor-a" : "vendor-b", rawRequest: "{}", createdAt, decideAfter: createdAt });
+      await t.leads.insertPending(leadFields(phone), {
+        id,
+        vendorId: i % 2 === 0 ? "vendor-a" : "vendor-b",
+        rawRequest: "{}",
+        createdAt,
+        decideAfter: createdAt,
+      });
       ids.push(id);
     }
     // The second lead is rejected, with its reason.
@@ -73,7 +79,8 @@ describeOnBothBackends("lead search", (backend) => {
   });
 
   test("tally counts a window's leads by vendor and status, with the time their decisions took", async () => {
-    const tally = async (since: number) => (await backend.tables.leads.tally(since)).sort((a, b) => `${a.vendor}${a.status}`.localeCompare(`${b.vendor}${b.status}`));
+    const tally = async (since: number) =>
+      (await backend.tables.leads.tally(since)).sort((a, b) => `${a.vendor}${a.status}`.localeCompare(`${b.vendor}${b.status}`));
     expect(await tally(START)).toEqual([
       { vendor: "vendor-a", status: "pending", leads: 2, decisionMsTotal: 0 },
       { vendor: "vendor-a", status: "rejected", leads: 1, decisionMsTotal: DAY },

@@ -35,7 +35,11 @@ test("add prints a generated password once and stores only its argon2id hash; li
 });
 
 test("add --password-stdin takes the first line of standard input and prints no password", async () => {
-  const child = Bun.spawn([...productCommand(), "operators", "add", "bob", "--password-stdin", "--database", database.path], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([...productCommand(), "operators", "add", "bob", "--password-stdin", "--database", database.path], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   child.stdin.write("bob-password-long-enough\nignored\n");
   await child.stdin.end();
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
@@ -46,7 +50,11 @@ test("add --password-stdin takes the first line of standard input and prints no 
 });
 
 test("a short password, a taken name or an unknown operator is one line on stderr and exit 2", async () => {
-  const child = Bun.spawn([...productCommand(), "operators", "add", "carol", "--password-stdin", "--database", database.path], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([...productCommand(), "operators", "add", "carol", "--password-stdin", "--database", database.path], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   child.stdin.write("short\n");
   await child.stdin.end();
   expect([await child.exited, await new Response(child.stderr).text()]).toEqual([2, "Password must be at least 12 characters\n"]);

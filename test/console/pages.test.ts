@@ -16,7 +16,13 @@ let operator: SignedIn;
 beforeAll(async () => {
   receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("answer", { status: receiverStatus }) });
   // After a failed attempt the next one is an hour away (or, on the last, the callback is dead).
-  server = await startApiTestServer({ consolePort: 0, allowPrivateCallbacks: true, holdPeriodMs: 0, workerPollIntervalMs: 50, callbackRetrySchedule: [3_600_000] });
+  server = await startApiTestServer({
+    consolePort: 0,
+    allowPrivateCallbacks: true,
+    holdPeriodMs: 0,
+    workerPollIntervalMs: 50,
+    callbackRetrySchedule: [3_600_000],
+  });
   await addOperator(server.store);
   operator = await signIn(server.consoleUrl!);
 });
@@ -30,11 +36,14 @@ let posted = 0;
 
 async function postLead(overrides: Record<string, unknown> = {}): Promise<string> {
   posted++;
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }), { authorization: server.auth });
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }), {
+    authorization: server.auth,
+  });
   return answer.body.lead_id;
 }
 const callbackOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))!;
-const auditOf = async (leadId: string) => (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.subject === leadId).map((entry) => [entry.actor, entry.action]);
+const auditOf = async (leadId: string) =>
+  (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.subject === leadId).map((entry) => [entry.actor, entry.action]);
 
 test("Leads finds a lead by its phone in another spelling and by its id's first digits; a bad phone is a problem shown", async () => {
   const leadId = await postLead({ phone_number: "(415) 555-0175" });
@@ -49,10 +58,14 @@ test("Leads finds a lead by its phone in another spelling and by its id's first 
 });
 
 test("Export CSV gives every lead the search selects, a formula-like value made text", async () => {
-  const campaign = "=HYPERLINK(\"http://attacker.example\",\"x\")";
+  const campaign = '=HYPERLINK("http://attacker.example","x")';
   const leadId = await postLead({ phone_number: "(702) 555-0163", vendor_campaign_name: campaign });
   const csv = await operator.get("/leads.csv?phone=7025550163");
-  expect([csv.status, csv.headers.get("content-type"), csv.headers.get("content-disposition")]).toEqual([200, "text/csv; charset=utf-8", 'attachment; filename="leads.csv"']);
+  expect([csv.status, csv.headers.get("content-type"), csv.headers.get("content-disposition")]).toEqual([
+    200,
+    "text/csv; charset=utf-8",
+    'attachment; filename="leads.csv"',
+  ]);
   const lines = csv.text.split("\r\n");
   expect(lines[0]).toBe("created_at,id,status,rejection_reason,vendor,phone_e164,vendor_campaign_name,decided_at,callback_status");
   expect(lines[1]).toMatch(new RegExp(`^\\d{4}-[^,]+Z,${leadId},\\w+,,vendor-a,'\\+17025550163,"'=HYPERLINK\\(""http://attacker.example"",""x""\\)",`));
@@ -116,7 +129,10 @@ test("Callbacks lists dead ones first; Replay every dead callback queues them, a
 
   receiverStatus = 200;
   const replayed = await operator.post("/callbacks/replay-dead", { csrf: operator.csrf });
-  expect([replayed.status, replayed.headers.get("location")]).toEqual([303, expect.stringMatching(/^\/callbacks\?status=pending&done=replayed-dead&count=[1-9]\d*$/)]);
+  expect([replayed.status, replayed.headers.get("location")]).toEqual([
+    303,
+    expect.stringMatching(/^\/callbacks\?status=pending&done=replayed-dead&count=[1-9]\d*$/),
+  ]);
   await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
   expect((await operator.get("/callbacks?status=dead")).text).not.toContain(leadId);
   const audit = await operator.get("/audit");
@@ -130,6 +146,8 @@ test("Overview counts the last hour's leads by outcome, each vendor's acceptance
   const hour = /<h2>Last hour<\/h2>\s*<p><strong>(\d+)<\/strong> leads · accepted ([^ ]+ %) of decided/.exec(page.text);
   expect(hour?.slice(1)).toEqual([String(posted), "100 %"]);
   expect(page.text).toMatch(new RegExp(`<text x="0" y="\\d+">accepted</text><rect [^>]+></rect><text [^>]+>${posted}</text>`));
-  expect(page.text).toMatch(new RegExp(`<a href="/leads\\?vendor=vendor-a">vendor-a</a></td><td>${posted}</td><td>${posted}</td><td>0</td><td>0</td><td>100 %</td>`));
+  expect(page.text).toMatch(
+    new RegExp(`<a href="/leads\\?vendor=vendor-a">vendor-a</a></td><td>${posted}</td><td>${posted}</td><td>0</td><td>0</td><td>100 %</td>`),
+  );
   expect(page.text).toMatch(/<tr><th>Dead<\/th><td>0<\/td><\/tr>/);
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const prePing = async (authorization: string, phone = uniquePhone()) => (await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization })).status;
+const prePing = async (authorization: string, phone = uniquePhone()) =>
+  (await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization })).status;
 /** A secret on the page that showed it once: the <dd> after its <dt>. */
 const shown = (page: string, name: string) => new RegExp(`<dt>${name}</dt><dd>([^<]+)</dd>`).exec(page)?.[1];
 
@@ -60,9 +61,18 @@ test("Suppression: check a number in any spelling, add it (vendors then get 422)
 test("the Audit log page lists the console's changes, newest first, with who made them", async () => {
   const page = await operator.get("/audit");
   expect(page.status).toBe(200);
-  const actions = [...page.text.matchAll(/<td>operator:olivia<\/td><td class="mono">([\w.-]+)<\/td><td class="mono">([^<]+)<\/td>/g)].map((match) => `${match[1]} ${match[2]}`);
+  const actions = [...page.text.matchAll(/<td>operator:olivia<\/td><td class="mono">([\w.-]+)<\/td><td class="mono">([^<]+)<\/td>/g)].map(
+    (match) => `${match[1]} ${match[2]}`,
+  );
   expect(actions).toEqual(
-    expect.arrayContaining(["suppression.remove +13055550188", "suppression.add +13055550188", "vendor.rotate-password console-co", "vendor.disable console-co", "vendor.add console-co", `console.sign-in ${OPERATOR.name}`]),
+    expect.arrayContaining([
+      "suppression.remove +13055550188",
+      "suppression.add +13055550188",
+      "vendor.rotate-password console-co",
+      "vendor.disable console-co",
+      "vendor.add console-co",
+      `console.sign-in ${OPERATOR.name}`,
+    ]),
   );
   expect(actions.indexOf("suppression.remove +13055550188")).toBeLessThan(actions.indexOf("vendor.add console-co"));
 });

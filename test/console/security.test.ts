@@ -27,7 +27,19 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const decisionOf = async (id: string) => (await server.store.read((t) => op(t.leads.operatorDecisionOf(id))))?.decision;
-const PAGES = () => ["/", "/overview", "/leads", "/leads.csv", `/leads/${leadId}`, "/leads?phone=2125550100", "/callbacks", "/vendors", "/suppression?phone=2125550100", "/audit", "/no-such-page"];
+const PAGES = () => [
+  "/",
+  "/overview",
+  "/leads",
+  "/leads.csv",
+  `/leads/${leadId}`,
+  "/leads?phone=2125550100",
+  "/callbacks",
+  "/vendors",
+  "/suppression?phone=2125550100",
+  "/audit",
+  "/no-such-page",
+];
 const CHANGES = () => [
   "/logout",
   `/leads/${leadId}/decide`,
@@ -97,7 +109,8 @@ test("vendor credentials never open the console: not as Basic auth, not at the s
 test("a change without the session's CSRF token, with another's, or from another origin is refused; with it, it is done and audited", async () => {
   const operator = await signIn(consoleUrl);
   const other = await signIn(consoleUrl);
-  const decide = (form: Record<string, string>, headers?: Record<string, string>) => operator.post(`/leads/${leadId}/decide`, { decision: "reject", reason: "csrf check", ...form }, headers);
+  const decide = (form: Record<string, string>, headers?: Record<string, string>) =>
+    operator.post(`/leads/${leadId}/decide`, { decision: "reject", reason: "csrf check", ...form }, headers);
   expect((await decide({})).status).toBe(403);
   expect((await decide({ csrf: "" })).status).toBe(403);
   expect((await decide({ csrf: other.csrf })).status).toBe(403);
@@ -108,7 +121,13 @@ test("a change without the session's CSRF token, with another's, or from another
   expect([done.status, done.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=decided`]);
   expect(await decisionOf(leadId)).toBe("reject");
   const audit = await server.store.read((t) => op(t.audit.list(10)));
-  expect(audit).toContainEqual({ at: expect.any(Number), actor: `operator:${OPERATOR.name}`, action: "lead.decide", subject: leadId, detail: "reject: csrf check" });
+  expect(audit).toContainEqual({
+    at: expect.any(Number),
+    actor: `operator:${OPERATOR.name}`,
+    action: "lead.decide",
+    subject: leadId,
+    detail: "reject: csrf check",
+  });
 });
 
 test("the session cookie is HttpOnly and SameSite=Strict (not Secure over plain HTTP); sign-out ends the session", async () => {

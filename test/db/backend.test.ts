@@ -25,12 +25,15 @@ test("a statement's own error (a constraint, a syntax error) and a plain error a
 });
 
 test("SQLite busy, locked, full or failing I/O stays unavailable (503)", () => {
-  for (const code of ["SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR_FSYNC"]) expect(isDatabaseUnavailable(Object.assign(new Error(code), { code }))).toBe(true);
+  for (const code of ["SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR_FSYNC"])
+    expect(isDatabaseUnavailable(Object.assign(new Error(code), { code }))).toBe(true);
   expect(isDatabaseUnavailable(Object.assign(new Error("constraint"), { code: "SQLITE_CONSTRAINT_UNIQUE" }))).toBe(false);
 });
 
 test("the database setting as logs show it: a URL's password masked, a file's path as it is", () => {
-  expect(databaseForDisplay("postgres://lead:pa%24%24@db.internal:5432/leads?sslmode=require")).toBe("postgres://lead:***@db.internal:5432/leads?sslmode=require");
+  expect(databaseForDisplay("postgres://lead:pa%24%24@db.internal:5432/leads?sslmode=require")).toBe(
+    "postgres://lead:***@db.internal:5432/leads?sslmode=require",
+  );
   expect(databaseForDisplay("postgresql://lead@db.internal/leads")).toBe("postgresql://lead@db.internal/leads");
   expect(databaseForDisplay("/var/lib/lead-ingress/lead-ingress.db")).toBe("/var/lib/lead-ingress/lead-ingress.db");
   expect(databaseForDisplay("postgres://lead:secret@[bad")).not.toContain("secret");
@@ -52,6 +55,7 @@ test("PostgreSQL's write failure (disk full) is cleared by a probe write that re
   });
   await expect(tracked.store.write(() => op(1))).rejects.toBe(diskFull);
   writesFail = false; // the worker's claim, nothing due: it commits without writing
+  // biome-ignore lint/correctness/useYield: a write script that reads nothing (a claim with nothing due)
   await tracked.store.write(function* () {
     return [];
   });

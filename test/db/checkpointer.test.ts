@@ -2,7 +2,6 @@
 // thread does it in two passes, the second with new batches held back, so the WAL restarts.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
 import { createGroupCommitter, type GroupCommitOptions } from "../../src/db/group-commit.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import type { PassResult } from "../../src/db/checkpointer.ts";
@@ -54,7 +53,7 @@ describe("with the real thread, on a file", () => {
   });
 
   test("a thread that cannot start is reported once, and SQLite's own checkpoints take over", async () => {
-    const { sqlite, walPath } = fileDatabase();
+    const { sqlite } = fileDatabase();
     const errors: Error[] = [];
     const threadUrl = new URL("./no-such-thread.ts", import.meta.url);
     await writeBatches(sqlite, { checkpointInThread: { threadUrl, everyWrites: 20, onError: (error) => errors.push(error) } });
@@ -92,7 +91,10 @@ describe("the two passes (a hand-driven pass runner)", () => {
   // An in-memory database has no WAL; a sync that answers at once stands in for one.
   const syncAtOnce: WalSync = { sync: (finished) => finished(null), release: () => {} };
 
-  function setUp(extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number; retryAfterMs?: number; onRecovered?: () => void } = {}, walSync = syncAtOnce) {
+  function setUp(
+    extra: { maxHoldMs?: number; everyMs?: number; clock?: () => number; retryAfterMs?: number; onRecovered?: () => void } = {},
+    walSync = syncAtOnce,
+  ) {
     const sqlite = new Database(":memory:", { strict: true });
     sqlite.run("CREATE TABLE items (name TEXT)");
     cleanups.push(() => sqlite.close());

@@ -7,7 +7,11 @@ test("opening migrates even while another process holds the write lock; the shor
   openDatabase(temp.path).close();
   // Another process (as a CLI write would) holds the lock for 300 ms.
   const holder = Bun.spawn(
-    [process.execPath, "-e", `const { Database } = require("bun:sqlite"); const d = new Database(${JSON.stringify(temp.path)}); d.run("BEGIN IMMEDIATE"); console.log("locked"); setTimeout(() => { d.run("COMMIT"); d.close(); }, 300);`],
+    [
+      process.execPath,
+      "-e",
+      `const { Database } = require("bun:sqlite"); const d = new Database(${JSON.stringify(temp.path)}); d.run("BEGIN IMMEDIATE"); console.log("locked"); setTimeout(() => { d.run("COMMIT"); d.close(); }, 300);`,
+    ],
     { stdout: "pipe" },
   );
   try {

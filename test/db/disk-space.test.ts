@@ -67,7 +67,7 @@ test("a full disk is cleared by reading room again (at least the reserve and 1 M
   expect(space.problem()).toBeNull();
 });
 
-test("group commit: a write failing with SQLITE_FULL (SQLite rolls the transaction back) rejects the batch with it, not with \"no such savepoint\", and is not fail-stop; foreground writes are refused below the reserve while background ones go on", async () => {
+test('group commit: a write failing with SQLITE_FULL (SQLite rolls the transaction back) rejects the batch with it, not with "no such savepoint", and is not fail-stop; foreground writes are refused below the reserve while background ones go on', async () => {
   const sqlite = new Database(":memory:", { strict: true });
   sqlite.run("CREATE TABLE items (name TEXT)");
   stops.push(() => sqlite.close());

@@ -4,7 +4,8 @@ import { Database } from "bun:sqlite";
 import { applyMigrations, isMigrated, MIGRATIONS } from "../../src/db/migrate.ts";
 import { leadKey } from "../../src/db/schema.ts";
 
-const CALLBACK_COLUMNS = "id, lead_id, vendor_id, url, status, payload, attempt_count, next_attempt_at, locked_until, claim_token, last_error, created_at, updated_at, delivered_at";
+const CALLBACK_COLUMNS =
+  "id, lead_id, vendor_id, url, status, payload, attempt_count, next_attempt_at, locked_until, claim_token, last_error, created_at, updated_at, delivered_at";
 
 const journal = (await import("../../drizzle/meta/_journal.json")).default as { entries: { tag: string }[] };
 
@@ -38,16 +39,24 @@ test("0002 re-keys callbacks by lead: every row comes through unchanged, one cal
   const statuses = ["held", "pending", "delivered", "dead"];
   statuses.forEach((status, i) => {
     insertLeadBefore0005(sqlite, `lead-${i}`);
-    sqlite.run(
-      `INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', ?3, ?4, ?5, ?6, NULL, NULL, ?7, 10, 20, ?8)`,
-      [`msg_${i}`, `lead-${i}`, status, status === "held" ? null : "{}", i, status === "pending" ? 100 + i : null, status === "dead" ? "HTTP 500" : null, status === "delivered" ? 30 : null],
-    );
+    sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', ?3, ?4, ?5, ?6, NULL, NULL, ?7, 10, 20, ?8)`, [
+      `msg_${i}`,
+      `lead-${i}`,
+      status,
+      status === "held" ? null : "{}",
+      i,
+      status === "pending" ? 100 + i : null,
+      status === "dead" ? "HTTP 500" : null,
+      status === "delivered" ? 30 : null,
+    ]);
   });
   const before = sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all();
 
   expect(applyMigrations(sqlite, migrationsBefore("0002_callbacks_keyed_by_lead", true))).toBe(1);
   expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(before);
-  expect(() => sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES ('msg_x', 'lead-0', 'v1', 'u', 'held', NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL)`)).toThrow(/UNIQUE/);
+  expect(() =>
+    sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES ('msg_x', 'lead-0', 'v1', 'u', 'held', NULL, 0, NULL, NULL, NULL, NULL, 0, 0, NULL)`),
+  ).toThrow(/UNIQUE/);
   const dueIndex = sqlite.query("SELECT sql FROM sqlite_master WHERE name = 'callbacks_due'").get() as { sql: string };
   expect(dueIndex.sql).toContain(`WHERE "callbacks"."status" = 'pending'`);
   sqlite.close();
@@ -72,7 +81,11 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
   const ids = [...Array.from({ length: 50 }, () => Bun.randomUUIDv7()), "f1a2b3c4-d5e6-7f80-9abc-def012345678"];
   ids.forEach((id, i) => {
     insertLeadBefore0005(sqlite, id);
-    sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', 'held', NULL, 0, NULL, NULL, NULL, NULL, ?3, ?3, NULL)`, [`msg_${i}`, id, i]);
+    sqlite.run(`INSERT INTO callbacks (${CALLBACK_COLUMNS}) VALUES (?1, ?2, 'v1', 'https://x.io/cb', 'held', NULL, 0, NULL, NULL, NULL, NULL, ?3, ?3, NULL)`, [
+      `msg_${i}`,
+      id,
+      i,
+    ]);
   });
   const leadsBefore = sqlite.query("SELECT * FROM leads ORDER BY id").all();
   const callbacksBefore = sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all();
@@ -86,9 +99,18 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
     expect(sqlite.query("SELECT count(*) AS n FROM leads WHERE id_key = ? AND id = ?").get(leadKey(id), id)).toEqual({ n: 1 });
     expect(sqlite.query("SELECT count(*) AS n FROM callbacks WHERE lead_key = ? AND lead_id = ?").get(leadKey(id), id)).toEqual({ n: 1 });
   }
-  expect(sqlite.query("SELECT * FROM leads ORDER BY id").all().map(({ id_key: _, ...row }: any) => row)).toEqual(leadsBefore);
+  expect(
+    sqlite
+      .query("SELECT * FROM leads ORDER BY id")
+      .all()
+      .map(({ id_key: _, ...row }: any) => row),
+  ).toEqual(leadsBefore);
   expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(callbacksBefore);
   expect(() => sqlite.run("INSERT INTO leads SELECT * FROM leads WHERE id = ?", [ids[0]!])).toThrow(/UNIQUE/);
-  expect(() => sqlite.run("INSERT INTO callbacks (lead_key, id, lead_id, vendor_id, url, status, created_at, updated_at) VALUES (?1, 'x', 'y', 'v1', 'u', 'held', 0, 0)", [leadKey(ids[0]!)])).toThrow(/UNIQUE/);
+  expect(() =>
+    sqlite.run("INSERT INTO callbacks (lead_key, id, lead_id, vendor_id, url, status, created_at, updated_at) VALUES (?1, 'x', 'y', 'v1', 'u', 'held', 0, 0)", [
+      leadKey(ids[0]!),
+    ]),
+  ).toThrow(/UNIQUE/);
   sqlite.close();
 });

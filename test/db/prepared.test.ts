@@ -21,7 +21,10 @@ const p = sql.placeholder;
 
 test("binds each placeholder by name, in whatever order the SQL needs them", () => {
   const { sqlite, db } = setUp();
-  const insert = prepareWrite<{ id: string; count: number; enabled: boolean }>(sqlite, db.insert(items).values({ enabled: p("enabled"), count: p("count"), id: p("id") }));
+  const insert = prepareWrite<{ id: string; count: number; enabled: boolean }>(
+    sqlite,
+    db.insert(items).values({ enabled: p("enabled"), count: p("count"), id: p("id") }),
+  );
   expect(insert.run({ id: "a", count: 3, enabled: true }).changes).toBe(1);
   expect(insert.run({ id: "b", count: 5, enabled: false }).changes).toBe(1);
   expect(sqlite.query("SELECT id, count, enabled FROM items ORDER BY id").all()).toEqual([
@@ -34,7 +37,13 @@ test("keeps literal values of the query and applies column encoders to placehold
   const { sqlite, db } = setUp();
   sqlite.run("INSERT INTO items VALUES ('a', 1, 0), ('b', 1, 0)");
   // `enabled: true` is a literal (the boolean encoder makes it 1); the id is a placeholder.
-  const enable = prepareWrite<{ id: string }>(sqlite, db.update(items).set({ enabled: true, count: sql`count + 1` }).where(eq(items.id, p("id"))));
+  const enable = prepareWrite<{ id: string }>(
+    sqlite,
+    db
+      .update(items)
+      .set({ enabled: true, count: sql`count + 1` })
+      .where(eq(items.id, p("id"))),
+  );
   expect(enable.run({ id: "b" }).changes).toBe(1);
   expect(enable.run({ id: "missing" }).changes).toBe(0);
   expect(sqlite.query("SELECT id, count, enabled FROM items ORDER BY id").all()).toEqual([

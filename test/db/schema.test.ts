@@ -9,7 +9,14 @@ test("leadKey: the first 64 bits of a UUID as a signed integer, dashes skipped",
 });
 
 test("leadKey: anything not shaped like a UUID gets 0", () => {
-  for (const id of ["", "lead-1", "01a1ffab621a77eb9d8e8336b6a206ac", "01a1ffab-621a-77eb-9d8e-8336b6a206a", "g1a1ffab-621a-77eb-9d8e-8336b6a206ac", " 01a1ffab-621a-77eb-9d8e-8336b6a206ac"]) {
+  for (const id of [
+    "",
+    "lead-1",
+    "01a1ffab621a77eb9d8e8336b6a206ac",
+    "01a1ffab-621a-77eb-9d8e-8336b6a206a",
+    "g1a1ffab-621a-77eb-9d8e-8336b6a206ac",
+    " 01a1ffab-621a-77eb-9d8e-8336b6a206ac",
+  ]) {
     expect(leadKey(id)).toBe(0n);
   }
 });

@@ -27,7 +27,13 @@ interface Answer {
   body: any;
 }
 
-async function send(target: TestServer, method: string, path: string, body?: string | Uint8Array | object, headers: Record<string, string> = { authorization: target.auth }): Promise<Answer> {
+async function send(
+  target: TestServer,
+  method: string,
+  path: string,
+  body?: string | Uint8Array | object,
+  headers: Record<string, string> = { authorization: target.auth },
+): Promise<Answer> {
   const payload = body === undefined || typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
   const response = await fetch(`${target.url}${path}`, { method, headers, body: payload });
   return { status: response.status, body: await response.json() };
@@ -37,7 +43,8 @@ const none = {};
 const postLead = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", "/v1/postLead", body, headers);
 const prePing = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", "/v1/prePing", body, headers);
 /** A lead's id in an answer is the example's: the id differs per lead, its place and form do not. */
-const withExampleId = (answer: Answer): Answer => (typeof answer.body.lead_id === "string" ? { ...answer, body: { ...answer.body, lead_id: EXAMPLE_LEAD_ID } } : answer);
+const withExampleId = (answer: Answer): Answer =>
+  typeof answer.body.lead_id === "string" ? { ...answer, body: { ...answer.body, lead_id: EXAMPLE_LEAD_ID } } : answer;
 
 async function acceptedLead(overrides: Record<string, unknown> = {}): Promise<{ phone: string; leadId: string }> {
   const phone = uniquePhone();
@@ -128,7 +135,11 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
  * 500 and 503: test/e2e/envelope.test.ts and disk-full.test.ts; a rejected lead: test/e2e/callbacks.
  */
 const NOT_PRODUCIBLE_HERE = new Set([
-  ...["/v1/prePing post", "/v1/postLead post", "/v1/leads/{lead_id} get"].flatMap((operation) => [`${operation} 500 `, `${operation} 503 busy`, `${operation} 503 shuttingDown`]),
+  ...["/v1/prePing post", "/v1/postLead post", "/v1/leads/{lead_id} get"].flatMap((operation) => [
+    `${operation} 500 `,
+    `${operation} 503 busy`,
+    `${operation} 503 shuttingDown`,
+  ]),
   "/v1/leads/{lead_id} get 200 rejected",
 ]);
 
@@ -141,7 +152,8 @@ function documentedExamples(): [key: string, example: Answer][] {
         Object.entries<any>(operation.responses).flatMap(([status, response]) => {
           const media = response.content?.["application/json"];
           if (!media) return [];
-          const named: [string, unknown][] = media.example !== undefined ? [["", media.example]] : Object.entries<any>(media.examples).map(([name, example]) => [name, example.value]);
+          const named: [string, unknown][] =
+            media.example !== undefined ? [["", media.example]] : Object.entries<any>(media.examples).map(([name, example]) => [name, example.value]);
           return named.map(([name, body]): [string, Answer] => [`${path} ${method} ${status} ${name}`, { status: Number(status), body }]);
         }),
       ),
@@ -162,7 +174,7 @@ test("the documented 413 names the running body limit", () => {
 
 test("the service answers every documented example: status and body", async () => {
   const answered: [string, Answer][] = [];
-  for (const [key, example] of documentedExamples()) {
+  for (const [key, _example] of documentedExamples()) {
     const produce = PRODUCE[key];
     if (produce) answered.push([key, await produce()]);
   }

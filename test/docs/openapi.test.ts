@@ -125,7 +125,12 @@ test("the vendors' page shows only the /v1 operations: health and metrics are th
 test("every route of the app is documented, with a unique operationId, a summary and described responses", () => {
   const database = openDatabase(":memory:");
   try {
-    const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
+    const app = createApp({
+      config: { ...defaultConfig(), databasePath: ":memory:" },
+      backend: sqliteBackend(database, createGroupCommitter(database.sqlite)),
+      log: createLogger("silent"),
+      metrics: createMetrics(),
+    });
     const routes = app.routes.filter((route) => (route.hooks?.detail as { hide?: boolean } | undefined)?.hide !== true);
     const ids = new Set<string>();
     for (const route of routes) {

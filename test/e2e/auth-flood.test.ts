@@ -35,7 +35,11 @@ interface Answer {
 
 async function prePing(headers: Record<string, string>): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${server!.url}/v1/prePing`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(PHONE) });
+  const response = await fetch(`${server!.url}/v1/prePing`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(PHONE),
+  });
   const body = await response.json();
   return { status: response.status, retryAfter: response.headers.get("retry-after"), body, ms: performance.now() - started };
 }
@@ -129,10 +133,13 @@ test("a vendor whose own name is under attack from another address still gets in
 function prePingFrom(localAddress: string, headers: Record<string, string>): Promise<number> {
   const url = new URL(`${server!.url}/v1/prePing`);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json", ...headers } }, (response) => {
-      response.resume();
-      response.on("end", () => resolve(response.statusCode!));
-    });
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress, headers: { "content-type": "application/json", ...headers } },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode!));
+      },
+    );
     request.on("error", reject);
     request.end(JSON.stringify(PHONE));
   });

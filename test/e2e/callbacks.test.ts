@@ -57,7 +57,11 @@ describe("final result callbacks", () => {
     const leadId = await submit({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}`, vendor_campaign_name: "camp-1" });
     const [received] = await receiver.waitFor(1, { path });
     expect(received!.signature).toEqual({ valid: true });
-    expect(received!.headers).toMatchObject({ "content-type": "application/json", "user-agent": "lead-ingress/0.1.0", "webhook-id": (await callbackOf(leadId)).id });
+    expect(received!.headers).toMatchObject({
+      "content-type": "application/json",
+      "user-agent": "lead-ingress/0.1.0",
+      "webhook-id": (await callbackOf(leadId)).id,
+    });
     // The reference implementation accepts the signature, too.
     expect(() => new Webhook(secret).verify(received!.body, received!.headers)).not.toThrow();
     expect(received!.json).toEqual({
@@ -124,7 +128,12 @@ describe("delivery and retries", () => {
     expect(received.map((r) => r.answer.action === "respond" && r.answer.status)).toEqual([503, 503, 503, 200]);
     expect(new Set(received.map((r) => r.headers["webhook-id"]))).toEqual(new Set([(await callbackOf(leadId)).id]));
     expect(received.every((r) => r.signature?.valid)).toBe(true);
-    expect((await attemptsOf(leadId)).map((a) => [a.attempt_no, a.status_code])).toEqual([[1, 503], [2, 503], [3, 503], [4, 200]]);
+    expect((await attemptsOf(leadId)).map((a) => [a.attempt_no, a.status_code])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 503],
+      [4, 200],
+    ]);
   });
 
   test("a receiver that always fails → dead after the whole schedule; replay then delivers it", async () => {
@@ -158,7 +167,7 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, hang: true, failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"));
-    const [first, second] = (await attemptsOf(leadId));
+    const [first, second] = await attemptsOf(leadId);
     expect(first).toMatchObject({ status_code: null, error: "Timed out after 300 ms" });
     expect(first!.duration_ms).toBeGreaterThanOrEqual(290);
     expect(second).toMatchObject({ status_code: 200 });
@@ -169,7 +178,7 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, close: true, failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"));
-    const [first] = (await attemptsOf(leadId));
+    const [first] = await attemptsOf(leadId);
     expect(first).toMatchObject({ status_code: null, error: expect.stringContaining("ECONNRESET") });
   });
 
@@ -178,7 +187,7 @@ describe("delivery and retries", () => {
     receiver.setBehaviour({ path, status: 429, retryAfter: "1", failFirst: 1 });
     const leadId = await submit({ call_back_url: `${receiver.url.origin}${path}` });
     await waitUntil(callbackStatus(leadId, "delivered"), 10_000);
-    const [first, second] = (await attemptsOf(leadId));
+    const [first, second] = await attemptsOf(leadId);
     expect(first!.status_code).toBe(429);
     expect(second!.started_at - first!.started_at).toBeGreaterThanOrEqual(1000);
   });
@@ -190,7 +199,9 @@ describe.skipIf(TEST_BACKEND === "postgres")("SSRF guard", () => {
     const guarded = await startTestServer({ holdPeriodMs: 500, workerPollIntervalMs: 20, callbackRetrySchedule: [10] });
     try {
       const path = freshPath();
-      const answer = await post(`${guarded.url}/v1/postLead`, validLead({ call_back_url: "https://vendor.example.com/callback" }), { authorization: guarded.auth });
+      const answer = await post(`${guarded.url}/v1/postLead`, validLead({ call_back_url: "https://vendor.example.com/callback" }), {
+        authorization: guarded.auth,
+      });
       // Intake refuses a literal loopback URL; a name resolving to one (or a row stored before
       // intake checked) reaches delivery: the stored URL is changed to one during the hold.
       guarded.db.sqlite.run("UPDATE callbacks SET url = ? WHERE lead_id = ?", [`${receiver.url.origin}${path}`, answer.body.lead_id]);
@@ -240,7 +251,7 @@ describe("a receiver that answers 2xx but stalls its body", () => {
       const leadId = await submit({ call_back_url: `http://127.0.0.1:${stalling.port}/stall` });
       await waitUntil(async () => (await callbackOf(leadId))?.status !== "held" && (await attemptsOf(leadId)).length > 0, 8_000);
       expect((await callbackOf(leadId)).status).toBe("delivered");
-      expect((await attemptsOf(leadId))).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
+      expect(await attemptsOf(leadId)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
     } finally {
       stalling.stop(true);
     }

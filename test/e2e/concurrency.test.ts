@@ -7,7 +7,11 @@ import { spawnServer } from "../helpers/process.ts";
 import { op } from "../../src/db/script.ts";
 import { post, startApiTestServer, tempDatabasePath, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 
-const statusCounts = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const statusCounts = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((acc, s) => {
+    acc[s] = (acc[s] ?? 0) + 1;
+    return acc;
+  }, {});
 
 // On SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 describe("one server", () => {
@@ -18,7 +22,9 @@ describe("one server", () => {
   test("20 concurrent postLeads with one phone → exactly one 200, nineteen 422, one lead stored", async () => {
     const phone = uniquePhone();
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), { authorization: server.auth })),
+      Array.from({ length: 20 }, (_, i) =>
+        post(`${server.url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), { authorization: server.auth }),
+      ),
     );
     expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
     const winner = (await server.store.read((t) => op(t.leads.detail(answers.find((a) => a.status === 200)!.body.lead_id))))!;
@@ -27,9 +33,7 @@ describe("one server", () => {
   });
 
   test("20 concurrent postLeads with different phones → all 200", async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth })));
     expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 20 });
     expect(new Set(answers.map((a) => a.body.lead_id)).size).toBe(20);
   });
@@ -45,7 +49,9 @@ describe("two server processes on one database file", () => {
       const auth = { authorization: `Basic ${Buffer.from(`${VENDOR.name}:${VENDOR.password}`).toString("base64")}` };
       const phone = uniquePhone();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => post(`${(i % 2 ? first : second).url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), auth)),
+        Array.from({ length: 20 }, (_, i) =>
+          post(`${(i % 2 ? first : second).url}/v1/postLead`, validLead({ phone_number: phone, customer_name: `Caller ${i}` }), auth),
+        ),
       );
       expect(statusCounts(answers.map((a) => a.status))).toEqual({ 200: 1, 422: 19 });
     } finally {

@@ -17,15 +17,23 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
   const receiver = startMockReceiver();
   receiver.setBehaviour({ delayMs: 150 }); // a slow receiver keeps deliveries in flight
   const args = [
-    "--database", temp.path,
-    "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
-    "--hold-period", "100ms",
-    "--worker-poll-interval", "20ms",
-    "--callback-timeout", "2s",
-    "--callback-concurrency", "16",
-    "--callback-retry-schedule", "100ms,100ms,100ms,100ms,100ms,100ms,100ms",
+    "--database",
+    temp.path,
+    "--bootstrap-vendor",
+    `${VENDOR.name}:${VENDOR.password}`,
+    "--hold-period",
+    "100ms",
+    "--worker-poll-interval",
+    "20ms",
+    "--callback-timeout",
+    "2s",
+    "--callback-concurrency",
+    "16",
+    "--callback-retry-schedule",
+    "100ms,100ms,100ms,100ms,100ms,100ms,100ms",
     "--allow-private-callbacks",
-    "--rate-limit", "0",
+    "--rate-limit",
+    "0",
   ];
   const auth = { authorization: basicAuth(VENDOR.name, VENDOR.password) };
   let server = await spawnServer(args);
@@ -33,7 +41,9 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
     const leadIds: string[] = [];
     for (let batch = 0; batch < LEADS / 25; batch++) {
       const answers = await Promise.all(
-        Array.from({ length: 25 }, (_, i) => post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/crash/${batch * 25 + i}` }), auth)),
+        Array.from({ length: 25 }, (_, i) =>
+          post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/crash/${batch * 25 + i}` }), auth),
+        ),
       );
       for (const answer of answers) {
         expect(answer.status).toBe(200);
@@ -65,7 +75,9 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
         const logged = new Set(lines("final_result").map((line) => line.lead_id));
         return leadIds.filter((id) => !logged.has(id));
       };
-      const attempts = (db.query("SELECT callback_id || '#' || attempt_no AS attempt FROM callback_attempts").all() as { attempt: string }[]).map((row) => row.attempt);
+      const attempts = (db.query("SELECT callback_id || '#' || attempt_no AS attempt FROM callback_attempts").all() as { attempt: string }[]).map(
+        (row) => row.attempt,
+      );
       const attemptsNotInLog = () => {
         const logged = new Set(lines("callback_attempt").map((line) => `${line.callback_id}#${line.attempt}`));
         return attempts.filter((attempt) => !logged.has(attempt));

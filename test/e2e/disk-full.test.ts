@@ -60,7 +60,11 @@ async function startWithPageLimit(flags: string[]): Promise<ServiceOnSmallDisk> 
   const database = openDatabase(temp.path, { busyTimeoutMs: 20 });
   const logs: Record<string, unknown>[] = [];
   let free = 1024 ** 3;
-  const server = await startServer(config, createLogger("info", (line) => void logs.push(JSON.parse(line))), { database, freeBytes: async () => free });
+  const server = await startServer(
+    config,
+    createLogger("info", (line) => void logs.push(JSON.parse(line))),
+    { database, freeBytes: async () => free },
+  );
   cleanups.push(async () => {
     await server.stop();
     temp.cleanup();

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { validLead } from "../helpers/leads.ts";
 import { exchange, rawRequest } from "../helpers/raw-http.ts";
-import { afterVendorChange, basicAuth, post, startApiTestServer, TEST_BACKEND, untilAuthenticates, VENDOR, type Answer, type ApiTestServer } from "../helpers/server.ts";
+import {
+  afterVendorChange,
+  basicAuth,
+  post,
+  startApiTestServer,
+  TEST_BACKEND,
+  untilAuthenticates,
+  VENDOR,
+  type Answer,
+  type ApiTestServer,
+} from "../helpers/server.ts";
 
 let server: ApiTestServer;
 let auth: Record<string, string>;
@@ -49,7 +59,10 @@ describe("401 Unauthorized", () => {
     ["an unknown vendor", basicAuth("nobody", VENDOR.password)],
   ])("%s → 401 with WWW-Authenticate, saying nothing of which part was wrong", async (_name, authorization) => {
     const headers: Record<string, string> = authorization ? { authorization } : {};
-    for (const [path, flag] of [["/v1/postLead", "success_bit"], ["/v1/prePing", "can_post_phone_bit"]] as const) {
+    for (const [path, flag] of [
+      ["/v1/postLead", "success_bit"],
+      ["/v1/prePing", "can_post_phone_bit"],
+    ] as const) {
       const answer = await post(`${server.url}${path}`, validLead(), headers);
       expectFailure(answer, 401, flag, "Unauthorized");
       expect(answer.headers.get("www-authenticate")).toBe(CHALLENGE);
@@ -104,7 +117,7 @@ describe("body rules", () => {
     expectFailure(await post(`${server.url}/v1/prePing`, padded(2049), auth), 413, "can_post_phone_bit", "Request body exceeds 2048 bytes");
   });
 
-  test.each([["{not json"], [""], ["{\"a\":1"], ["'single'"]])("malformed JSON %j → 400", async (body) => {
+  test.each([["{not json"], [""], ['{"a":1'], ["'single'"]])("malformed JSON %j → 400", async (body) => {
     expectFailure(await post(`${server.url}/v1/postLead`, body, auth), 400, "success_bit", "Malformed JSON body");
   });
 
@@ -140,7 +153,16 @@ describe("body rules", () => {
       const body = leadWith(bytes);
       expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body }), 400, "success_bit", NOT_UTF8);
       expectFailure(await send("/v1/postLead", { method: "POST", headers: auth, body: chunked(body) }), 400, "success_bit", NOT_UTF8);
-      expectFailure(await send("/v1/prePing", { method: "POST", headers: auth, body: Buffer.from([...Buffer.from('{"phone_number":"2125550142","x":"'), ...bytes, ...Buffer.from('"}')]) }), 400, "can_post_phone_bit", NOT_UTF8);
+      expectFailure(
+        await send("/v1/prePing", {
+          method: "POST",
+          headers: auth,
+          body: Buffer.from([...Buffer.from('{"phone_number":"2125550142","x":"'), ...bytes, ...Buffer.from('"}')]),
+        }),
+        400,
+        "can_post_phone_bit",
+        NOT_UTF8,
+      );
       expect(await leadCount()).toBe(stored);
     });
 
@@ -222,14 +244,17 @@ describe("server-side failures", () => {
   });
 
   // On PostgreSQL credentials are answered from the vendors' cache, so no database error is behind a 404.
-  test.skipIf(TEST_BACKEND !== "sqlite")("when answering the error fails too (a database error behind an unknown path), the 500 still has the route's flag", async () => {
-    await withOwnServer({}, async (broken) => {
-      await broken.rows("PRAGMA foreign_keys = OFF");
-      await broken.rows("DROP TABLE vendors");
-      const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
-      expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
-    });
-  });
+  test.skipIf(TEST_BACKEND !== "sqlite")(
+    "when answering the error fails too (a database error behind an unknown path), the 500 still has the route's flag",
+    async () => {
+      await withOwnServer({}, async (broken) => {
+        await broken.rows("PRAGMA foreign_keys = OFF");
+        await broken.rows("DROP TABLE vendors");
+        const answer = await post(`${broken.url}/v1/prePing/extra`, {}, { authorization: broken.auth });
+        expectFailure(answer, 500, "can_post_phone_bit", "Internal server error");
+      });
+    },
+  );
 
   test("a prePing 500 to a request without Host (HTTP/1.0) carries can_post_phone_bit too", async () => {
     await withOwnServer({}, async (broken) => {
@@ -240,15 +265,19 @@ describe("server-side failures", () => {
     });
   });
 
-  test.skipIf(TEST_BACKEND !== "sqlite")("a database held locked by another process → 503 with Retry-After", async () => {
-    await withOwnServer({}, async (locked) => {
-      await locked.rows("BEGIN IMMEDIATE");
-      const answer = await post(`${locked.url}/v1/postLead`, validLead(), { authorization: locked.auth });
-      await locked.rows("ROLLBACK");
-      expectFailure(answer, 503, "success_bit", "Service temporarily unavailable");
-      expect(answer.headers.get("retry-after")).toBe("1");
-    });
-  }, 20_000); // waits out SQLite's 5 s busy timeout
+  test.skipIf(TEST_BACKEND !== "sqlite")(
+    "a database held locked by another process → 503 with Retry-After",
+    async () => {
+      await withOwnServer({}, async (locked) => {
+        await locked.rows("BEGIN IMMEDIATE");
+        const answer = await post(`${locked.url}/v1/postLead`, validLead(), { authorization: locked.auth });
+        await locked.rows("ROLLBACK");
+        expectFailure(answer, 503, "success_bit", "Service temporarily unavailable");
+        expect(answer.headers.get("retry-after")).toBe("1");
+      });
+    },
+    20_000,
+  ); // waits out SQLite's 5 s busy timeout
 });
 
 describe("routing does not depend on the Host header", () => {

@@ -16,7 +16,16 @@ let port: number;
 
 beforeAll(async () => {
   database = await testDatabase();
-  server = await spawnServer(["--database", database.setting, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false", "--rate-limit", "0"]);
+  server = await spawnServer([
+    "--database",
+    database.setting,
+    "--bootstrap-vendor",
+    `${VENDOR.name}:${VENDOR.password}`,
+    "--worker",
+    "false",
+    "--rate-limit",
+    "0",
+  ]);
   port = Number(new URL(server.url).port);
 });
 afterAll(async () => {
@@ -77,7 +86,12 @@ describe("paths are routed as the client sent them", () => {
     const lead = JSON.stringify(validLead());
     const stored = await leadCount();
     const method = path.endsWith("healthz") ? "GET" : "POST";
-    expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a"], lead)), path.startsWith("/v1") ? 401 : 404, "success_bit", path.startsWith("/v1") ? "Unauthorized" : "Not Found");
+    expectEnvelope(
+      await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a"], lead)),
+      path.startsWith("/v1") ? 401 : 404,
+      "success_bit",
+      path.startsWith("/v1") ? "Unauthorized" : "Not Found",
+    );
     expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a", `Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
     expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.0`, [`Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
     expect(await leadCount()).toBe(stored);
@@ -112,7 +126,11 @@ describe("what Bun's HTTP parser answers before the application (README: HTTP ed
     ["a request line without a version (HTTP/0.9)", (path) => `GET ${path}\r\n\r\n`, 505],
     ["a header block of 16 KiB or more", (path) => rawRequest(`GET ${path} HTTP/1.1`, ["Host: a", auth, `X-Pad: ${"a".repeat(16_384)}`]), 431],
     ["a space in a header name", (path) => rawRequest(`GET ${path} HTTP/1.1`, ["Host: a", auth, "Bad Name: x"]), 400],
-    ["Content-Length and Transfer-Encoding together", (path) => rawRequest(`POST ${path} HTTP/1.1`, ["Host: a", auth, "Content-Length: 5", "Transfer-Encoding: chunked"], "0\r\n\r\n"), 400],
+    [
+      "Content-Length and Transfer-Encoding together",
+      (path) => rawRequest(`POST ${path} HTTP/1.1`, ["Host: a", auth, "Content-Length: 5", "Transfer-Encoding: chunked"], "0\r\n\r\n"),
+      400,
+    ],
     ["a Content-Length that is not a number", (path) => rawRequest(`POST ${path} HTTP/1.1`, ["Host: a", auth, "Content-Length: ten"]), 400],
     ["two different Content-Lengths", (path) => rawRequest(`POST ${path} HTTP/1.1`, ["Host: a", auth, "Content-Length: 1", "Content-Length: 2"], "ab"), 400],
     ["a Transfer-Encoding other than chunked", (path) => rawRequest(`POST ${path} HTTP/1.1`, ["Host: a", auth, "Transfer-Encoding: gzip"]), 400],

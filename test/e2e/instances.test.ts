@@ -20,16 +20,25 @@ const auth = { authorization: basicAuth(VENDOR.name, VENDOR.password) };
  * the worker's 5 s margin, so a killed instance's leases expire about 5.3 s after its last claim.
  */
 const instanceFlags = (databaseUrl: string) => [
-  "--database", databaseUrl,
-  "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
-  "--hold-period", "300ms",
-  "--worker-poll-interval", "20ms",
-  "--callback-timeout", "300ms",
-  "--certificate-timeout", "300ms",
-  "--callback-concurrency", "16",
-  "--callback-retry-scale", "0.001",
+  "--database",
+  databaseUrl,
+  "--bootstrap-vendor",
+  `${VENDOR.name}:${VENDOR.password}`,
+  "--hold-period",
+  "300ms",
+  "--worker-poll-interval",
+  "20ms",
+  "--callback-timeout",
+  "300ms",
+  "--certificate-timeout",
+  "300ms",
+  "--callback-concurrency",
+  "16",
+  "--callback-retry-scale",
+  "0.001",
   "--allow-private-callbacks",
-  "--rate-limit", "0",
+  "--rate-limit",
+  "0",
 ];
 
 let cluster: PgCluster;
@@ -76,7 +85,7 @@ async function waitForStatus(instances: ServerProcess[], headers: Record<string,
 /** A valid lead whose callback goes to the test's receiver, under `path`. */
 const lead = (path: string, overrides: Record<string, unknown> = {}) => validLead({ call_back_url: `${receiver.url.origin}${path}`, ...overrides });
 const e164 = (phone: string) => `+1${phone.replace(/\D/g, "")}`;
-const count = async (sql: SQL, query: Promise<{ n: number }[]>) => (await query)[0]!.n;
+const count = async (_sql: SQL, query: Promise<{ n: number }[]>) => (await query)[0]!.n;
 
 /** Runs the product's CLI against the database, as an operator would; fails on a non-zero exit. */
 async function cli(args: string[], databaseUrl: string): Promise<string> {
@@ -99,7 +108,9 @@ describe("three instances, one database: the rules hold across instances", () =>
 
   test("20 concurrent postLeads with one phone, different bodies, spread over 3 instances: exactly one 200, 19 × 422, one lead", async () => {
     const phone = uniquePhone();
-    const answers = await spread(20, (instance, i) => post(`${instance.url}/v1/postLead`, lead("/race", { phone_number: phone, customer_name: `Customer ${i}` }), auth));
+    const answers = await spread(20, (instance, i) =>
+      post(`${instance.url}/v1/postLead`, lead("/race", { phone_number: phone, customer_name: `Customer ${i}` }), auth),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array<number>(19).fill(422)]);
     expect(answers.filter((a) => a.status === 422).every((a) => a.body.success_bit === false)).toBe(true);
     expect(await count(sql, sql`select count(*)::int as n from leads where phone_e164 = ${e164(phone)}`)).toBe(1);
@@ -137,10 +148,15 @@ describe("three instances, one database: the rules hold across instances", () =>
 
     // The receiver answers 200 to everything, so a second arrival of one webhook-id could only be a
     // second claim of a callback already claimed: there must be none, here or in the database.
-    const ids = receiver.received().filter((r) => r.path.startsWith("/drain/")).map((r) => r.headers["webhook-id"]);
+    const ids = receiver
+      .received()
+      .filter((r) => r.path.startsWith("/drain/"))
+      .map((r) => r.headers["webhook-id"]);
     expect(ids).toHaveLength(LEADS);
     expect(new Set(ids).size).toBe(LEADS);
-    expect(await count(sql, sql`select count(*)::int as n from callback_attempts a join callbacks c on c.id = a.callback_id where c.lead_id in ${sql(leadIds)}`)).toBe(LEADS);
+    expect(
+      await count(sql, sql`select count(*)::int as n from callback_attempts a join callbacks c on c.id = a.callback_id where c.lead_id in ${sql(leadIds)}`),
+    ).toBe(LEADS);
     // The drain really was shared: each instance's worker made some of the attempts.
     const attemptsBy = instances.map((instance) => instance.logs.filter((line) => line.event === "callback_attempt").length);
     expect(attemptsBy.every((n) => n > 0)).toBe(true);
@@ -176,7 +192,11 @@ test("kill -9 of one instance under load: every lead answered 200 is decided and
       for (let n = offset; !stopLoad; n++) {
         const instance = n % INSTANCES;
         sent++;
-        const answer = await post(`${instances[instance]!.url}/v1/postLead`, validLead({ call_back_url: `${slowReceiver.url.origin}/kill/${sent}` }), auth).catch(() => undefined);
+        const answer = await post(
+          `${instances[instance]!.url}/v1/postLead`,
+          validLead({ call_back_url: `${slowReceiver.url.origin}/kill/${sent}` }),
+          auth,
+        ).catch(() => undefined);
         if (answer?.status === 200) accepted.push({ leadId: answer.body.lead_id, instance });
       }
     };

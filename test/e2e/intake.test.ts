@@ -146,7 +146,10 @@ describe("phone eligibility (422), shared by prePing and postLead", () => {
     expect(ping).toMatchObject({ status: 200, body: { can_post_phone_bit: true, message: "Phone number can be sent to postLead." } });
     expect((await postLead(validLead({ phone_number: phone }))).status).toBe(200);
     expect(await prePing({ phone_number: phone })).toMatchObject({ status: 422, body: { can_post_phone_bit: false, message: [BLOCKED] } });
-    expect(await postLead(validLead({ phone_number: phone, customer_name: "Someone Else" }))).toMatchObject({ status: 422, body: { success_bit: false, message: [BLOCKED] } });
+    expect(await postLead(validLead({ phone_number: phone, customer_name: "Someone Else" }))).toMatchObject({
+      status: 422,
+      body: { success_bit: false, message: [BLOCKED] },
+    });
   });
 
   test("another spelling of the same number is the same number", async () => {
@@ -203,10 +206,14 @@ describe("Idempotency-Key", () => {
     await untilAuthenticates(server, basicAuth("vendor-key-b", "password-key-b"));
     const body = validLead();
     const mine = await postLead(body, { "idempotency-key": "shared-key" });
-    const theirs = await post(`${server.url}/v1/postLead`, { ...body, phone_number: uniquePhone() }, {
-      authorization: basicAuth("vendor-key-b", "password-key-b"),
-      "idempotency-key": "shared-key",
-    });
+    const theirs = await post(
+      `${server.url}/v1/postLead`,
+      { ...body, phone_number: uniquePhone() },
+      {
+        authorization: basicAuth("vendor-key-b", "password-key-b"),
+        "idempotency-key": "shared-key",
+      },
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.body.lead_id).not.toBe(mine.body.lead_id);
   });

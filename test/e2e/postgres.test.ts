@@ -151,7 +151,11 @@ describe("the README walkthrough on PostgreSQL", () => {
 
   test("an accepted lead is decided after its hold and called back, signed, to the receiver", async () => {
     const path = `/pg/${crypto.randomUUID()}`;
-    const accepted = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), auth());
+    const accepted = await post(
+      `${server.url}/v1/postLead`,
+      validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }),
+      auth(),
+    );
     expect(accepted.status).toBe(200);
     const [received] = await receiver.waitFor(1, { path });
     expect(received!.signature).toEqual({ valid: true });
@@ -236,7 +240,11 @@ describe("operator commands against a PostgreSQL URL", () => {
   test("backup runs pg_dump when it is on PATH, and says how to when it is not", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-backup-"));
     const backup = async (file: string, path: string, database = databaseUrl) => {
-      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", database], { env: { ...Bun.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+      const child = Bun.spawn([...productCommand(), "backup", join(dir, file), "--database", database], {
+        env: { ...Bun.env, PATH: path },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       return { code, out, err };
     };

@@ -21,7 +21,12 @@ const authorization = basicAuth("prop-vendor", "prop-password");
 beforeAll(async () => {
   database = openDatabase(":memory:");
   await createVendor(storeOn(database.db), "prop-vendor", "prop-password");
-  app = createApp({ config: { ...defaultConfig(), rateLimitPerSecond: 0 }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
+  app = createApp({
+    config: { ...defaultConfig(), rateLimitPerSecond: 0 },
+    backend: sqliteBackend(database, createGroupCommitter(database.sqlite)),
+    log: createLogger("silent"),
+    metrics: createMetrics(),
+  });
 });
 afterAll(() => database.close());
 
@@ -58,14 +63,23 @@ const leadShaped = fc
 
 describe.each(ROUTES)("%s", (path, flag) => {
   test("any JSON value as the body → envelope, no 5xx", async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (value) => expectEnvelope(await send(path, JSON.stringify(value)), flag)), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => expectEnvelope(await send(path, JSON.stringify(value)), flag)),
+      { numRuns: 300 },
+    );
   });
 
   test("any string as the body → envelope, no 5xx", async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 300 }), async (text) => expectEnvelope(await send(path, text), flag)), { numRuns: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 300 }), async (text) => expectEnvelope(await send(path, text), flag)),
+      { numRuns: 300 },
+    );
   });
 
   test("lead-shaped objects with random field values → envelope, no 5xx", async () => {
-    await fc.assert(fc.asyncProperty(leadShaped, async (lead) => expectEnvelope(await send(path, JSON.stringify(lead)), flag)), { numRuns: 500 });
+    await fc.assert(
+      fc.asyncProperty(leadShaped, async (lead) => expectEnvelope(await send(path, JSON.stringify(lead)), flag)),
+      { numRuns: 500 },
+    );
   });
 });

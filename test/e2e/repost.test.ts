@@ -41,11 +41,19 @@ test("postLead's answer lost, server killed with SIGKILL, restarted: the re-post
     server = await spawnServer(args);
 
     // The retry spells the same lead differently: keys reordered, indented, a value padded.
-    const respelled = JSON.stringify({ ...Object.fromEntries(Object.entries(lead).reverse()), city: ` ${lead.city} `, extra_data: { page: 2, source: "web" } }, null, 2);
+    const respelled = JSON.stringify(
+      { ...Object.fromEntries(Object.entries(lead).reverse()), city: ` ${lead.city} `, extra_data: { page: 2, source: "web" } },
+      null,
+      2,
+    );
     const retry = await post(`${server.url}/v1/postLead`, respelled, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
     expect(retry.status).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(retry.body).toEqual({ success_bit: true, message: "Lead received; the final result will be sent to the callback URL.", lead_id: (await storedIds())[0] });
+    expect(retry.body).toEqual({
+      success_bit: true,
+      message: "Lead received; the final result will be sent to the callback URL.",
+      lead_id: (await storedIds())[0],
+    });
     expect(await storedIds()).toHaveLength(1);
     expect((await database.rows("SELECT count(*) AS n FROM callbacks"))[0]!.n).toBe(1);
 
@@ -54,7 +62,11 @@ test("postLead's answer lost, server killed with SIGKILL, restarted: the re-post
     await afterVendorChange();
     const other = await post(`${server.url}/v1/postLead`, lead, { authorization: basicAuth("vendor-b", "password-b-123") });
     expect(other.status).toBe(422);
-    const changed = await post(`${server.url}/v1/postLead`, { ...lead, customer_name: "Someone Else" }, { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+    const changed = await post(
+      `${server.url}/v1/postLead`,
+      { ...lead, customer_name: "Someone Else" },
+      { authorization: basicAuth(VENDOR.name, VENDOR.password) },
+    );
     expect(changed.status).toBe(422);
     expect(await storedIds()).toHaveLength(1);
   } finally {

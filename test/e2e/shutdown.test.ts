@@ -17,10 +17,14 @@ import { waitUntil } from "../helpers/wait.ts";
 /** A server that decides and calls back at once (to the test's receiver on loopback). */
 const spawnDeliveringServer = (database: string, extra: string[] = []) =>
   spawnServer([
-    "--database", database,
-    "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
-    "--hold-period", "10ms",
-    "--worker-poll-interval", "10ms",
+    "--database",
+    database,
+    "--bootstrap-vendor",
+    `${VENDOR.name}:${VENDOR.password}`,
+    "--hold-period",
+    "10ms",
+    "--worker-poll-interval",
+    "10ms",
     "--allow-private-callbacks",
     ...extra,
   ]);
@@ -50,7 +54,6 @@ test.each(["SIGTERM", "SIGINT"] as const)("%s finishes an in-flight callback del
     temp.cleanup();
   }
 });
-
 
 /** A raw HTTP/1.1 connection: requests on it are sent on the same socket (kept alive). */
 async function openConnection(url: string) {
@@ -134,10 +137,14 @@ test("SIGTERM on a full disk (tmpfs): the process exits within the timeout, non-
   let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
   try {
     server = await spawnServer([
-      "--database", `${disk.dir}/leads.db`,
-      "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`,
-      "--disk-reserve", "0",
-      "--shutdown-timeout", "3s",
+      "--database",
+      `${disk.dir}/leads.db`,
+      "--bootstrap-vendor",
+      `${VENDOR.name}:${VENDOR.password}`,
+      "--disk-reserve",
+      "0",
+      "--shutdown-timeout",
+      "3s",
     ]);
     const postLead = () => post(`${server!.url}/v1/postLead`, validLead(), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
     for (let i = 0; i < 20; i++) expect((await postLead()).status).toBe(200);

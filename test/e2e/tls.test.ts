@@ -28,7 +28,10 @@ test("serves HTTPS with the configured certificate", async () => {
     tls: { ca: CALLBACK_TEST_CERT, serverName: "callback.test" },
   });
   expect(response.status).toBe(200);
-  const plainHttp = await fetch(`http://127.0.0.1:${url.port}/healthz`).then((r) => r.status, () => "no answer");
+  const plainHttp = await fetch(`http://127.0.0.1:${url.port}/healthz`).then(
+    (r) => r.status,
+    () => "no answer",
+  );
   expect(plainHttp).not.toBe(200);
 });
 

@@ -61,14 +61,32 @@ test("a newcomer's path through the README, step by step", async () => {
   expect(await page.text()).toContain("/swagger/assets/swagger-ui-bundle.js");
 
   const auth = { authorization: basicAuth("demo", "demo-password") };
-  const accepted = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver}/walkthrough`, certificate_url: `${receiver}/certificate` }), auth);
+  const accepted = await post(
+    `${server.url}/v1/postLead`,
+    validLead({ call_back_url: `${receiver}/walkthrough`, certificate_url: `${receiver}/certificate` }),
+    auth,
+  );
   expect(accepted.status).toBe(200);
   let callbacks: any[] = [];
   await waitUntil(async () => (callbacks = (await (await fetch(`${receiver}/_mock/callbacks?path=/walkthrough`)).json()) as any[]).length === 1, 10_000, 100);
   expect(callbacks[0]).toMatchObject({ signature: { valid: true }, json: { lead_id: accepted.body.lead_id, status: "accepted" } });
 
   const replay = Bun.spawn(
-    [...productCommand(), "replay", "fixtures/", "--url", server.url, "--user", "demo", "--password", "demo-password", "--receiver", receiver, "--with", "verify-certificates"],
+    [
+      ...productCommand(),
+      "replay",
+      "fixtures/",
+      "--url",
+      server.url,
+      "--user",
+      "demo",
+      "--password",
+      "demo-password",
+      "--receiver",
+      receiver,
+      "--with",
+      "verify-certificates",
+    ],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
   running.push(replay);

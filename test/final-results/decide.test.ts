@@ -15,12 +15,22 @@ describe("decideFinalResult (CONTRACT §7, in the contract's order)", () => {
   });
 
   test("an operator's reject → rejected with the operator's reason", () => {
-    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: "bad lead" } })).toEqual({ status: "rejected", reason: "Rejected by operator: bad lead" });
-    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: null } })).toEqual({ status: "rejected", reason: "Rejected by operator." });
+    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: "bad lead" } })).toEqual({
+      status: "rejected",
+      reason: "Rejected by operator: bad lead",
+    });
+    expect(decideFinalResult({ ...clean, operatorDecision: { decision: "reject", reason: null } })).toEqual({
+      status: "rejected",
+      reason: "Rejected by operator.",
+    });
   });
 
   test("an operator's accept wins over a failed certificate check", () => {
-    const result = decideFinalResult({ ...clean, operatorDecision: { decision: "accept", reason: null }, certificate: { verified: false, detail: "HTTP 404" } });
+    const result = decideFinalResult({
+      ...clean,
+      operatorDecision: { decision: "accept", reason: null },
+      certificate: { verified: false, detail: "HTTP 404" },
+    });
     expect(result).toEqual({ status: "accepted" });
   });
 

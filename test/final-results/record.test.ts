@@ -16,7 +16,8 @@ import { now, tablesOf } from "../helpers/tables.ts";
 let h: IntakeHarness;
 let t: Tables;
 const HOLD = 60_000;
-const row = (table: string, where: string, id: string) => h.database.sqlite.query(`SELECT * FROM ${table} WHERE ${where} = ?`).get(id) as Record<string, any> | null;
+const row = (table: string, where: string, id: string) =>
+  h.database.sqlite.query(`SELECT * FROM ${table} WHERE ${where} = ?`).get(id) as Record<string, any> | null;
 const claim = (at: number, token: string) => now(t.leads.claimDue(at, 10, 1000, token));
 const record = (lead: DueLead, token: string, result: FinalResult, at: number, payload: string) =>
   h.database.sqlite.transaction(() => runNow(recordDecision(t, lead, token, result, at, payload)))();

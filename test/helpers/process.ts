@@ -60,7 +60,7 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: stri
   const decoder = new TextDecoder();
   for await (const chunk of stream) {
     buffered += decoder.decode(chunk, { stream: true });
-    let newline;
+    let newline: number;
     while ((newline = buffered.indexOf("\n")) >= 0) {
       const line = buffered.slice(0, newline).trim();
       buffered = buffered.slice(newline + 1);

@@ -126,10 +126,13 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     ...overrides,
   };
   // With LEAD_INGRESS_TEST_BINARY set, the same tests run against the compiled binary.
-  const server = Bun.env.LEAD_INGRESS_TEST_BINARY
-    ? await spawnedServer(config)
-    : await startServer(config, createLogger("silent"));
-  const base = { url: new URL(server.url).origin, consoleUrl: server.consoleUrl ? new URL(server.consoleUrl).origin : null, config, auth: basicAuth(VENDOR.name, VENDOR.password) };
+  const server = Bun.env.LEAD_INGRESS_TEST_BINARY ? await spawnedServer(config) : await startServer(config, createLogger("silent"));
+  const base = {
+    url: new URL(server.url).origin,
+    consoleUrl: server.consoleUrl ? new URL(server.consoleUrl).origin : null,
+    config,
+    auth: basicAuth(VENDOR.name, VENDOR.password),
+  };
   if (databaseKind(config.databasePath) === "postgres") {
     const own = await openTestStore(config.databasePath);
     return {

@@ -11,7 +11,12 @@ import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
 
 const database = openDatabase(":memory:");
-const app = createApp({ config: { ...defaultConfig(), databasePath: ":memory:" }, backend: sqliteBackend(database, createGroupCommitter(database.sqlite)), log: createLogger("silent"), metrics: createMetrics() });
+const app = createApp({
+  config: { ...defaultConfig(), databasePath: ":memory:" },
+  backend: sqliteBackend(database, createGroupCommitter(database.sqlite)),
+  log: createLogger("silent"),
+  metrics: createMetrics(),
+});
 afterAll(() => database.close());
 
 /** A body of a few chunks that counts how often it was read. */
@@ -33,7 +38,13 @@ test.each([
   ["POST", "/v1/unknown"],
 ])("%s %s without credentials: 401, the body untouched", async (method, path) => {
   const { stream, reads } = countedBody();
-  const answer = await app.handle(new Request(`http://localhost${path}`, { method, body: stream, headers: { authorization: "Basic bm9ib2R5Om5vdGhpbmc=", "content-type": "application/json" } }));
+  const answer = await app.handle(
+    new Request(`http://localhost${path}`, {
+      method,
+      body: stream,
+      headers: { authorization: "Basic bm9ib2R5Om5vdGhpbmc=", "content-type": "application/json" },
+    }),
+  );
   expect(answer.status).toBe(401);
   // A stream may be pulled once ahead of a reader (its high-water mark); a read would pull on and on.
   expect(reads.count).toBeLessThanOrEqual(1);

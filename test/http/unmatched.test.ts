@@ -13,7 +13,10 @@ const refuseStrangers = (request: Request) => {
 const scope = new Elysia().derive({ as: "scoped" }, ({ request }) => (refuseStrangers(request), {}));
 
 function app() {
-  const routes = new Elysia().onError(({ error }) => answered(error)).get("/thing", () => "got").post("/thing", () => "posted");
+  const routes = new Elysia()
+    .onError(({ error }) => answered(error))
+    .get("/thing", () => "got")
+    .post("/thing", () => "posted");
   return routes.use(methodNotAllowed(routes.routes, scope));
 }
 
@@ -24,7 +27,11 @@ test("a path's own methods still answer; any other is 405 with Allow listing the
   expect(await (await send("GET", "yes")).text()).toBe("got");
   expect(await (await send("POST", "yes")).text()).toBe("posted");
   const refused = await send("DELETE", "yes");
-  expect([refused.status, refused.headers.get("allow"), await refused.json()]).toEqual([405, "GET, POST", { success_bit: false, message: [{ error: "Method Not Allowed" }] }]);
+  expect([refused.status, refused.headers.get("allow"), await refused.json()]).toEqual([
+    405,
+    "GET, POST",
+    { success_bit: false, message: [{ error: "Method Not Allowed" }] },
+  ]);
 });
 
 test("the scope runs before the 405: a stranger learns only 401", async () => {
@@ -34,7 +41,9 @@ test("the scope runs before the 405: a stranger learns only 401", async () => {
 
 test("an unknown path is 404, under /v1 only once authenticated", async () => {
   const outcome = (path: string, authorization?: string) =>
-    notFound(refuseStrangers, new Request(`http://test.local${path}`, { headers: authorization ? { authorization } : {} }), path).catch((error: EnvelopeError) => error.status);
+    notFound(refuseStrangers, new Request(`http://test.local${path}`, { headers: authorization ? { authorization } : {} }), path).catch(
+      (error: EnvelopeError) => error.status,
+    );
   expect(await outcome("/nope")).toBe(404);
   expect(await outcome("/v1/nope")).toBe(401);
   expect(await outcome("/v1/nope", "yes")).toBe(404);

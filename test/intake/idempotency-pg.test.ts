@@ -33,7 +33,14 @@ for (const batched of [false, true]) {
         const store = postgresStore(handle.db);
         const duplicateWindowMs = 30 * 86_400_000;
         const batches = batched ? pgIntakeBatches(handle.db, store, { duplicateWindowMs }) : undefined;
-        return { store: store as unknown as ServiceStore, duplicateWindowMs, holdPeriodMs: 60_000, allowPrivateCallbacks: false, clock: () => Date.now(), batches };
+        return {
+          store: store as unknown as ServiceStore,
+          duplicateWindowMs,
+          holdPeriodMs: 60_000,
+          allowPrivateCallbacks: false,
+          clock: () => Date.now(),
+          batches,
+        };
       });
     });
 

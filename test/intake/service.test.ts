@@ -210,7 +210,9 @@ describe("submitLead: acceptance", () => {
         },
       },
     };
-    await expect(submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(validLead()))).rejects.toThrow("constraint failed");
+    await expect(
+      submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(validLead())),
+    ).rejects.toThrow("constraint failed");
     expect(count("phone_claims")).toBe(0);
     expect(prePing(deps(), { phone_number: "2125551234" })).toEqual({ kind: "eligible" });
   });
@@ -280,7 +282,9 @@ describe("submitLead: eligibility", () => {
   test("concurrent submissions of one number: exactly one is accepted", async () => {
     const d = deps();
     const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => submitLead(d, submission(validLead({ customer_name: `Caller ${i}` }), { vendorId: i % 2 ? "vendor-a" : "vendor-b" }))),
+      Array.from({ length: 8 }, (_, i) =>
+        submitLead(d, submission(validLead({ customer_name: `Caller ${i}` }), { vendorId: i % 2 ? "vendor-a" : "vendor-b" })),
+      ),
     );
     expect(outcomes.filter((o) => o.kind === "accepted")).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === "blocked")).toHaveLength(7);
@@ -371,7 +375,11 @@ describe("submitLead: idempotency", () => {
     expect(count("leads")).toBe(2);
     // The key now points at the new lead.
     advance(1_000);
-    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({ kind: "accepted", leadId: (second as { leadId: string }).leadId, replayed: true });
+    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({
+      kind: "accepted",
+      leadId: (second as { leadId: string }).leadId,
+      replayed: true,
+    });
   });
 
   test("a blocked request does not store its key: a retry is evaluated afresh", async () => {
@@ -380,7 +388,6 @@ describe("submitLead: idempotency", () => {
     expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({ kind: "blocked" });
     expect(count("idempotency_keys")).toBe(0);
   });
-
 });
 
 describe("submitLead: a re-post without a key (a retry after a lost answer)", () => {

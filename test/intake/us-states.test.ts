@@ -2,7 +2,10 @@
 import { describe, expect, test } from "bun:test";
 import { MAILING_STATE_CODES, STATE_CODES } from "../../src/intake/us-states.ts";
 
-const FIFTY_STATES = "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split(" ");
+const FIFTY_STATES =
+  "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split(
+    " ",
+  );
 const TERRITORIES = ["DC", "AS", "GU", "MP", "PR", "VI"];
 const MILITARY = ["AA", "AE", "AP"];
 

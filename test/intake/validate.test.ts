@@ -13,7 +13,7 @@ function errorsOf(body: Body, rules = PUBLIC_ONLY): string[] {
   return result.ok ? [] : result.errors;
 }
 
-function valueOf(body: Body, rules = PUBLIC_ONLY): ValidLead {
+function validValue(body: Body, rules = PUBLIC_ONLY): ValidLead {
   const result = validateLead(body, rules);
   if (!result.ok) throw new Error(`expected a valid lead, got ${JSON.stringify(result.errors)}`);
   return result.value;
@@ -44,7 +44,7 @@ const FREE_TEXT_FIELDS = ["customer_name", "city", "street", "dm_name", "utility
 
 describe("a valid lead", () => {
   test("has no errors and comes back normalised", () => {
-    expect(valueOf(validLead())).toEqual({
+    expect(validValue(validLead())).toEqual({
       phoneE164: "+12125551234",
       customerName: "Jane Doe",
       state: "NY",
@@ -66,12 +66,12 @@ describe("a valid lead", () => {
   });
 
   test("string values are stored trimmed", () => {
-    const value = valueOf(validLead({ customer_name: "  Jane Doe \t", city: "\nNew York ", zip: " 10001 " }));
+    const value = validValue(validLead({ customer_name: "  Jane Doe \t", city: "\nNew York ", zip: " 10001 " }));
     expect([value.customerName, value.city, value.zip]).toEqual(["Jane Doe", "New York", "10001"]);
   });
 
   test("unknown top-level fields are ignored", () => {
-    const value = valueOf(validLead({ favourite_colour: "blue", nested: { a: [1, 2] }, Street: 42, phone: null }));
+    const value = validValue(validLead({ favourite_colour: "blue", nested: { a: [1, 2] }, Street: 42, phone: null }));
     expect(value.street).toBe("1 Main St");
   });
 });
@@ -109,9 +109,7 @@ describe("Invalid Type (expected string)", () => {
     ["an array", ["x"]],
     ["an empty array", []],
   ];
-  const cases = [...REQUIRED_STRING_FIELDS, ...OPTIONAL_STRING_FIELDS].flatMap((field) =>
-    wrongValues.map(([what, value]) => [field, what, value] as const),
-  );
+  const cases = [...REQUIRED_STRING_FIELDS, ...OPTIONAL_STRING_FIELDS].flatMap((field) => wrongValues.map(([what, value]) => [field, what, value] as const));
 
   test.each(cases)("%s as %s → Invalid Type (expected string): <field>", (field, _what, value) => {
     expect(errorsOf(validLead({ [field]: value }))).toEqual([`Invalid Type (expected string): ${field}`]);
@@ -135,7 +133,7 @@ describe("phone_number", () => {
     ["+12125551234", "+12125551234"],
     ["  212 555 1234  ", "+12125551234"],
   ])("%p is accepted as %s", (raw, e164) => {
-    expect(valueOf(validLead({ phone_number: raw })).phoneE164).toBe(e164);
+    expect(validValue(validLead({ phone_number: raw })).phoneE164).toBe(e164);
   });
 
   test.each(["212-555-1234 x12", "212_555_1234", "212/555/1234", "+1 800 FLOWERS", "212\t555\t1234", "２１２５５５１２３４", "212#5551234", "*2125551234"])(
@@ -160,11 +158,11 @@ describe("phone_number", () => {
 
 describe("state and mailing_state", () => {
   test.each(["ny", "Ny", "nY", " ny "])("state %p is case-insensitive and stored upper-case", (raw) => {
-    expect(valueOf(validLead({ state: raw })).state).toBe("NY");
+    expect(validValue(validLead({ state: raw })).state).toBe("NY");
   });
 
   test.each(["ca", "Dc", "pr", "gu", "vi", "as", "mp", "TX", "WY"])("state %p is a USPS code", (raw) => {
-    expect(valueOf(validLead({ state: raw })).state).toBe(raw.toUpperCase());
+    expect(validValue(validLead({ state: raw })).state).toBe(raw.toUpperCase());
   });
 
   test.each(["AA", "AE", "ap", "XX", "C", "CAL", "New York", "C A", "12", "ZZ"])("state %p → Invalid State Code (2 characters): <value>", (raw) => {
@@ -177,7 +175,7 @@ describe("state and mailing_state", () => {
   });
 
   test.each(["AA", "ae", "Ap", "ny", "pr"])("mailing_state %p is accepted and stored upper-case", (raw) => {
-    expect(valueOf(validLead({ mailing_state: raw })).mailingState).toBe(raw.toUpperCase());
+    expect(validValue(validLead({ mailing_state: raw })).mailingState).toBe(raw.toUpperCase());
   });
 
   test.each(["XX", "A", "AAA", "Armed Forces", "ıa"])("mailing_state %p → Invalid Mailing State Code: <value>", (raw) => {
@@ -191,7 +189,7 @@ describe("state and mailing_state", () => {
 
 describe("zip and mailing_zip", () => {
   test.each(["12345", "12345-6789", "00501", " 10001 "])("%p is accepted", (raw) => {
-    const value = valueOf(validLead({ zip: raw, mailing_zip: raw }));
+    const value = validValue(validLead({ zip: raw, mailing_zip: raw }));
     expect([value.zip, value.mailingZip]).toEqual([raw.trim(), raw.trim()]);
   });
 
@@ -207,9 +205,12 @@ describe("zip and mailing_zip", () => {
 });
 
 describe("email", () => {
-  test.each(["a@b.co", "jane.doe+leads@example.com", "o'brien@mail.example.org", "x_y-z@sub-domain.example.io", "USER@EXAMPLE.COM"])("%p is accepted", (raw) => {
-    expect(valueOf(validLead({ email: raw })).email).toBe(raw);
-  });
+  test.each(["a@b.co", "jane.doe+leads@example.com", "o'brien@mail.example.org", "x_y-z@sub-domain.example.io", "USER@EXAMPLE.COM"])(
+    "%p is accepted",
+    (raw) => {
+      expect(validValue(validLead({ email: raw })).email).toBe(raw);
+    },
+  );
 
   test.each([
     "plainaddress",
@@ -241,7 +242,7 @@ describe("certificate_url", () => {
   test("exactly 500 characters is accepted", () => {
     const url = urlOfLength(500);
     expect(url.length).toBe(500);
-    expect(valueOf(validLead({ certificate_url: url })).certificateUrl).toBe(url);
+    expect(validValue(validLead({ certificate_url: url })).certificateUrl).toBe(url);
   });
 
   test("501 characters is refused, with the value echoed", () => {
@@ -249,20 +250,32 @@ describe("certificate_url", () => {
     expect(errorsOf(validLead({ certificate_url: url }))).toEqual([text(url)]);
   });
 
-  test.each(["http://cert.example.com", "HTTPS://CERT.EXAMPLE.COM/X", "https://cert.example.com:8443/a?b=c#d", "http://192.0.2.1/cert"])("%p is accepted", (url) => {
-    expect(valueOf(validLead({ certificate_url: url })).certificateUrl).toBe(url);
-  });
-
-  test.each(["ftp://cert.example.com/c", "mailto:a@example.com", "javascript:alert(1)", "cert.example.com/c", "//cert.example.com/c", "http://", "https:// cert.example.com", "https://cert .example.com", "http:/cert.example.com", "not a url", "https://cert.example.com:99999/"])(
-    "%p → the certificate URL text with the value",
+  test.each(["http://cert.example.com", "HTTPS://CERT.EXAMPLE.COM/X", "https://cert.example.com:8443/a?b=c#d", "http://192.0.2.1/cert"])(
+    "%p is accepted",
     (url) => {
-      expect(errorsOf(validLead({ certificate_url: url }))).toEqual([text(url)]);
+      expect(validValue(validLead({ certificate_url: url })).certificateUrl).toBe(url);
     },
   );
 
+  test.each([
+    "ftp://cert.example.com/c",
+    "mailto:a@example.com",
+    "javascript:alert(1)",
+    "cert.example.com/c",
+    "//cert.example.com/c",
+    "http://",
+    "https:// cert.example.com",
+    "https://cert .example.com",
+    "http:/cert.example.com",
+    "not a url",
+    "https://cert.example.com:99999/",
+  ])("%p → the certificate URL text with the value", (url) => {
+    expect(errorsOf(validLead({ certificate_url: url }))).toEqual([text(url)]);
+  });
+
   test("absent (or null, or blank) with extra_data present is fine and stored as null", () => {
     for (const certificate_url of [undefined, null, "  "]) {
-      expect(valueOf(validLead({ certificate_url })).certificateUrl).toBeNull();
+      expect(validValue(validLead({ certificate_url })).certificateUrl).toBeNull();
     }
   });
 });
@@ -280,12 +293,12 @@ describe("call_back_url", () => {
   ])("is optional: %s → no error, stored as null", (_what, value) => {
     const body = validLead({ call_back_url: value });
     if (value === undefined) delete body.call_back_url;
-    expect(valueOf(body).callBackUrl).toBeNull();
+    expect(validValue(body).callBackUrl).toBeNull();
   });
 
   test("exactly 2,048 characters is accepted", () => {
     const url = urlOfLength(2048);
-    expect(valueOf(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+    expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
   });
 
   test("2,049 characters → Invalid Callback URL: <value, cut to 600 with …>", () => {
@@ -296,7 +309,7 @@ describe("call_back_url", () => {
   test("2,048 characters counted as characters, not UTF-16 units", () => {
     // 1,100 astral characters are 2,200 UTF-16 units but only 1,100 + prefix characters.
     const url = `https://vendor.example.com/${"😀".repeat(1100)}`;
-    expect(valueOf(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+    expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
   });
 
   test.each(["ftp://vendor.example.com/cb", "vendor.example.com/cb", "http://", "https://vendor example.com/cb", "mailto:a@example.com", "localhost:8080/cb"])(
@@ -307,7 +320,7 @@ describe("call_back_url", () => {
   );
 
   test("http URLs (not only https) are accepted", () => {
-    expect(valueOf(validLead({ call_back_url: "http://vendor.example.com:9999/cb" })).callBackUrl).toBe("http://vendor.example.com:9999/cb");
+    expect(validValue(validLead({ call_back_url: "http://vendor.example.com:9999/cb" })).callBackUrl).toBe("http://vendor.example.com:9999/cb");
   });
 
   const PRIVATE_HOSTS = [
@@ -333,13 +346,13 @@ describe("call_back_url", () => {
   });
 
   test.each(PRIVATE_HOSTS)("%p is accepted, as sent, when private callbacks are allowed", (url) => {
-    expect(valueOf(validLead({ call_back_url: url }), { allowPrivateCallbacks: true }).callBackUrl).toBe(url);
+    expect(validValue(validLead({ call_back_url: url }), { allowPrivateCallbacks: true }).callBackUrl).toBe(url);
   });
 
   test.each(["https://93.184.216.34/cb", "http://[2606:2800:220:1::]/cb", "https://localhost.example.com/cb", "https://internal.example/cb"])(
     "%p (a public literal, or any name: judged at delivery) is accepted",
     (url) => {
-      expect(valueOf(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+      expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
     },
   );
 });
@@ -365,7 +378,7 @@ describe("255-character limit", () => {
   });
 
   test("surrounding whitespace does not count (the value is stored trimmed)", () => {
-    expect(valueOf(validLead({ city: `  ${"x".repeat(255)}  ` })).city).toBe("x".repeat(255));
+    expect(validValue(validLead({ city: `  ${"x".repeat(255)}  ` })).city).toBe("x".repeat(255));
   });
 });
 
@@ -421,25 +434,25 @@ describe("echoed values longer than 600 characters", () => {
 
 describe("street and customer_address", () => {
   test("street alone is used", () => {
-    expect(valueOf(validLead({ street: "1 Main St" })).street).toBe("1 Main St");
+    expect(validValue(validLead({ street: "1 Main St" })).street).toBe("1 Main St");
   });
 
   test("customer_address alone satisfies the street field", () => {
     const body = leadWithout("street");
     body.customer_address = "2 Side Ave";
-    expect(valueOf(body).street).toBe("2 Side Ave");
+    expect(validValue(body).street).toBe("2 Side Ave");
   });
 
   test("when both are sent, street is used", () => {
-    expect(valueOf(validLead({ street: "1 Main St", customer_address: "2 Side Ave" })).street).toBe("1 Main St");
+    expect(validValue(validLead({ street: "1 Main St", customer_address: "2 Side Ave" })).street).toBe("1 Main St");
   });
 
   test("when both are sent, customer_address is not validated", () => {
-    expect(valueOf(validLead({ street: "1 Main St", customer_address: "x".repeat(300) })).street).toBe("1 Main St");
+    expect(validValue(validLead({ street: "1 Main St", customer_address: "x".repeat(300) })).street).toBe("1 Main St");
   });
 
   test("a blank street with customer_address uses customer_address", () => {
-    expect(valueOf(validLead({ street: "  ", customer_address: "2 Side Ave" })).street).toBe("2 Side Ave");
+    expect(validValue(validLead({ street: "  ", customer_address: "2 Side Ave" })).street).toBe("2 Side Ave");
   });
 
   test("neither → Missing Field: street", () => {
@@ -469,7 +482,7 @@ describe("extra_data", () => {
   });
 
   test("missing while certificate_url is present is fine and stored as null", () => {
-    expect(valueOf(leadWithout("extra_data")).extraData).toBeNull();
+    expect(validValue(leadWithout("extra_data")).extraData).toBeNull();
   });
 
   test.each([
@@ -480,7 +493,7 @@ describe("extra_data", () => {
   ])("%s is accepted (without certificate_url) and stored as JSON text", (_what, value) => {
     const body = leadWithout("certificate_url");
     body.extra_data = value;
-    expect(valueOf(body).extraData).toBe(JSON.stringify(value));
+    expect(validValue(body).extraData).toBe(JSON.stringify(value));
   });
 
   test.each([
@@ -577,10 +590,18 @@ describe("isHttpUrl", () => {
     expect(isHttpUrl(url)).toBe(true);
   });
 
-  test.each(["", "ftp://example.com", "//example.com", "http:/example.com", "http://", "http:// example.com", "http://exa mple.com", "http://example.com/ x", "example.com", "http://x.com:99999"])(
-    "%p → false",
-    (url) => {
-      expect(isHttpUrl(url)).toBe(false);
-    },
-  );
+  test.each([
+    "",
+    "ftp://example.com",
+    "//example.com",
+    "http:/example.com",
+    "http://",
+    "http:// example.com",
+    "http://exa mple.com",
+    "http://example.com/ x",
+    "example.com",
+    "http://x.com:99999",
+  ])("%p → false", (url) => {
+    expect(isHttpUrl(url)).toBe(false);
+  });
 });

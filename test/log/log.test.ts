@@ -58,7 +58,12 @@ test.each([
   const child = Bun.spawn([process.execPath, `${import.meta.dir}/scripts/log-then-crash.ts`, how], { stdout: "pipe", stderr: "ignore" });
   const out = await new Response(child.stdout).text();
   expect(await child.exited).toBe(code);
-  expect(out.trimEnd().split("\n").map((line) => JSON.parse(line).event)).toEqual(["first", "second"]);
+  expect(
+    out
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line).event),
+  ).toEqual(["first", "second"]);
 });
 
 test.each([
@@ -69,5 +74,10 @@ test.each([
   const out = await new Response(child.stdout).text();
   await child.exited;
   expect(child.signalCode).toBe("SIGKILL");
-  expect(out.split("\n").filter(Boolean).map((line) => JSON.parse(line).event)).toEqual(expected);
+  expect(
+    out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).event),
+  ).toEqual(expected);
 });

@@ -70,6 +70,8 @@ describe("behaviour table", () => {
     const table = createBehaviourTable();
     table.next("/a");
     table.set(undefined, { failFirst: 1 });
-    expect([table.next("/a"), table.next("/a"), table.next("/b"), table.next("/b")].map((a) => a.action === "respond" && a.status)).toEqual([500, 200, 500, 200]);
+    expect([table.next("/a"), table.next("/a"), table.next("/b"), table.next("/b")].map((a) => a.action === "respond" && a.status)).toEqual([
+      500, 200, 500, 200,
+    ]);
   });
 });

@@ -39,14 +39,30 @@ test("prints its URL, logs each callback as a JSON line, and exits 0 on SIGTERM"
 
     const body = '{"lead_id":"L1"}';
     const now = new Date();
-    const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": new Webhook(SECRET).sign("msg_1", now, body) };
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": new Webhook(SECRET).sign("msg_1", now, body),
+    };
     await fetch(`${origin}/_mock/behaviour`, { method: "PUT", body: JSON.stringify({ path: "/cb/a", status: 503, failFirst: 1 }) });
     expect((await fetch(`${origin}/cb/a`, { method: "POST", body, headers })).status).toBe(503);
-    expect(JSON.parse(await nextLine())).toMatchObject({ event: "callback_received", path: "/cb/a", attempt: 1, webhook_id: "msg_1", signature_valid: true, answer: 503 });
+    expect(JSON.parse(await nextLine())).toMatchObject({
+      event: "callback_received",
+      path: "/cb/a",
+      attempt: 1,
+      webhook_id: "msg_1",
+      signature_valid: true,
+      answer: 503,
+    });
 
     await fetch(`${origin}/_mock/behaviour`, { method: "PUT", body: JSON.stringify({ path: "/cb/hang", hang: true }) });
     await fetch(`${origin}/_mock/behaviour`, { method: "PUT", body: JSON.stringify({ path: "/cb/hour", delayMs: 3_600_000 }) });
-    const open = ["/cb/hang", "/cb/hour"].map((path) => fetch(`${origin}${path}`, { method: "POST", body }).then(() => "answered", () => "rejected"));
+    const open = ["/cb/hang", "/cb/hour"].map((path) =>
+      fetch(`${origin}${path}`, { method: "POST", body }).then(
+        () => "answered",
+        () => "rejected",
+      ),
+    );
     expect(JSON.parse(await nextLine())).toMatchObject({ path: expect.stringMatching(/^\/cb\/(hang|hour)$/), signature_valid: false });
     await nextLine();
 

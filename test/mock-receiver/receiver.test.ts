@@ -144,7 +144,11 @@ describe("signatures", () => {
     receiver.setSecret(SECRET);
     const id = "msg_stale";
     const then = new Date(Date.now() - 10 * 60_000);
-    const headers = { "webhook-id": id, "webhook-timestamp": String(Math.floor(then.getTime() / 1000)), "webhook-signature": new Webhook(SECRET).sign(id, then, body) };
+    const headers = {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(then.getTime() / 1000)),
+      "webhook-signature": new Webhook(SECRET).sign(id, then, body),
+    };
     await post("/cb/s", body, headers);
     expect(receiver.received()[0]!.signature).toEqual({ valid: false, error: "Message timestamp too old" });
   });
@@ -192,7 +196,10 @@ describe("behaviours", () => {
     await control("POST", "/behaviour", { path: "/cb/gone", status: 410 });
     receiver.setBehaviour({ path: "/cb/ok", status: 202 });
     expect([(await post("/cb/gone")).status, (await post("/cb/ok")).status, (await post("/cb/anything")).status]).toEqual([410, 202, 503]);
-    expect(await (await control("GET", "/behaviour")).json()).toEqual({ global: { status: 503 }, paths: { "/cb/gone": { status: 410 }, "/cb/ok": { status: 202 } } });
+    expect(await (await control("GET", "/behaviour")).json()).toEqual({
+      global: { status: 503 },
+      paths: { "/cb/gone": { status: 410 }, "/cb/ok": { status: 202 } },
+    });
   });
 
   test("DELETE /_mock/behaviour resets one path or everything", async () => {
@@ -243,7 +250,12 @@ describe("behaviours", () => {
   test("stop() ends hanging and long-delayed requests instead of waiting for them", async () => {
     receiver.setBehaviour({ path: "/cb/hang", hang: true });
     receiver.setBehaviour({ path: "/cb/hour", delayMs: 3_600_000 });
-    const pending = ["/cb/hang", "/cb/hour"].map((path) => post(path).then((r) => `answered ${r.status}`, () => "rejected"));
+    const pending = ["/cb/hang", "/cb/hour"].map((path) =>
+      post(path).then(
+        (r) => `answered ${r.status}`,
+        () => "rejected",
+      ),
+    );
     await receiver.waitFor(2);
     await receiver.stop();
     expect(await Promise.all(pending)).toEqual(["rejected", "rejected"]);

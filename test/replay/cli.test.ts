@@ -19,13 +19,23 @@ describe("parseReplayArgs", () => {
   test("every option", () => {
     const options = parseReplayArgs([
       ...BASE,
-      "--receiver", "http://127.0.0.1:9090",
-      "--receiver-secret", "whsec_abc",
-      "--other-user", "other", "--other-password", "other-password",
-      "--suppressed-phone", "(212) 555-0199",
-      "--with", "verify-certificates", "--with=rate-limit",
-      "--filter", "8-callback",
-      "--timeout", "5s",
+      "--receiver",
+      "http://127.0.0.1:9090",
+      "--receiver-secret",
+      "whsec_abc",
+      "--other-user",
+      "other",
+      "--other-password",
+      "other-password",
+      "--suppressed-phone",
+      "(212) 555-0199",
+      "--with",
+      "verify-certificates",
+      "--with=rate-limit",
+      "--filter",
+      "8-callback",
+      "--timeout",
+      "5s",
     ]);
     expect(options).toEqual({
       dir: "fixtures/",
@@ -60,7 +70,18 @@ describe("parseReplayArgs", () => {
   });
 
   test("the help names every option", () => {
-    for (const flag of ["--url", "--user", "--password", "--receiver", "--receiver-secret", "--other-user", "--suppressed-phone", "--with", "--filter", "--timeout"]) {
+    for (const flag of [
+      "--url",
+      "--user",
+      "--password",
+      "--receiver",
+      "--receiver-secret",
+      "--other-user",
+      "--suppressed-phone",
+      "--with",
+      "--filter",
+      "--timeout",
+    ]) {
       expect(REPLAY_HELP).toContain(flag);
     }
   });

@@ -80,7 +80,10 @@ describe("the fixture format", () => {
     const request = { method: "POST", path: "/v1/postLead", lead: { zip: "1234", surprise: true }, without: ["street"] };
     const { street: _street, ...rest } = BASE_LEAD;
     expect(parse({ description: "d", steps: [{ ...step, request }] }).steps[0]!.request.body).toEqual({ ...rest, zip: "1234", surprise: true });
-    expect<Record<string, unknown>>({ ...BASE_LEAD, vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name }).toEqual({ ...EXAMPLE_LEAD, phone_number: "{{phone}}" } as Record<string, string>);
+    expect<Record<string, unknown>>({ ...BASE_LEAD, vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name }).toEqual({
+      ...EXAMPLE_LEAD,
+      phone_number: "{{phone}}",
+    } as Record<string, string>);
   });
 
   test.each([
@@ -88,15 +91,35 @@ describe("the fixture format", () => {
     ["an unknown feature", { description: "d", requires: ["verify-certificate"], steps: [step] }, 'unknown feature "verify-certificate"'],
     ["an unknown key", { description: "d", steps: [step], expected: {} }, "unknown key(s): expected"],
     ["an unknown placeholder", { description: "d", steps: [{ ...step, request: { ...step.request, path: "/v1/{{nope}}" } }] }, "unknown placeholder {{nope}}"],
-    ["a matcher inside text", { description: "d", steps: [{ ...step, expect: { status: 200, body: { id: "id-{{uuid}}" } } }] }, "a matcher must be the whole value"],
+    [
+      "a matcher inside text",
+      { description: "d", steps: [{ ...step, expect: { status: 200, body: { id: "id-{{uuid}}" } } }] },
+      "a matcher must be the whole value",
+    ],
     ["a body and raw together", { description: "d", steps: [{ ...step, request: { ...step.request, raw: "x" } }] }, "body goes alone"],
     ["a lead and a body together", { description: "d", steps: [{ ...step, request: { ...step.request, lead: {} } }] }, "body goes alone"],
-    ["without, but no lead", { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", without: ["zip"] } }] }, "without goes with lead"],
-    ["without names no field", { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", lead: {}, without: ["zipp"] } }] }, "zipp is not a field of the lead"],
+    [
+      "without, but no lead",
+      { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", without: ["zip"] } }] },
+      "without goes with lead",
+    ],
+    [
+      "without names no field",
+      { description: "d", steps: [{ ...step, request: { method: "POST", path: "/v1/postLead", lead: {}, without: ["zipp"] } }] },
+      "zipp is not a field of the lead",
+    ],
     ["two step modes", { description: "d", steps: [{ ...step, poll: true, repeat: { until: 429, max: 5 } }] }, "at most one of concurrent, repeat, poll"],
-    ["counts that do not add up", { description: "d", steps: [{ ...step, concurrent: 3, expect: { statusCounts: { "200": 1 } } }] }, "must add up to concurrent (3)"],
+    [
+      "counts that do not add up",
+      { description: "d", steps: [{ ...step, concurrent: 3, expect: { statusCounts: { "200": 1 } } }] },
+      "must add up to concurrent (3)",
+    ],
     ["a status out of range", { description: "d", steps: [{ ...step, expect: { status: 42, body: {} } }] }, "status must be a whole number from 100 to 599"],
-    ["a cooldown that is not a duration", { description: "d", steps: [{ ...step, repeat: { until: 429, max: 5, cooldown: "soon" } }] }, "repeat.cooldown: expected a duration"],
+    [
+      "a cooldown that is not a duration",
+      { description: "d", steps: [{ ...step, repeat: { until: 429, max: 5, cooldown: "soon" } }] },
+      "repeat.cooldown: expected a duration",
+    ],
     ["an expectation without body", { description: "d", steps: [{ ...step, expect: { status: 200 } }] }, "expect.body is required"],
   ])("refuses %s", (_name, data, message) => {
     expect(() => parse(data)).toThrow(message);
@@ -130,7 +153,9 @@ describe("building requests", () => {
 
   test("a body goes as JSON unless the case says otherwise; content-type null sends bytes with no type", () => {
     expect(headersOf({ method: "POST", path: "/x", body: {} }).get("content-type")).toBe("application/json");
-    expect(headersOf({ method: "POST", path: "/x", body: {}, headers: { "content-type": "application/x-www-form-urlencoded" } }).get("content-type")).toBe("application/x-www-form-urlencoded");
+    expect(headersOf({ method: "POST", path: "/x", body: {}, headers: { "content-type": "application/x-www-form-urlencoded" } }).get("content-type")).toBe(
+      "application/x-www-form-urlencoded",
+    );
     const untyped = buildRequest({ method: "POST", path: "/x", body: { a: 1 }, headers: { "content-type": null } }, target).init;
     expect(new Headers(untyped.headers).has("content-type")).toBe(false);
     expect(new TextDecoder().decode(untyped.body as Uint8Array)).toBe('{"a":1}');
@@ -146,4 +171,3 @@ describe("building requests", () => {
     expect(padded).toStartWith("{nö ");
   });
 });
-

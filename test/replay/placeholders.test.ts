@@ -27,7 +27,12 @@ describe("fillPlaceholders", () => {
     );
     expect(filled).toEqual({
       path: "/v1/leads/0193a5c2-7b1e-7c3d-8e4f-0123456789ab",
-      body: { phone_number: "(212) 555-0123", call_back_url: "http://127.0.0.1:9090/replay/abc/case/callback", list: ["+12125550123", 7, null], "{{phone}}": true },
+      body: {
+        phone_number: "(212) 555-0123",
+        call_back_url: "http://127.0.0.1:9090/replay/abc/case/callback",
+        list: ["+12125550123", 7, null],
+        "{{phone}}": true,
+      },
       headers: { "idempotency-key": "key-run-1" },
       auth: { user: "vendor-a", password: "x" },
       expect: { lead_id: "{{uuid}}", decided_at: "{{iso-date}}" },

@@ -31,14 +31,20 @@ beforeAll(async () => {
   cleanup = temp.cleanup;
   const setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
   server = await spawnServer([
-    "--database", setting,
-    "--bootstrap-vendor", `${VENDOR.user}:${VENDOR.password}`,
-    "--hold-period", "500ms", // long enough for "lookup-pending" to see pending, short for the callbacks
-    "--worker-poll-interval", "50ms",
+    "--database",
+    setting,
+    "--bootstrap-vendor",
+    `${VENDOR.user}:${VENDOR.password}`,
+    "--hold-period",
+    "500ms", // long enough for "lookup-pending" to see pending, short for the callbacks
+    "--worker-poll-interval",
+    "50ms",
     "--allow-private-callbacks",
     "--verify-certificates",
-    "--certificate-timeout", "1s",
-    "--callback-retry-scale", "0.01", // the first retry after 50 ms, not 5 s
+    "--certificate-timeout",
+    "1s",
+    "--callback-retry-scale",
+    "0.01", // the first retry after 50 ms, not 5 s
   ]);
   // What an operator would do with the CLI: a second vendor, a suppressed number, the signing secret.
   database = await openTestStore(setting);
@@ -88,7 +94,12 @@ describe("reporting", () => {
     mkdirSync(join(dir, "broken"));
     const wrong = {
       description: "Deliberately wrong: a fresh number is eligible, not 422.",
-      steps: [{ request: { method: "POST", path: "/v1/prePing", body: { phone_number: "{{phone}}" } }, expect: { status: 422, body: { can_post_phone_bit: false, message: [{ error: "Phone number can not be sent to postLead at this time." }] } } }],
+      steps: [
+        {
+          request: { method: "POST", path: "/v1/prePing", body: { phone_number: "{{phone}}" } },
+          expect: { status: 422, body: { can_post_phone_bit: false, message: [{ error: "Phone number can not be sent to postLead at this time." }] } },
+        },
+      ],
     };
     writeFileSync(join(dir, "broken/fresh-number-expected-422.json"), JSON.stringify(wrong));
   });
@@ -103,7 +114,9 @@ describe("reporting", () => {
 
   test("the command prints the table and a summary, and exits 1", async () => {
     const lines: string[] = [];
-    const code = await replayCommand([dir, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--timeout", "5s"], (line) => lines.push(line));
+    const code = await replayCommand([dir, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--timeout", "5s"], (line) =>
+      lines.push(line),
+    );
     expect(code).toBe(1);
     expect(lines[0]).toMatch(/^case +\| expected +\| got +\| pass$/);
     expect(lines).toContainEqual(expect.stringMatching(/^broken\/fresh-number-expected-422 \| 422 +\| 200 +\| FAIL$/));

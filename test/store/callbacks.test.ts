@@ -9,7 +9,14 @@ const CREATED = Date.UTC(2026, 0, 1);
 
 describeOnBothBackends("callbacks", (backend) => {
   let decidedAt: number;
-  const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({ startedAt: decidedAt, durationMs: 5, statusCode: 500, error: "HTTP 500", responseExcerpt: "oops", ...fields });
+  const attempt = (fields: Partial<AttemptRecord> = {}): AttemptRecord => ({
+    startedAt: decidedAt,
+    durationMs: 5,
+    statusCode: 500,
+    error: "HTTP 500",
+    responseExcerpt: "oops",
+    ...fields,
+  });
   const callback = async (leadId: string) => (await backend.rows("SELECT * FROM callbacks WHERE lead_id = $1", leadId))[0]!;
   const attempts = (callbackId: string) => backend.rows("SELECT * FROM callback_attempts WHERE callback_id = $1 ORDER BY attempt_no", callbackId);
 
@@ -40,7 +47,7 @@ describeOnBothBackends("callbacks", (backend) => {
     expect(await callback(leadId)).toMatchObject({ status: "held", payload: null, attempt_count: 0, next_attempt_at: null, created_at: CREATED });
     await t.callbacks.release(leadId, "{}", CREATED + 5);
     expect(await callback(leadId)).toMatchObject({ status: "pending", payload: "{}", next_attempt_at: CREATED + 5, updated_at: CREATED + 5 });
-    await t.callbacks.release(leadId, "{\"again\":1}", CREATED + 9);
+    await t.callbacks.release(leadId, '{"again":1}', CREATED + 9);
     expect(await callback(leadId)).toMatchObject({ payload: "{}", next_attempt_at: CREATED + 5 });
   });
 
@@ -70,8 +77,16 @@ describeOnBothBackends("callbacks", (backend) => {
       const leadId = await decidedLead();
       const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
       expect(await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt)).toBe(true);
-      expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 5000, last_error: "HTTP 500", claim_token: null });
-      expect(await attempts(due!.id)).toEqual([expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 })]);
+      expect(await callback(leadId)).toMatchObject({
+        status: "pending",
+        attempt_count: 1,
+        next_attempt_at: decidedAt + 5000,
+        last_error: "HTTP 500",
+        claim_token: null,
+      });
+      expect(await attempts(due!.id)).toEqual([
+        expect.objectContaining({ attempt_no: 1, status_code: 500, error: "HTTP 500", response_excerpt: "oops", duration_ms: 5 }),
+      ]);
       expect(await t.callbacks.claimDue(decidedAt + 4999, 10, 1000, "t2")).toEqual([]);
       expect(await t.callbacks.claimDue(decidedAt + 5000, 10, 1000, "t2")).toHaveLength(1);
     });
@@ -129,7 +144,19 @@ describeOnBothBackends("callbacks", (backend) => {
     const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
     await t.callbacks.recordAttempt(due!, "t", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt + 1);
     expect(await t.callbacks.list({ status: "dead", limit: 10 })).toEqual([
-      { id: due!.id, lead_id: leadId, vendor: VENDOR.name, url: "https://example.com/hook", status: "dead", attempt_count: 1, next_attempt_at: null, last_error: "HTTP 410", created_at: CREATED, updated_at: decidedAt + 1, delivered_at: null },
+      {
+        id: due!.id,
+        lead_id: leadId,
+        vendor: VENDOR.name,
+        url: "https://example.com/hook",
+        status: "dead",
+        attempt_count: 1,
+        next_attempt_at: null,
+        last_error: "HTTP 410",
+        created_at: CREATED,
+        updated_at: decidedAt + 1,
+        delivered_at: null,
+      },
     ]);
     expect(await t.callbacks.list({ status: "pending", limit: 10 })).toEqual([]);
     expect(await t.callbacks.find(leadId)).toEqual({ id: due!.id, leadId, status: "dead" });

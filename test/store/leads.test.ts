@@ -26,7 +26,14 @@ describeOnBothBackends("leads", (backend) => {
 
   test("insertPending stores the lead pending, with its fields, times and no decision", async () => {
     const id = await insert();
-    expect(await row(id)).toMatchObject({ status: "pending", phone_e164: "+12125551234", raw_request: "{}", decide_after: clock - 1 + HOLD, decided_at: null, claim_token: null });
+    expect(await row(id)).toMatchObject({
+      status: "pending",
+      phone_e164: "+12125551234",
+      raw_request: "{}",
+      decide_after: clock - 1 + HOLD,
+      decided_at: null,
+      claim_token: null,
+    });
     expect(await backend.tables.leads.countPending()).toBe(1);
   });
 
@@ -69,7 +76,15 @@ describeOnBothBackends("leads", (backend) => {
       const at = clock + HOLD;
       expect(await t.leads.claimDue(start + HOLD - 1, 10, 1000, "t0")).toEqual([]);
       expect((await t.leads.claimDue(at, 1, 1000, "t1")).map((l) => l.id)).toEqual([first]);
-      expect(await t.leads.claimDue(at, 10, 1000, "t2")).toEqual([expect.objectContaining({ id: second, vendorId: "vendor-a", phoneE164: "+12125551234", certificateUrl: null, vendorCampaignName: EXAMPLE_LEAD.vendor_campaign_name })]);
+      expect(await t.leads.claimDue(at, 10, 1000, "t2")).toEqual([
+        expect.objectContaining({
+          id: second,
+          vendorId: "vendor-a",
+          phoneE164: "+12125551234",
+          certificateUrl: null,
+          vendorCampaignName: EXAMPLE_LEAD.vendor_campaign_name,
+        }),
+      ]);
     });
 
     test("a leased lead is not claimed again until its lease expires", async () => {
@@ -123,7 +138,17 @@ describeOnBothBackends("leads", (backend) => {
     const t = backend.tables;
     const id = await insert("vendor-b");
     expect(await t.leads.list({ vendorName: "vendor-b", limit: 10 })).toEqual([
-      { id, created_at: clock - 1, status: "pending", vendor: "vendor-b", phone_e164: "+12125551234", vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name, decided_at: null, rejection_reason: null, callback_status: null },
+      {
+        id,
+        created_at: clock - 1,
+        status: "pending",
+        vendor: "vendor-b",
+        phone_e164: "+12125551234",
+        vendor_campaign_name: EXAMPLE_LEAD.vendor_campaign_name,
+        decided_at: null,
+        rejection_reason: null,
+        callback_status: null,
+      },
     ]);
     expect(await t.leads.list({ vendorName: "vendor-a", limit: 10 })).toEqual([]);
     expect(await t.leads.list({ status: "accepted", limit: 10 })).toEqual([]);

@@ -55,14 +55,17 @@ type Submission = { body: Body; key?: string; vendorId?: string };
 
 /** Submits every body in one turn (one batch). */
 const submissionsOf = (...submissions: Submission[]): Promise<SubmitOutcome>[] =>
-  submissions.map(({ body, key, vendorId }) => submitLead(deps, { vendorId: vendorId ?? VENDOR.id, body, rawBody: JSON.stringify(body), idempotencyKey: key ?? null }));
+  submissions.map(({ body, key, vendorId }) =>
+    submitLead(deps, { vendorId: vendorId ?? VENDOR.id, body, rawBody: JSON.stringify(body), idempotencyKey: key ?? null }),
+  );
 
 /** Submits every body in one turn (one batch); answers in order. */
 const submitTogether = (...submissions: Submission[]): Promise<SubmitOutcome[]> => Promise.all(submissionsOf(...submissions));
 
 const rows = (query: string) => pg.handle.sql.unsafe(query);
 const e164 = (formatted: string) => `+1${formatted.replace(/\D/g, "")}`;
-const accepted = (outcome: SubmitOutcome | undefined) => (outcome?.kind === "accepted" ? outcome : expect.unreachable(`not accepted: ${JSON.stringify(outcome)}`));
+const accepted = (outcome: SubmitOutcome | undefined) =>
+  outcome?.kind === "accepted" ? outcome : expect.unreachable(`not accepted: ${JSON.stringify(outcome)}`);
 
 test("distinct leads are stored by the batch statement alone: each lead, its held callback, its claim and its key", async () => {
   const [a, b] = [validLead(), validLead({ call_back_url: null })];

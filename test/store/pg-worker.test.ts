@@ -67,7 +67,8 @@ function decisionJob(decisionBatches: DecisionBatches) {
 }
 
 type LeadRow = { id: string; status: string; rejection_reason: string | null; decided_at: number | null; claim_token: string | null };
-const leadRows = async (): Promise<LeadRow[]> => await pg.handle.sql`SELECT id, status, rejection_reason, decided_at::float8 AS decided_at, claim_token FROM leads ORDER BY phone_e164`;
+const leadRows = async (): Promise<LeadRow[]> =>
+  await pg.handle.sql`SELECT id, status, rejection_reason, decided_at::float8 AS decided_at, claim_token FROM leads ORDER BY phone_e164`;
 
 test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
   const [plain, suppressed, operatorRejected, operatorAccepted] = [
@@ -141,7 +142,13 @@ test("attempts of one turn are recorded by one statement: each kept and numbered
   for (const id of ids) await t.callbacks.release(id, "{}", DECIDED);
   const due = await t.callbacks.claimDue(DECIDED, 3, LEASE, "token");
   await pg.handle.sql`UPDATE callbacks SET claim_token = 'another worker' WHERE lead_id = ${ids[2]!}`;
-  const attempt = (statusCode: number) => ({ startedAt: DECIDED, durationMs: 5, statusCode, error: statusCode === 200 ? null : `HTTP ${statusCode}`, responseExcerpt: "ok" });
+  const attempt = (statusCode: number) => ({
+    startedAt: DECIDED,
+    durationMs: 5,
+    statusCode,
+    error: statusCode === 200 ? null : `HTTP ${statusCode}`,
+    responseExcerpt: "ok",
+  });
   const [first, second, third] = due.sort((a, b) => ids.indexOf(a.leadId) - ids.indexOf(b.leadId));
   const kept = await Promise.all([
     batches.recordAttempt(first!, "token", attempt(200), { kind: "delivered" }, DECIDED + 1),
@@ -152,9 +159,10 @@ test("attempts of one turn are recorded by one statement: each kept and numbered
   expect(kept).toEqual([true, true, false, false]);
   expect(scriptsAlone).toBe(1);
   expect(
-    (await pg.handle.sql`SELECT lead_id, status, attempt_count, next_attempt_at::float8 AS next, delivered_at::float8 AS delivered, last_error, claim_token FROM callbacks`).sort(
-      (a: { lead_id: string }, b: { lead_id: string }) => ids.indexOf(a.lead_id) - ids.indexOf(b.lead_id),
-    ),
+    (
+      await pg.handle
+        .sql`SELECT lead_id, status, attempt_count, next_attempt_at::float8 AS next, delivered_at::float8 AS delivered, last_error, claim_token FROM callbacks`
+    ).sort((a: { lead_id: string }, b: { lead_id: string }) => ids.indexOf(a.lead_id) - ids.indexOf(b.lead_id)),
   ).toEqual([
     { lead_id: ids[0], status: "delivered", attempt_count: 1, next: null, delivered: DECIDED + 1, last_error: null, claim_token: null },
     { lead_id: ids[1], status: "pending", attempt_count: 1, next: DECIDED + 1_000, delivered: null, last_error: "HTTP 500", claim_token: null },
@@ -162,6 +170,11 @@ test("attempts of one turn are recorded by one statement: each kept and numbered
   ]);
   const attempts = await pg.handle.sql`SELECT callback_id, attempt_no, status_code FROM callback_attempts ORDER BY id`;
   expect(attempts.map((a: { callback_id: string; attempt_no: number }) => [a.callback_id, a.attempt_no]).sort()).toEqual(
-    [[first!.id, 1], [second!.id, 1], [second!.id, 2], [third!.id, 1]].sort(),
+    [
+      [first!.id, 1],
+      [second!.id, 1],
+      [second!.id, 2],
+      [third!.id, 1],
+    ].sort(),
   );
 });

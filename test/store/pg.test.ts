@@ -59,7 +59,8 @@ function* writeThenFail(t: Tables): Script<never> {
 test("a write script is one transaction: one that fails after its writes leaves nothing written", async () => {
   const store = postgresStore(pg.handle.db);
   await expect(store.write(writeThenFail)).rejects.toThrow("later step failed");
-  const counts = await pg.handle.sql`SELECT (SELECT count(*) FROM leads)::int AS leads, (SELECT count(*) FROM suppressions)::int AS suppressions, (SELECT count(*) FROM phone_claims)::int AS claims`;
+  const counts = await pg.handle
+    .sql`SELECT (SELECT count(*) FROM leads)::int AS leads, (SELECT count(*) FROM suppressions)::int AS suppressions, (SELECT count(*) FROM phone_claims)::int AS claims`;
   expect(counts).toEqual([{ leads: 0, suppressions: 0, claims: 0 }]);
 });
 
@@ -74,7 +75,12 @@ test("a write script the database rolled back as a serialization failure or dead
   expect({ added, runs }).toEqual({ added: true, runs: 3 });
   expect(await store.read((t) => op(t.suppressions.list()))).toEqual([{ phoneE164: PHONE, reason: null, createdAt: 2 }]);
   runs = 0;
-  await expect(store.write(() => { runs++; throw Object.assign(new Error("unique"), { errno: "23505", constraint: "vendors_name_unique" }); })).rejects.toThrow("unique");
+  await expect(
+    store.write(() => {
+      runs++;
+      throw Object.assign(new Error("unique"), { errno: "23505", constraint: "vendors_name_unique" });
+    }),
+  ).rejects.toThrow("unique");
   expect(runs).toBe(1);
 });
 
@@ -99,7 +105,16 @@ test("a failing query's error, as the logs show it, is the driver's: no paramete
   const email = "jane.private@example.com\u0000";
   const phone = "+12125559876";
   const failures = await Promise.all([
-    store.write((t) => op(t.leads.insertPending({ ...leadFields(phone), email }, { id: Bun.randomUUIDv7(), vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }))).catch((error: unknown) => error),
+    store
+      .write((t) =>
+        op(
+          t.leads.insertPending(
+            { ...leadFields(phone), email },
+            { id: Bun.randomUUIDv7(), vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED },
+          ),
+        ),
+      )
+      .catch((error: unknown) => error),
     store.read((t) => op(t.suppressions.isListed(`${phone}\u0000`))).catch((error: unknown) => error),
   ]);
   for (const failure of failures) {
@@ -121,7 +136,11 @@ test("an operator decision committed while the worker decides the lead waits for
   const deciding = postgresStore(pg.handle.db).write((tables) =>
     recordIfStill(
       { ...tables, leads: { ...tables.leads, finish: async (...args) => (signalRead(), await finishGate, tables.leads.finish(...args)) } },
-      lead!, "worker", null, { status: "accepted" }, DECIDED,
+      lead!,
+      "worker",
+      null,
+      { status: "accepted" },
+      DECIDED,
     ),
   );
   await readDone;
@@ -150,7 +169,10 @@ test("a statement runs at most 30 s on the server, and one cancelled by the time
 });
 
 /** Each instance claims batches at once with the others until none is left; the ids of every lease taken. */
-async function drain(stores: Store<"promise", "promise">[], claim: (t: Tables, token: string) => Promise<{ id: string }[]> | { id: string }[]): Promise<string[]> {
+async function drain(
+  stores: Store<"promise", "promise">[],
+  claim: (t: Tables, token: string) => Promise<{ id: string }[]> | { id: string }[],
+): Promise<string[]> {
   const leased = await Promise.all(
     stores.map(async (store, i) => {
       const ids: string[] = [];

@@ -39,7 +39,10 @@ test("the same records whatever the chunk boundaries, even inside a CRLF or a mu
 });
 
 test("a last line without a newline is read; a quote never closed is reported at the line it opened", async () => {
-  expect(await read("phone\n2125550123")).toEqual([{ line: 1, fields: ["phone"] }, { line: 2, fields: ["2125550123"] }]);
+  expect(await read("phone\n2125550123")).toEqual([
+    { line: 1, fields: ["phone"] },
+    { line: 2, fields: ["2125550123"] },
+  ]);
   expect(await read('phone,reason\n2125550123,"never closed\nmore\n')).toEqual([
     { line: 1, fields: ["phone", "reason"] },
     { line: 2, error: "quoted field is never closed" },

@@ -49,7 +49,9 @@ test("a file with a phone column only, or a header only, is fine", async () => {
 });
 
 test("one malformed row anywhere → every problem reported by line, and nothing imported", async () => {
-  const file = await csvFile(["phone,reason", "2125550100,fine", "555-0100,short", "2125550101", ",no phone", '"2125550102","x"y', "2125550103,fine,extra"].join("\n"));
+  const file = await csvFile(
+    ["phone,reason", "2125550100,fine", "555-0100,short", "2125550101", ",no phone", '"2125550102","x"y', "2125550103,fine,extra"].join("\n"),
+  );
   expect(await importSuppressionCsv(onDatabase(), file)).toEqual({
     kind: "malformed",
     problemCount: 5,
@@ -72,7 +74,11 @@ test("a bad header is reported at line 1 and stops the import", async () => {
     ["", "the file is empty"],
   ];
   for (const [text, error] of cases) {
-    expect(await importSuppressionCsv(onDatabase(), await csvFile(text))).toEqual({ kind: "malformed", problemCount: 1, problems: [{ line: 1, error: expect.stringContaining(error) }] });
+    expect(await importSuppressionCsv(onDatabase(), await csvFile(text))).toEqual({
+      kind: "malformed",
+      problemCount: 1,
+      problems: [{ line: 1, error: expect.stringContaining(error) }],
+    });
   }
   expect(await listed()).toEqual([]);
 });

@@ -23,20 +23,22 @@ const MIGRATION_LOCK = 0x4c65_6164_496e;
 
 /** Applies the embedded migrations not yet applied; returns how many it applied. */
 export function applyMigrations(db: AnyPgDatabase, migrations: MigrationMeta[] = PG_MIGRATIONS): Promise<number> {
-  return driverErrors(db.transaction(async (tx) => {
-    // A migration, or the wait for another instance's, may outlast the pool's statement timeout.
-    await tx.execute(sql`set local statement_timeout = 0`);
-    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`); // released at commit or rollback
-    await tx.execute(sql`create schema if not exists drizzle`);
-    await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
-    const last = await lastAppliedMillis(tx);
-    const pending = migrations.filter((migration) => migration.folderMillis > last);
-    for (const migration of pending) {
-      for (const statement of migration.sql) if (statement.trim()) await tx.execute(sql.raw(statement));
-      await tx.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`);
-    }
-    return pending.length;
-  }));
+  return driverErrors(
+    db.transaction(async (tx) => {
+      // A migration, or the wait for another instance's, may outlast the pool's statement timeout.
+      await tx.execute(sql`set local statement_timeout = 0`);
+      await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`); // released at commit or rollback
+      await tx.execute(sql`create schema if not exists drizzle`);
+      await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
+      const last = await lastAppliedMillis(tx);
+      const pending = migrations.filter((migration) => migration.folderMillis > last);
+      for (const migration of pending) {
+        for (const statement of migration.sql) if (statement.trim()) await tx.execute(sql.raw(statement));
+        await tx.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`);
+      }
+      return pending.length;
+    }),
+  );
 }
 
 /** True when every embedded migration has been applied (the readiness check). */

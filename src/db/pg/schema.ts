@@ -27,7 +27,9 @@ export const leads = pgTable(
   {
     idKey: bigint("id_key", { mode: "bigint" }).primaryKey(),
     id: text("id").notNull(),
-    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    vendorId: text("vendor_id")
+      .notNull()
+      .references(() => vendors.id),
     phoneE164: text("phone_e164").notNull(),
     customerName: text("customer_name").notNull(),
     state: text("state").notNull(),

@@ -14,7 +14,10 @@ const leadKeyOf = (leadId: typeof callbacks.leadId): SQL => sql`('x' || left(rep
 
 /** The callback queue on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
-  const insert = db.insert(callbacks).values(everyColumn(callbacks) as never).prepare("callbacks_insert");
+  const insert = db
+    .insert(callbacks)
+    .values(everyColumn(callbacks) as never)
+    .prepare("callbacks_insert");
   const release = db
     .update(callbacks)
     .set({ status: "pending", payload: sql`${p("payload")}`, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}` })
@@ -36,7 +39,13 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .where(
       inArray(
         callbacks.leadKey,
-        db.select({ key: callbacks.leadKey }).from(callbacks).where(claimable).orderBy(callbacks.nextAttemptAt).limit(p("limit")).for("update", { skipLocked: true }),
+        db
+          .select({ key: callbacks.leadKey })
+          .from(callbacks)
+          .where(claimable)
+          .orderBy(callbacks.nextAttemptAt)
+          .limit(p("limit"))
+          .for("update", { skipLocked: true }),
       ),
     )
     .returning({
@@ -147,7 +156,12 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
           .limit(limit),
       find: async (id) => (await findBy(byLead(id))) ?? (await findBy(eq(callbacks.id, id))) ?? null,
       deadSince: async (since) =>
-        (await on.select({ leadId: callbacks.leadId }).from(callbacks).where(and(eq(callbacks.status, "dead"), gte(callbacks.updatedAt, since)))).map((row) => row.leadId),
+        (
+          await on
+            .select({ leadId: callbacks.leadId })
+            .from(callbacks)
+            .where(and(eq(callbacks.status, "dead"), gte(callbacks.updatedAt, since)))
+        ).map((row) => row.leadId),
       async detailOf(leadId) {
         const [callback] = (await on.select(columnsByName(callbacks, callbacks.leadKey)).from(callbacks).where(byLead(leadId))) as unknown as StoredCallback[];
         if (!callback) return null;

@@ -14,10 +14,13 @@ const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callba
 export function sqliteCallbacks(db: Db): CallbacksTable {
   const sqlite = db.$client;
   const insert = prepareWrite<Record<string, unknown>>(sqlite, db.insert(callbacks).values(everyColumn(callbacks) as never));
-  const release = prepareWrite<{ payload: string; now: number; key: bigint }>(sqlite, db
-    .update(callbacks)
-    .set({ status: "pending", payload: sql`${p("payload")}`, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}` })
-    .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.status, "held"))));
+  const release = prepareWrite<{ payload: string; now: number; key: bigint }>(
+    sqlite,
+    db
+      .update(callbacks)
+      .set({ status: "pending", payload: sql`${p("payload")}`, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}` })
+      .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.status, "held"))),
+  );
   // A claim is a read of the due rows and a lease on each by its key, in the caller's transaction.
   // Measured against the single UPDATE … WHERE id IN (subquery) RETURNING: about 40% cheaper for
   // the claims of a few rows the worker makes while intake is busy. (Raw SQL: kept as measured.)
@@ -27,32 +30,49 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     WHERE c.status = 'pending' AND c.next_attempt_at <= ?1 AND (c.locked_until IS NULL OR c.locked_until < ?1)
     ORDER BY c.next_attempt_at LIMIT ?2`);
   const lease = sqlite.prepare<unknown, [number, string, bigint]>(`UPDATE callbacks SET locked_until = ?1, claim_token = ?2 WHERE lead_key = ?3`);
-  const insertAttempt = prepareWrite<{ callbackId: string } & Record<string, unknown>>(sqlite, db.insert(callbackAttempts).values({
-    callbackId: p("callbackId"),
-    attemptNo: sql`(SELECT count(*) + 1 FROM ${callbackAttempts} WHERE ${callbackAttempts.callbackId} = ${p("callbackId")})`,
-    startedAt: p("startedAt"),
-    durationMs: p("durationMs"),
-    statusCode: p("statusCode"),
-    error: p("error"),
-    responseExcerpt: p("responseExcerpt"),
-  }));
-  const finish = prepareWrite<{ status: string; nextAt: number | null; deliveredAt: number | null; error: string | null; now: number; key: bigint; token: string }>(sqlite, db
-    .update(callbacks)
-    .set({
-      status: sql`${p("status")}`,
-      nextAttemptAt: sql`${p("nextAt")}`,
-      deliveredAt: sql`${p("deliveredAt")}`,
-      lastError: sql`${p("error")}`,
-      updatedAt: sql`${p("now")}`,
-      attemptCount: sql`${callbacks.attemptCount} + 1`,
-      lockedUntil: null,
-      claimToken: null,
-    })
-    .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token")))));
-  const replay = prepareWrite<{ now: number; key: bigint; leadId: string }>(sqlite, db
-    .update(callbacks)
-    .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
-    .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"]))));
+  const insertAttempt = prepareWrite<{ callbackId: string } & Record<string, unknown>>(
+    sqlite,
+    db.insert(callbackAttempts).values({
+      callbackId: p("callbackId"),
+      attemptNo: sql`(SELECT count(*) + 1 FROM ${callbackAttempts} WHERE ${callbackAttempts.callbackId} = ${p("callbackId")})`,
+      startedAt: p("startedAt"),
+      durationMs: p("durationMs"),
+      statusCode: p("statusCode"),
+      error: p("error"),
+      responseExcerpt: p("responseExcerpt"),
+    }),
+  );
+  const finish = prepareWrite<{
+    status: string;
+    nextAt: number | null;
+    deliveredAt: number | null;
+    error: string | null;
+    now: number;
+    key: bigint;
+    token: string;
+  }>(
+    sqlite,
+    db
+      .update(callbacks)
+      .set({
+        status: sql`${p("status")}`,
+        nextAttemptAt: sql`${p("nextAt")}`,
+        deliveredAt: sql`${p("deliveredAt")}`,
+        lastError: sql`${p("error")}`,
+        updatedAt: sql`${p("now")}`,
+        attemptCount: sql`${callbacks.attemptCount} + 1`,
+        lockedUntil: null,
+        claimToken: null,
+      })
+      .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token")))),
+  );
+  const replay = prepareWrite<{ now: number; key: bigint; leadId: string }>(
+    sqlite,
+    db
+      .update(callbacks)
+      .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
+      .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"]))),
+  );
   // Age counts from the final decision (when the callback was released), so a callback failing
   // through its retry schedule shows as old even while it waits for its next attempt.
   const depth = db
@@ -74,19 +94,27 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     claimDue: (now, limit, leaseMs, token) => due.all(now, limit).filter((callback) => lease.run(now + leaseMs, token, leadKey(callback.leadId)).changes === 1),
     recordAttempt(callback, token, attempt, next, now) {
       insertAttempt.run({ callbackId: callback.id, ...attempt });
-      return finish.run({
-        status: next.kind === "retry" ? "pending" : next.kind,
-        nextAt: next.kind === "retry" ? next.at : null,
-        deliveredAt: next.kind === "delivered" ? now : null,
-        error: attempt.error,
-        now,
-        key: leadKey(callback.leadId),
-        token,
-      }).changes === 1;
+      return (
+        finish.run({
+          status: next.kind === "retry" ? "pending" : next.kind,
+          nextAt: next.kind === "retry" ? next.at : null,
+          deliveredAt: next.kind === "delivered" ? now : null,
+          error: attempt.error,
+          now,
+          key: leadKey(callback.leadId),
+          token,
+        }).changes === 1
+      );
     },
     replay: (leadId, now) => replay.run({ now, key: leadKey(leadId), leadId }).changes === 1,
     retryNow: (leadId, now) =>
-      changedRows(db.update(callbacks).set({ nextAttemptAt: now, updatedAt: now }).where(and(byLead(leadId), eq(callbacks.status, "pending"), notLeasedAt(now))).run()) === 1,
+      changedRows(
+        db
+          .update(callbacks)
+          .set({ nextAttemptAt: now, updatedAt: now })
+          .where(and(byLead(leadId), eq(callbacks.status, "pending"), notLeasedAt(now)))
+          .run(),
+      ) === 1,
     depth: (now) => depth.get({ now })!,
     countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
     list: ({ status, limit }) =>
@@ -110,8 +138,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
         .orderBy(desc(callbacks.updatedAt), desc(callbacks.id))
         .limit(limit)
         .all(),
-    find: (id) =>
-      db.select(found).from(callbacks).where(byLead(id)).get() ?? db.select(found).from(callbacks).where(eq(callbacks.id, id)).get() ?? null,
+    find: (id) => db.select(found).from(callbacks).where(byLead(id)).get() ?? db.select(found).from(callbacks).where(eq(callbacks.id, id)).get() ?? null,
     deadSince: (since) =>
       db
         .select({ leadId: callbacks.leadId })

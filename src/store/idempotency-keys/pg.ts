@@ -35,7 +35,8 @@ export function pgIdempotencyKeys(db: PgDb): (on: PgOn) => IdempotencyKeysTable 
     return {
       find: async (vendorId, key, cutoff) => (await at(lookup).execute({ vendorId, key, cutoff }))[0],
       async save({ vendorId, key, requestHash, leadId }, now, expiredBy) {
-        if (changed(await at(save).execute({ vendorId, key, requestHash, leadId, now, expiredBy })) === 0) throw new WriteConflict(`idempotency key ${key} was saved meanwhile`);
+        if (changed(await at(save).execute({ vendorId, key, requestHash, leadId, now, expiredBy })) === 0)
+          throw new WriteConflict(`idempotency key ${key} was saved meanwhile`);
       },
       purge: async (cutoff, limit) => changed(await at(purge).execute({ cutoff, limit })),
     };

@@ -10,7 +10,21 @@ type LeadRow = typeof leads.$inferSelect;
 export type LeadFields = Omit<LeadRow, LeadStateColumn>;
 
 /** A lead's identity, times and state: every column that is not one of the vendor's fields. */
-export const LEAD_STATE_COLUMNS = ["idKey", "id", "vendorId", "rawRequest", "status", "createdAt", "decideAfter", "decidedAt", "rejectionReason", "operatorDecision", "operatorReason", "lockedUntil", "claimToken"] as const;
+export const LEAD_STATE_COLUMNS = [
+  "idKey",
+  "id",
+  "vendorId",
+  "rawRequest",
+  "status",
+  "createdAt",
+  "decideAfter",
+  "decidedAt",
+  "rejectionReason",
+  "operatorDecision",
+  "operatorReason",
+  "lockedUntil",
+  "claimToken",
+] as const;
 type LeadStateColumn = (typeof LEAD_STATE_COLUMNS)[number];
 
 /** A new lead's identity and times. */

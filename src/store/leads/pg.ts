@@ -13,7 +13,10 @@ const byIdPlaceholders = and(eq(leads.idKey, p("key")), eq(leads.id, p("leadId")
 
 /** The leads table on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
-  const insert = db.insert(leads).values(everyColumn(leads) as never).prepare("leads_insert");
+  const insert = db
+    .insert(leads)
+    .values(everyColumn(leads) as never)
+    .prepare("leads_insert");
   const stateFor = db
     .select({ id: leads.id, status: leads.status, rejectionReason: leads.rejectionReason })
     .from(leads)
@@ -31,8 +34,19 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
   const claim = db
     .update(leads)
     .set({ lockedUntil: sql`${p("lockedUntil")}`, claimToken: sql`${p("token")}` })
-    .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit")).for("update", { skipLocked: true })))
-    .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
+    .where(
+      inArray(
+        leads.idKey,
+        db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit")).for("update", { skipLocked: true }),
+      ),
+    )
+    .returning({
+      id: leads.id,
+      vendorId: leads.vendorId,
+      phoneE164: leads.phoneE164,
+      certificateUrl: leads.certificateUrl,
+      vendorCampaignName: leads.vendorCampaignName,
+    })
     .prepare("leads_claim");
   const operatorDecisionQuery = () => db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders);
   const operatorDecisionOf = operatorDecisionQuery().prepare("leads_operator_decision");
@@ -57,9 +71,15 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       findRecent: async (leadId, vendorId, cutoff) => (await at(findRecent).execute({ key: leadKey(leadId), leadId, vendorId, cutoff }))[0],
       claimDue: (now, limit, leaseMs, token) => at(claim).execute({ lockedUntil: now + leaseMs, token, now, limit }),
       operatorDecisionOf: async (leadId) => (await at(on === db ? operatorDecisionOf : operatorDecisionLocked).execute({ key: leadKey(leadId), leadId }))[0],
-      finish: async (leadId, token, status, reason, now) => changed(await at(finish).execute({ status, now, reason, key: leadKey(leadId), leadId, token })) === 1,
+      finish: async (leadId, token, status, reason, now) =>
+        changed(await at(finish).execute({ status, now, reason, key: leadKey(leadId), leadId, token })) === 1,
       recordOperatorDecision: async (leadId, decision, reason) =>
-        changed(await on.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending")))) === 1,
+        changed(
+          await on
+            .update(leads)
+            .set({ operatorDecision: decision, operatorReason: reason })
+            .where(and(byId(leadId), eq(leads.status, "pending"))),
+        ) === 1,
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
       countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status),
@@ -96,11 +116,13 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
           .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
-        ((await on
-          .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })
-          .from(leads)
-          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-          .where(byId(leadId)))[0] as StoredLead | undefined) ?? null,
+        ((
+          await on
+            .select({ vendor: vendors.name, ...columnsByName(leads, leads.idKey) })
+            .from(leads)
+            .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+            .where(byId(leadId))
+        )[0] as StoredLead | undefined) ?? null,
     };
   };
 }

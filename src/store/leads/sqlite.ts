@@ -32,17 +32,22 @@ export function sqliteLeads(db: Db): LeadsTable {
     .update(leads)
     .set({ lockedUntil: sql`${p("lockedUntil")}`, claimToken: sql`${p("token")}` })
     .where(inArray(leads.idKey, db.select({ key: leads.idKey }).from(leads).where(claimable).orderBy(leads.decideAfter).limit(p("limit"))))
-    .returning({ id: leads.id, vendorId: leads.vendorId, phoneE164: leads.phoneE164, certificateUrl: leads.certificateUrl, vendorCampaignName: leads.vendorCampaignName })
+    .returning({
+      id: leads.id,
+      vendorId: leads.vendorId,
+      phoneE164: leads.phoneE164,
+      certificateUrl: leads.certificateUrl,
+      vendorCampaignName: leads.vendorCampaignName,
+    })
     .prepare();
-  const operatorDecision = db
-    .select({ decision: leads.operatorDecision, reason: leads.operatorReason })
-    .from(leads)
-    .where(byIdPlaceholders)
-    .prepare();
-  const finish = prepareWrite<{ status: string; now: number; reason: string | null; key: bigint; leadId: string; token: string }>(db.$client, db
-    .update(leads)
-    .set({ status: sql`${p("status")}`, decidedAt: sql`${p("now")}`, rejectionReason: sql`${p("reason")}`, lockedUntil: null, claimToken: null })
-    .where(and(byIdPlaceholders, eq(leads.claimToken, p("token")), eq(leads.status, "pending"))));
+  const operatorDecision = db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders).prepare();
+  const finish = prepareWrite<{ status: string; now: number; reason: string | null; key: bigint; leadId: string; token: string }>(
+    db.$client,
+    db
+      .update(leads)
+      .set({ status: sql`${p("status")}`, decidedAt: sql`${p("now")}`, rejectionReason: sql`${p("reason")}`, lockedUntil: null, claimToken: null })
+      .where(and(byIdPlaceholders, eq(leads.claimToken, p("token")), eq(leads.status, "pending"))),
+  );
 
   return {
     insertPending: (fields: LeadFields, lead: NewLead) => void insert.run(pendingLeadRow(fields, lead)),
@@ -52,7 +57,13 @@ export function sqliteLeads(db: Db): LeadsTable {
     operatorDecisionOf: (leadId) => operatorDecision.get({ key: leadKey(leadId), leadId }),
     finish: (leadId, token, status, reason, now) => finish.run({ status, now, reason, key: leadKey(leadId), leadId, token }).changes === 1,
     recordOperatorDecision: (leadId, decision, reason) =>
-      changedRows(db.update(leads).set({ operatorDecision: decision, operatorReason: reason }).where(and(byId(leadId), eq(leads.status, "pending"))).run()) === 1,
+      changedRows(
+        db
+          .update(leads)
+          .set({ operatorDecision: decision, operatorReason: reason })
+          .where(and(byId(leadId), eq(leads.status, "pending")))
+          .run(),
+      ) === 1,
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
     countByStatus: (vendorId) => db.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status).all(),
@@ -79,7 +90,12 @@ export function sqliteLeads(db: Db): LeadsTable {
         .all(),
     tally: (since) =>
       db
-        .select({ vendor: vendors.name, status: leads.status, leads: count(), decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)` })
+        .select({
+          vendor: vendors.name,
+          status: leads.status,
+          leads: count(),
+          decisionMsTotal: sql<number>`coalesce(sum(${leads.decidedAt} - ${leads.createdAt}), 0)`,
+        })
         .from(leads)
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
         .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))

@@ -24,9 +24,17 @@ export function pgPhoneClaims(db: PgDb): (on: PgOn) => PhoneClaimsTable {
     .from(phoneClaims)
     .where(and(eq(phoneClaims.phoneNumber, p("phone")), gt(phoneClaims.claimedAt, p("cutoff"))))
     .prepare("phone_claims_held_since");
-  const holder = db.select({ leadId: phoneClaims.leadId }).from(phoneClaims).where(eq(phoneClaims.phoneNumber, p("phone"))).prepare("phone_claims_holder");
+  const holder = db
+    .select({ leadId: phoneClaims.leadId })
+    .from(phoneClaims)
+    .where(eq(phoneClaims.phoneNumber, p("phone")))
+    .prepare("phone_claims_holder");
   const heldByLead = and(eq(phoneClaims.phoneNumber, p("phone")), eq(phoneClaims.leadId, p("leadId")));
-  const renew = db.update(phoneClaims).set({ claimedAt: sql`${p("now")}` }).where(heldByLead).prepare("phone_claims_renew");
+  const renew = db
+    .update(phoneClaims)
+    .set({ claimedAt: sql`${p("now")}` })
+    .where(heldByLead)
+    .prepare("phone_claims_renew");
   const drop = db.delete(phoneClaims).where(heldByLead).prepare("phone_claims_drop");
 
   return (on) => {

@@ -16,16 +16,26 @@ export function sqlitePhoneClaims(db: Db): PhoneClaimsTable {
     SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM suppressions WHERE phone_e164 = ?5)
     ON CONFLICT (phone_number) DO UPDATE SET lead_id = excluded.lead_id, claimed_at = excluded.claimed_at
     WHERE phone_claims.claimed_at <= ?4`);
-  const heldSince = prepareRead<{ phone: number; cutoff: number }, unknown>(db.$client, db
-    .select({ one: sql`1` })
+  const heldSince = prepareRead<{ phone: number; cutoff: number }, unknown>(
+    db.$client,
+    db
+      .select({ one: sql`1` })
+      .from(phoneClaims)
+      .where(and(eq(phoneClaims.phoneNumber, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))),
+  );
+  const holder = db
+    .select({ leadId: phoneClaims.leadId })
     .from(phoneClaims)
-    .where(and(eq(phoneClaims.phoneNumber, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))));
-  const holder = db.select({ leadId: phoneClaims.leadId }).from(phoneClaims).where(eq(phoneClaims.phoneNumber, p("phone"))).prepare();
+    .where(eq(phoneClaims.phoneNumber, p("phone")))
+    .prepare();
   const heldByLead = and(eq(phoneClaims.phoneNumber, p("phone")), eq(phoneClaims.leadId, p("leadId")));
-  const renew = prepareWrite<{ now: number; phone: number; leadId: string }>(db.$client, db
-    .update(phoneClaims)
-    .set({ claimedAt: sql`${p("now")}` })
-    .where(heldByLead));
+  const renew = prepareWrite<{ now: number; phone: number; leadId: string }>(
+    db.$client,
+    db
+      .update(phoneClaims)
+      .set({ claimedAt: sql`${p("now")}` })
+      .where(heldByLead),
+  );
   const drop = prepareWrite<{ phone: number; leadId: string }>(db.$client, db.delete(phoneClaims).where(heldByLead));
 
   return {

@@ -6,13 +6,18 @@ import type { SuppressionsTable } from "./index.ts";
 
 /** The suppression list on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgSuppressions(db: PgDb): (on: PgOn) => SuppressionsTable {
-  const listed = db.select({ one: sql`1` }).from(suppressions).where(eq(suppressions.phoneE164, sql.placeholder("phone"))).prepare("suppressions_listed");
+  const listed = db
+    .select({ one: sql`1` })
+    .from(suppressions)
+    .where(eq(suppressions.phoneE164, sql.placeholder("phone")))
+    .prepare("suppressions_listed");
   return (on) => {
     const at = sessionOf(db, on);
     return {
       isListed: async (phone) => (await at(listed).execute({ phone })).length > 0,
       add: async (entry) => (await on.insert(suppressions).values(entry).onConflictDoNothing().returning({ phone: suppressions.phoneE164 })).length === 1,
-      remove: async (phone) => (await on.delete(suppressions).where(eq(suppressions.phoneE164, phone)).returning({ phone: suppressions.phoneE164 })).length === 1,
+      remove: async (phone) =>
+        (await on.delete(suppressions).where(eq(suppressions.phoneE164, phone)).returning({ phone: suppressions.phoneE164 })).length === 1,
       find: async (phone) => (await on.select().from(suppressions).where(eq(suppressions.phoneE164, phone)))[0] ?? null,
       list: (limit) => {
         const all = on.select().from(suppressions).orderBy(suppressions.phoneE164);

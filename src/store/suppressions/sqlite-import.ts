@@ -24,7 +24,8 @@ export function sqliteSuppressionImport(connection: Connection): SuppressionImpo
     // A temp table belongs to this connection alone: staging takes no lock the service could wait on.
     stage: sqlite.transaction((rows: StagedSuppression[]) => {
       let i = 0;
-      for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) insertMany.run(...rows.slice(i, i + ROWS_PER_INSERT).flatMap((row) => [row.line, row.e164, row.reason]));
+      for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT)
+        insertMany.run(...rows.slice(i, i + ROWS_PER_INSERT).flatMap((row) => [row.line, row.e164, row.reason]));
       for (; i < rows.length; i++) insertOne.run(rows[i]!.line, rows[i]!.e164, rows[i]!.reason);
     }),
     /** Copies the staged numbers not yet listed, in one write transaction; returns how many were added. */

@@ -6,10 +6,13 @@ import { suppressions } from "../../db/schema.ts";
 import type { SuppressionsTable } from "./index.ts";
 
 export function sqliteSuppressions(db: Db): SuppressionsTable {
-  const listed = prepareRead<{ phone: string }, unknown>(db.$client, db
-    .select({ one: sql`1` })
-    .from(suppressions)
-    .where(eq(suppressions.phoneE164, sql.placeholder("phone"))));
+  const listed = prepareRead<{ phone: string }, unknown>(
+    db.$client,
+    db
+      .select({ one: sql`1` })
+      .from(suppressions)
+      .where(eq(suppressions.phoneE164, sql.placeholder("phone"))),
+  );
   return {
     isListed: (phone) => listed.get({ phone }) !== null,
     add: (entry) => changedRows(db.insert(suppressions).values(entry).onConflictDoNothing().run()) === 1,

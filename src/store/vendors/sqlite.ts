@@ -8,10 +8,13 @@ import type { VendorsTable } from "./index.ts";
 export function sqliteVendors(db: Db): VendorsTable {
   // Read on every turn of the event loop that authenticates a request: prepared on bun:sqlite,
   // unmapped (prepared.ts); the SQL row becomes the domain shape here.
-  const credentials = prepareRead<{ name: string }, { id: string; name: string; password_hash: string; enabled: number }>(db.$client, db
-    .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
-    .from(vendors)
-    .where(eq(vendors.name, sql.placeholder("name"))));
+  const credentials = prepareRead<{ name: string }, { id: string; name: string; password_hash: string; enabled: number }>(
+    db.$client,
+    db
+      .select({ id: vendors.id, name: vendors.name, passwordHash: vendors.passwordHash, enabled: vendors.enabled })
+      .from(vendors)
+      .where(eq(vendors.name, sql.placeholder("name"))),
+  );
   const update = (id: string, set: Partial<typeof vendors.$inferInsert>) => void db.update(vendors).set(set).where(eq(vendors.id, id)).run();
   return {
     findByName: (name) => db.select().from(vendors).where(eq(vendors.name, name)).get(),

@@ -29,7 +29,10 @@ async function run(command: string[], cwd: string): Promise<string> {
 
 test("a compiled binary, run away from the source tree, opens a fresh PostgreSQL database and applies the embedded migrations", async () => {
   const binary = join(dir, "pg-entry");
-  await run([process.execPath, "build", "--compile", "--minify", "--outfile", binary, join(import.meta.dir, "compiled-entry.ts")], join(import.meta.dir, "../../.."));
+  await run(
+    [process.execPath, "build", "--compile", "--minify", "--outfile", binary, join(import.meta.dir, "compiled-entry.ts")],
+    join(import.meta.dir, "../../.."),
+  );
   const url = await cluster.createDatabase();
 
   expect(JSON.parse(await run([binary, url], dir))).toEqual({ migrated: true, embedded: PG_MIGRATIONS.length });

@@ -41,7 +41,18 @@ test("on a fresh database the embedded migrations create every table and are rec
 
   expect(await applyMigrations(handle.db)).toBe(PG_MIGRATIONS.length);
   expect(await isMigrated(handle.db)).toBe(true);
-  expect(await publicTables(handle)).toEqual(["audit_log", "callback_attempts", "callbacks", "idempotency_keys", "leads", "operator_sessions", "operators", "phone_claims", "suppressions", "vendors"]);
+  expect(await publicTables(handle)).toEqual([
+    "audit_log",
+    "callback_attempts",
+    "callbacks",
+    "idempotency_keys",
+    "leads",
+    "operator_sessions",
+    "operators",
+    "phone_claims",
+    "suppressions",
+    "vendors",
+  ]);
   expect(await appliedHashes(handle)).toEqual(PG_MIGRATIONS.map((migration) => migration.hash));
 
   expect(await applyMigrations(handle.db)).toBe(0);
@@ -104,7 +115,9 @@ test("openPostgres migrates unless told not to; 64-bit keys, ms times and boolea
   const leadKey = -(2n ** 62n) - 12_345n;
   await db.insert(vendors).values({ id: "v1", name: "acme", passwordHash: "h", signingSecret: "s", createdAt: now, updatedAt: now });
   await db.insert(phoneClaims).values({ phoneNumber: 12_125_550_123, leadId: "l1", claimedAt: now });
-  await db.insert(callbacks).values({ id: "msg_1", leadKey, leadId: "l1", vendorId: "v1", url: "https://x.io/cb", status: "held", createdAt: now, updatedAt: now });
+  await db
+    .insert(callbacks)
+    .values({ id: "msg_1", leadKey, leadId: "l1", vendorId: "v1", url: "https://x.io/cb", status: "held", createdAt: now, updatedAt: now });
   expect(await db.select({ enabled: vendors.enabled, createdAt: vendors.createdAt }).from(vendors)).toEqual([{ enabled: true, createdAt: now }]);
   expect(await db.select({ phoneNumber: phoneClaims.phoneNumber }).from(phoneClaims)).toEqual([{ phoneNumber: 12_125_550_123 }]);
   expect(await db.select({ leadKey: callbacks.leadKey, attemptCount: callbacks.attemptCount }).from(callbacks)).toEqual([{ leadKey, attemptCount: 0 }]);

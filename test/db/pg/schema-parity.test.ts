@@ -47,14 +47,23 @@ function shape({ columns, primaryKeys, indexes, foreignKeys }: Config): Shape {
     columns: columns.map((c) => ({ name: c.name, notNull: c.notNull, primary: c.primary, unique: c.isUnique, hasDefault: c.hasDefault && !c.primary })),
     primaryKey: primaryKeys.flatMap((key) => key.columns.map(name)),
     indexes: indexes
-      .map(({ config }) => ({ name: config.name!, columns: config.columns.map((c) => name(c as { name: string })), unique: config.unique, partial: config.where !== undefined }))
+      .map(({ config }) => ({
+        name: config.name!,
+        columns: config.columns.map((c) => name(c as { name: string })),
+        unique: config.unique,
+        partial: config.where !== undefined,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     foreignKeys: foreignKeys.map((key) => key.getName()),
   };
 }
 
 const tablesOf = <T extends Table>(schema: object, kind: abstract new (...args: never[]) => T) =>
-  new Map(Object.values(schema).filter((value): value is T => value instanceof kind).map((table) => [table[Symbol.for("drizzle:Name") as keyof T] as string, table]));
+  new Map(
+    Object.values(schema)
+      .filter((value): value is T => value instanceof kind)
+      .map((table) => [table[Symbol.for("drizzle:Name") as keyof T] as string, table]),
+  );
 
 test("the PostgreSQL schema has the SQLite schema's tables, with the same columns, keys and indexes", () => {
   const sqliteTables = tablesOf(lite, SQLiteTable);
