@@ -70,8 +70,11 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       log.error("server_error", { path, error: errorText(error) });
       response = toResponse(failure(flagForPath(path), 500, [INTERNAL_ERROR]));
     }
-    metrics.httpRequests.inc({ route: routeLabel(path), status: response.status });
-    log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round((performance.now() - started) * 100) / 100 });
+    const route = routeLabel(path);
+    const ms = performance.now() - started;
+    metrics.httpRequests.inc({ route, status: response.status });
+    metrics.httpRequestDuration.observe({ route }, ms / 1000);
+    log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round(ms * 100) / 100 });
     return response;
   }
 

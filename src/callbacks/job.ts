@@ -22,7 +22,8 @@ export interface DeliveryJobDeps {
   /** Called when a delivery finishes, so the loop can claim more. */
   onSettled: () => void;
   /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
-  onAttempt: (result: string) => void;
+  /** Each attempt's result and how long it took (ms). */
+  onAttempt: (result: string, durationMs: number) => void;
   /** PostgreSQL's: records the attempts of a turn together (backend/pg-worker.ts); without it each is a write of its own. */
   recordAttempt?: RecordAttempt;
 }
@@ -66,7 +67,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     });
     await deps.log.flush();
     const kept = await recordAttempt(callback, token, result, step, now);
-    deps.onAttempt(kept ? step.kind : "lease_lost");
+    deps.onAttempt(kept ? step.kind : "lease_lost", result.durationMs);
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 

@@ -116,6 +116,9 @@ export function leadKey(id: string): bigint {
   return BigInt.asIntN(64, BigInt(`0x${id.slice(0, 8)}${id.slice(9, 13)}${id.slice(14, 18)}`));
 }
 
+/** The millisecond a lead's UUIDv7 id was made, at its intake (the id's first 48 bits). */
+export const leadCreatedAt = (id: string): number => Number(leadKey(id) >> 16n);
+
 /** The operator-managed do-not-contact list. */
 export const suppressions = sqliteTable("suppressions", {
   phoneE164: text("phone_e164").primaryKey(),

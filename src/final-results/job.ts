@@ -20,7 +20,8 @@ export interface FinalResultJobDeps {
   verifyCertificate: ((url: string) => Promise<CertificateCheck>) | null;
   batchSize: number;
   leaseMs: number;
-  onDecided: (status: "accepted" | "rejected") => void;
+  /** Each lead recorded as decided, by its final status. */
+  onDecided: (status: "accepted" | "rejected", leadId: string) => void;
   /** PostgreSQL's: a claimed batch decided with one read and one write (backend/pg-worker.ts); without it each lead is scripts of its own. */
   batches?: DecisionBatches;
 }
@@ -64,7 +65,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       await log.flush();
       const now = deps.clock();
       const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now), BACKGROUND);
-      if (outcome === "recorded") deps.onDecided(result.status);
+      if (outcome === "recorded") deps.onDecided(result.status, lead.id);
       if (outcome !== "changed") return;
     }
   }
@@ -87,7 +88,9 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     await log.flush();
     const recorded = await batches.record(decided, token, now).catch(() => new Set<string>());
     await Promise.all(
-      decided.map(({ lead, result, certificate }) => (recorded.has(lead.id) ? deps.onDecided(result.status) : decideAndRecord(lead, token, certificate))),
+      decided.map(({ lead, result, certificate }) =>
+        recorded.has(lead.id) ? deps.onDecided(result.status, lead.id) : decideAndRecord(lead, token, certificate),
+      ),
     );
   }
 

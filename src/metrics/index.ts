@@ -3,18 +3,50 @@
 import { op, type Script } from "../db/script.ts";
 import type { QueueDepth } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
-import { Counter, renderGauge } from "./registry.ts";
+import { VERSION } from "../config/build-info.ts";
+import { Counter, Histogram, renderGauge } from "./registry.ts";
+
+const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"];
+const FINAL_STATUSES = ["accepted", "rejected"];
+const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"];
+const each = <L extends string>(label: L, values: string[]) => values.map((value) => ({ [label]: value }) as Record<L, string>);
 
 export function createMetrics() {
   return {
     httpRequests: new Counter("lead_ingress_http_requests_total", "HTTP requests by route and status.", ["route", "status"] as const),
-    intake: new Counter("lead_ingress_intake_total", "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).", [
-      "outcome",
-    ] as const),
-    finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const),
-    callbackAttempts: new Counter("lead_ingress_callback_attempts_total", "Callback delivery attempts by result (delivered, retry, dead, lease_lost).", [
-      "result",
-    ] as const),
+    httpRequestDuration: new Histogram(
+      "lead_ingress_http_request_duration_seconds",
+      "Time from a request's arrival to its answer, by route.",
+      ["route"] as const,
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    ),
+    intake: new Counter(
+      "lead_ingress_intake_total",
+      "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).",
+      ["outcome"] as const,
+      each("outcome", INTAKE_OUTCOMES),
+    ),
+    finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const, each("status", FINAL_STATUSES)),
+    intakeToDecision: new Histogram(
+      "lead_ingress_intake_to_decision_seconds",
+      "Time from a lead's intake to its final result (the hold period and the worker's lag).",
+      [] as const,
+      [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 86400],
+      [{}],
+    ),
+    callbackAttempts: new Counter(
+      "lead_ingress_callback_attempts_total",
+      "Callback delivery attempts by result (delivered, retry, dead, lease_lost).",
+      ["result"] as const,
+      each("result", ATTEMPT_RESULTS),
+    ),
+    callbackAttemptDuration: new Histogram(
+      "lead_ingress_callback_attempt_duration_seconds",
+      "Time a callback attempt took, from its request to the receiver's answer or the failure, by result.",
+      ["result"] as const,
+      [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      each("result", ATTEMPT_RESULTS),
+    ),
   };
 }
 
@@ -30,15 +62,15 @@ export function routeLabel(path: string): string {
   return "other";
 }
 
-function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingLeads: number }> {
-  return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()) };
+function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingLeads: number; deadCallbacks: number }> {
+  return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()), deadCallbacks: yield* op(t.callbacks.countDead()) };
 }
 
 export async function renderMetrics(metrics: Metrics, store: Store, now: number): Promise<string> {
   // Counters before the gauges' read: an event counted shows its effect in the same scrape's gauges
   // (on PostgreSQL the read is awaited while deliveries go on and are counted).
   const counters = Object.values(metrics).map((counter) => counter.render());
-  const { queue, pendingLeads } = await store.read((t) => readings(t, now));
+  const { queue, pendingLeads, deadCallbacks } = await store.read((t) => readings(t, now));
   return `${[
     ...counters,
     renderGauge({
@@ -53,5 +85,11 @@ export async function renderMetrics(metrics: Metrics, store: Store, now: number)
       value: queue.oldestDecidedAt === null ? 0 : Math.max(0, (now - queue.oldestDecidedAt) / 1000),
     }),
     renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads }),
+    renderGauge({
+      name: "lead_ingress_callbacks_dead",
+      help: "Callbacks whose retries ran out (or 410 Gone), waiting for an operator's replay.",
+      value: deadCallbacks,
+    }),
+    renderGauge({ name: "lead_ingress_build_info", help: "The running version (always 1).", value: 1, labels: { version: VERSION } }),
   ].join("\n\n")}\n`;
 }

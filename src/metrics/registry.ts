@@ -1,34 +1,95 @@
-// Counters in the Prometheus text format. Hand-written because we need only labelled counters
-// and scrape-time gauges, about forty lines; prom-client would bring a histogram engine and
-// default Node collectors we would not use.
+// Counters and histograms in the Prometheus text format, and scrape-time gauges. Hand-written:
+// labelled counters, fixed-bucket histograms and gauges are about a hundred lines; prom-client
+// would bring default Node collectors we would not use and a label hashing per call on the hot
+// path (one short string and one map lookup here).
 
 type Labels = Record<string, string>;
 
-export class Counter<L extends string> {
-  /** One entry per set of label values; the rendered labels are built once, on first use. */
-  private readonly series = new Map<string, { labels: string; value: number }>();
+/** One series per set of label values; its rendered labels are built once, on first use. */
+class LabelledSeries<L extends string, S> {
+  readonly series = new Map<string, { labels: string; state: S }>();
   constructor(
-    readonly name: string,
-    readonly help: string,
     private readonly labelNames: readonly L[],
+    private readonly fresh: () => S,
   ) {}
 
   // Called on every request, so the common case is one short string and one map lookup. Label
   // values are the service's own (routes folded by routeLabel, statuses, outcome names): no NULs.
-  inc(labels: Record<L, string | number>, by = 1): void {
+  of(labels: Record<L, string | number>): S {
     let id = "";
     for (const name of this.labelNames) id += `${labels[name]}\u0000`;
-    const series = this.series.get(id);
-    if (series) series.value += by;
-    else this.series.set(id, { labels: this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(","), value: by });
+    let series = this.series.get(id);
+    if (!series) {
+      series = { labels: this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(","), state: this.fresh() };
+      this.series.set(id, series);
+    }
+    return series.state;
+  }
+}
+
+export class Counter<L extends string> {
+  private readonly values: LabelledSeries<L, { value: number }>;
+  /** `present`: label sets shown at 0 from the start, so a rate over them exists before the first event. */
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    labelNames: readonly L[],
+    present: Record<L, string>[] = [],
+  ) {
+    this.values = new LabelledSeries(labelNames, () => ({ value: 0 }));
+    for (const labels of present) this.values.of(labels);
+  }
+
+  inc(labels: Record<L, string | number>, by = 1): void {
+    this.values.of(labels).value += by;
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const { labels, value } of this.series.values()) lines.push(`${this.name}{${labels}} ${value}`);
+    for (const { labels, state } of this.values.series.values()) lines.push(`${this.name}${braces(labels)} ${state.value}`);
     return lines.join("\n");
   }
 }
+
+export class Histogram<L extends string> {
+  private readonly values: LabelledSeries<L, { counts: number[]; sum: number; count: number }>;
+  /** `buckets`: upper bounds, ascending (+Inf is added); `present` as for Counter. */
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    labelNames: readonly L[],
+    private readonly buckets: readonly number[],
+    present: Record<L, string>[] = [],
+  ) {
+    this.values = new LabelledSeries(labelNames, () => ({ counts: buckets.map(() => 0), sum: 0, count: 0 }));
+    for (const labels of present) this.values.of(labels);
+  }
+
+  observe(labels: Record<L, string | number>, value: number): void {
+    const series = this.values.of(labels);
+    const bucket = this.buckets.findIndex((bound) => value <= bound);
+    if (bucket >= 0) series.counts[bucket]! += 1;
+    series.sum += value;
+    series.count += 1;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, state } of this.values.series.values()) {
+      const prefix = labels === "" ? "" : `${labels},`;
+      let cumulative = 0;
+      this.buckets.forEach((bound, i) => {
+        cumulative += state.counts[i]!;
+        lines.push(`${this.name}_bucket{${prefix}le="${bound}"} ${cumulative}`);
+      });
+      lines.push(`${this.name}_bucket{${prefix}le="+Inf"} ${state.count}`);
+      lines.push(`${this.name}_sum${braces(labels)} ${state.sum}`, `${this.name}_count${braces(labels)} ${state.count}`);
+    }
+    return lines.join("\n");
+  }
+}
+
+const braces = (labels: string) => (labels === "" ? "" : `{${labels}}`);
 
 export interface Gauge {
   name: string;

@@ -3,6 +3,7 @@
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
 import type { Config } from "../config/index.ts";
+import { leadCreatedAt } from "../db/schema.ts";
 import { createMaintenanceJob } from "./maintenance.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
@@ -53,7 +54,10 @@ export function startWorker(deps: WorkerDeps): Worker {
       ? certificateVerifier({ allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.certificateTimeoutMs })
       : null,
     batchSize: DECISION_BATCH,
-    onDecided: (status) => deps.metrics.finalResults.inc({ status }),
+    onDecided: (status, leadId) => {
+      deps.metrics.finalResults.inc({ status });
+      deps.metrics.intakeToDecision.observe({}, (clock() - leadCreatedAt(leadId)) / 1000);
+    },
     batches: deps.batches?.decisions,
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
@@ -68,7 +72,10 @@ export function startWorker(deps: WorkerDeps): Worker {
     concurrency: () => (deps.foregroundLoad() > 0 ? Math.min(BUSY_CONCURRENCY, config.callbackConcurrency) : config.callbackConcurrency),
     leaseMs: config.callbackTimeoutMs + LEASE_MARGIN_MS,
     onSettled: () => loop.wake(),
-    onAttempt: (result) => deps.metrics.callbackAttempts.inc({ result }),
+    onAttempt: (result, durationMs) => {
+      deps.metrics.callbackAttempts.inc({ result });
+      deps.metrics.callbackAttemptDuration.observe({ result }, durationMs / 1000);
+    },
     recordAttempt: deps.batches?.recordAttempt,
   });
   const maintenance = createMaintenanceJob({ store: deps.store, clock });

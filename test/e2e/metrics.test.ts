@@ -24,6 +24,23 @@ const scrape = async () => {
   return response.text();
 };
 
+test("before any traffic, every outcome's counter is there at 0, with the version and the dead-callback gauge", async () => {
+  const fresh = await startApiTestServer();
+  try {
+    const text = await (await fetch(`${fresh.url}/metrics`)).text();
+    for (const outcome of ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"])
+      expect(text).toContain(`lead_ingress_intake_total{outcome="${outcome}"} 0`);
+    for (const result of ["delivered", "retry", "dead", "lease_lost"]) expect(text).toContain(`lead_ingress_callback_attempts_total{result="${result}"} 0`);
+    expect(text).toContain('lead_ingress_final_results_total{status="rejected"} 0');
+    expect(text).toContain("lead_ingress_intake_to_decision_seconds_count 0");
+    expect(text).toContain("lead_ingress_callbacks_dead 0");
+    const { version } = await Bun.file(new URL("../../package.json", import.meta.url)).json();
+    expect(text).toContain(`lead_ingress_build_info{version="${version}"} 1`);
+  } finally {
+    await fresh.stop();
+  }
+});
+
 test("metrics count requests, intake outcomes, decisions and callback attempts", async () => {
   const auth = { authorization: server.auth };
   const lead = validLead({ call_back_url: `${receiver.url.origin}/metrics-cb` });
@@ -45,6 +62,12 @@ test("metrics count requests, intake outcomes, decisions and callback attempts",
   expect(text).toContain("lead_ingress_callback_due 0");
   expect(text).toContain("lead_ingress_callback_oldest_pending_age_seconds 0");
   expect(text).toContain("lead_ingress_leads_pending 0");
+  // Histograms: each answered request by route, the lead's time to its decision, the attempt's duration.
+  expect(text).toContain('lead_ingress_http_request_duration_seconds_count{route="/v1/postLead"} 3');
+  expect(text).toMatch(/lead_ingress_http_request_duration_seconds_bucket\{route="\/v1\/postLead",le="\+Inf"\} 3/);
+  expect(text).toContain("lead_ingress_intake_to_decision_seconds_count 1");
+  expect(Number(/lead_ingress_intake_to_decision_seconds_sum ([\d.e-]+)/.exec(text)![1])).toBeGreaterThanOrEqual(0.05); // the 50 ms hold
+  expect(text).toContain('lead_ingress_callback_attempt_duration_seconds_count{result="delivered"} 1');
 });
 
 test("the queue gauges show an undelivered callback and its age since the final result", async () => {
@@ -59,4 +82,6 @@ test("the queue gauges show an undelivered callback and its age since the final 
   const age = Number(/lead_ingress_callback_oldest_pending_age_seconds ([\d.]+)/.exec(text)![1]);
   expect(age).toBeGreaterThanOrEqual(60);
   expect(age).toBeLessThan(120);
+  await server.rows("UPDATE callbacks SET status = 'dead' WHERE lead_id = $1", id);
+  expect(await scrape()).toContain("lead_ingress_callbacks_dead 1");
 });

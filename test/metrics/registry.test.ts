@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeLabel } from "../../src/metrics/index.ts";
-import { Counter, renderGauge } from "../../src/metrics/registry.ts";
+import { Counter, Histogram, renderGauge } from "../../src/metrics/registry.ts";
 
 describe("Prometheus text format", () => {
   test("a counter renders HELP, TYPE and one line per label set, summing increments", () => {
@@ -15,6 +15,36 @@ describe("Prometheus text format", () => {
     const counter = new Counter("y_total", "Y.", ["v"] as const);
     counter.inc({ v: 'a"b\\c\nd' });
     expect(counter.render()).toContain('y_total{v="a\\"b\\\\c\\nd"} 1');
+  });
+
+  test("a counter's declared label sets are there at 0 before the first event", () => {
+    const counter = new Counter("z_total", "Z.", ["result"] as const, [{ result: "ok" }, { result: "failed" }]);
+    counter.inc({ result: "failed" });
+    expect(counter.render()).toBe('# HELP z_total Z.\n# TYPE z_total counter\nz_total{result="ok"} 0\nz_total{result="failed"} 1');
+  });
+
+  test("a histogram renders cumulative buckets up to +Inf, its sum and count, per label set", () => {
+    const histogram = new Histogram("h_seconds", "H.", ["route"] as const, [0.1, 1]);
+    for (const value of [0.05, 0.1, 0.5, 3]) histogram.observe({ route: "/a" }, value);
+    expect(histogram.render().split("\n")).toEqual([
+      "# HELP h_seconds H.",
+      "# TYPE h_seconds histogram",
+      'h_seconds_bucket{route="/a",le="0.1"} 2',
+      'h_seconds_bucket{route="/a",le="1"} 3',
+      'h_seconds_bucket{route="/a",le="+Inf"} 4',
+      'h_seconds_sum{route="/a"} 3.65',
+      'h_seconds_count{route="/a"} 4',
+    ]);
+  });
+
+  test("a histogram without labels, declared present, renders at 0 without braces", () => {
+    const histogram = new Histogram("d_seconds", "D.", [] as const, [1], [{}]);
+    expect(histogram.render().split("\n").slice(2)).toEqual([
+      'd_seconds_bucket{le="1"} 0',
+      'd_seconds_bucket{le="+Inf"} 0',
+      "d_seconds_sum 0",
+      "d_seconds_count 0",
+    ]);
   });
 
   test("a gauge renders its value", () => {
