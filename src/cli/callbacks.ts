@@ -1,6 +1,6 @@
 // `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
 import { CALLBACK_STATUSES } from "../db/schema.ts";
-import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks } from "../operations/callbacks.ts";
+import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks, retryCallbackNow } from "../operations/callbacks.ts";
 import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeLimit, takePositionals, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
@@ -11,7 +11,7 @@ const afterReplay = (what: "it" | "them") => `the running service sends ${what} 
 
 export const callbacksGroup: CommandGroup = {
   name: "callbacks",
-  about: "List callbacks (held, pending, delivered, dead) and show one with its attempts; send one, or every dead one, again.",
+  about: "List callbacks (held, pending, delivered, dead) and show one with its attempts; retry a pending one now; send one, or every dead one, again.",
   subcommands: {
     list: {
       args: `[--status ${CALLBACK_STATUSES.join("|")}] [--limit N] [--json]`,
@@ -54,6 +54,25 @@ export const callbacksGroup: CommandGroup = {
         if (asJson) context.print(json(detailAsJson(detail)));
         // Answer excerpts and errors come from receivers: printed only with control characters escaped.
         else for (const line of describeCallbackOfLead({ ...detail, callback: detail.callback })) context.print(printable(line));
+        return 0;
+      },
+    },
+    retry: {
+      args: "ID",
+      about:
+        "Sends a pending callback now instead of at its scheduled retry (ID: the callback's id or its lead's id); the running service " +
+        "sends it within its poll interval. Dead or delivered callbacks are replayed instead.",
+      async run(args, context) {
+        const id = takeRequired(args, "ID");
+        const outcome = await context.useDatabase(args, (database) => retryCallbackNow(database.store, id, Date.now()));
+        if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
+        if (outcome.kind === "notPending")
+          throw new OperatorError(
+            outcome.status === "pending"
+              ? `Callback ${outcome.callbackId} is being delivered right now; nothing changed.`
+              : `Callback ${outcome.callbackId} is ${outcome.status}: only a pending callback can be retried (replay sends a dead or delivered one again).`,
+          );
+        context.print(`Callback ${outcome.callbackId} is due now; the running service sends it within its poll interval.`);
         return 0;
       },
     },

@@ -149,7 +149,7 @@ export async function leadAction(context: PageContext, leadId: string, action: s
     return leadPage(
       context,
       leadId,
-      outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only a pending callback can be sent now.`,
+      outcome.kind === "missing" ? "This lead has no callback." : notPendingReason(outcome.status),
     );
   }
   const outcome = await replayCallback(store, leadId, now);
@@ -160,3 +160,7 @@ export async function leadAction(context: PageContext, leadId: string, action: s
     outcome.kind === "missing" ? "This lead has no callback." : `The callback is ${outcome.status}: only dead or delivered callbacks can be replayed.`,
   );
 }
+
+/** Why "send now" did nothing: the callback is not waiting, or its attempt is under way. */
+const notPendingReason = (status: string) =>
+  status === "pending" ? "An attempt of this callback is under way." : `The callback is ${status}: only a pending callback can be sent now.`;

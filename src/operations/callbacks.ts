@@ -40,13 +40,18 @@ export async function replayCallback(store: Store, id: string, now: number): Pro
   return { kind: "replayed", callbackId: callback.id };
 }
 
-export type RetryOutcome = { kind: "retried" } | { kind: "missing" } | { kind: "notPending"; status: CallbackStatus };
+export type RetryOutcome = { kind: "retried"; callbackId: string } | { kind: "missing" } | { kind: "notPending"; callbackId: string; status: CallbackStatus };
 
-/** A lead's pending callback is sent at the worker's next poll instead of at its scheduled time. */
-export async function retryCallbackNow(store: Store, leadId: string, now: number): Promise<RetryOutcome> {
-  if (await store.write((t) => op(t.callbacks.retryNow(leadId, now)))) return { kind: "retried" };
-  const callback = await store.read((t) => op(t.callbacks.find(leadId)));
-  return callback ? { kind: "notPending", status: callback.status } : { kind: "missing" };
+/**
+ * A pending callback, found by its id (the webhook-id) or its lead's id, is sent at the worker's
+ * next poll instead of at its scheduled time. The write re-checks that it is pending and not in
+ * flight; the status reported when it is not is the one read before.
+ */
+export async function retryCallbackNow(store: Store, id: string, now: number): Promise<RetryOutcome> {
+  const callback = await store.read((t) => op(t.callbacks.find(id)));
+  if (!callback) return { kind: "missing" };
+  if (await store.write((t) => op(t.callbacks.retryNow(callback.leadId, now)))) return { kind: "retried", callbackId: callback.id };
+  return { kind: "notPending", callbackId: callback.id, status: callback.status };
 }
 
 function* replayDead(t: Tables, diedSince: number | null, now: number): Script<number> {

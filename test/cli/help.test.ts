@@ -10,7 +10,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
   vendors: ["add", "list", "show", "disable", "enable", "rotate-password", "rotate-secret"],
   suppress: ["add", "remove", "check", "list", "import"],
   leads: ["list", "show", "decide"],
-  callbacks: ["list", "show", "replay"],
+  callbacks: ["list", "show", "retry", "replay"],
 };
 
 test("--help lists every command; each command and subcommand has its own --help", async () => {
