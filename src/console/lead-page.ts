@@ -146,11 +146,7 @@ export async function leadAction(context: PageContext, leadId: string, action: s
   if (action === "retry") {
     const outcome = await retryCallbackNow(store, leadId, now);
     if (outcome.kind === "retried") return done("retried", "callback.retry");
-    return leadPage(
-      context,
-      leadId,
-      outcome.kind === "missing" ? "This lead has no callback." : notPendingReason(outcome.status),
-    );
+    return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : notPendingReason(outcome.status));
   }
   const outcome = await replayCallback(store, leadId, now);
   if (outcome.kind === "replayed") return done("replayed", "callback.replay");

@@ -114,10 +114,17 @@ test("retry ID sends a pending callback now instead of at its scheduled retry; a
   await server.rows("UPDATE callbacks SET status = 'pending', next_attempt_at = $1 WHERE lead_id = $2", Date.now() + 3_600_000, waiting);
   const before = receiver.received("/retry-now").length;
   const callbackId = callbackOf(waiting).id;
-  expect(await callbacks("retry", callbackId)).toEqual({ code: 0, out: `Callback ${callbackId} is due now; the running service sends it within its poll interval.\n`, err: "" });
+  expect(await callbacks("retry", callbackId)).toEqual({
+    code: 0,
+    out: `Callback ${callbackId} is due now; the running service sends it within its poll interval.\n`,
+    err: "",
+  });
   await waitUntil(() => callbackOf(waiting).status === "delivered");
   expect(receiver.received("/retry-now")).toHaveLength(before + 1);
-  expect(await callbacks("retry", waiting)).toMatchObject({ code: 2, err: `Callback ${callbackId} is delivered: only a pending callback can be retried (replay sends a dead or delivered one again).\n` });
+  expect(await callbacks("retry", waiting)).toMatchObject({
+    code: 2,
+    err: `Callback ${callbackId} is delivered: only a pending callback can be retried (replay sends a dead or delivered one again).\n`,
+  });
   expect(await callbacks("retry", "msg_nope")).toEqual({ code: 2, out: "", err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
 });
 
