@@ -4,47 +4,18 @@
 // `held` callback. With `decided`, the rows look like the worker's output instead: the lead is
 // `accepted` and its callback `pending`, due now, with the payload the worker would have built.
 import { Database } from "bun:sqlite";
-import { flushToDisk } from "./disk.ts";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { callbackMessageId, callbackPayload } from "../src/callbacks/payload.ts";
-import { leadKey, phoneClaimKey } from "../src/db/schema.ts";
-import { PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
+import { prepareWrite } from "../src/db/prepared.ts";
+import { callbacks, leads, phoneClaimKey } from "../src/db/schema.ts";
+import { validateLead } from "../src/intake/validate.ts";
+import { everyColumn, heldCallbackRow, pendingLeadRow } from "../src/store/rows.ts";
+import { PHONE_SLOT, validLead, validLeadTemplate } from "./bodies.ts";
+import { flushToDisk } from "./disk.ts";
 import { e164Phone, formattedPhone } from "./phones.mjs";
 
 const BATCH = 50_000;
 
-const LEAD_COLUMNS = [
-  "id_key",
-  "id",
-  "vendor_id",
-  "phone_e164",
-  "customer_name",
-  "state",
-  "city",
-  "zip",
-  "street",
-  "certificate_url",
-  "dm_name",
-  "utility",
-  "call_back_url",
-  "mailing_street",
-  "mailing_city",
-  "mailing_zip",
-  "mailing_state",
-  "vendor_campaign_name",
-  "email",
-  "extra_data",
-  "raw_request",
-  "status",
-  "created_at",
-  "decide_after",
-  "decided_at",
-  "rejection_reason",
-  "operator_decision",
-  "operator_reason",
-  "locked_until",
-  "claim_token",
-];
-const CALLBACK_COLUMNS = ["id", "lead_key", "lead_id", "vendor_id", "url", "status", "payload", "attempt_count", "next_attempt_at", "created_at", "updated_at"];
 const HOLD_MS = 3_600_000; // the bench server's --hold-period
 
 export interface DecidedSeed {
@@ -68,10 +39,15 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
     const vendor = sqlite.query("SELECT id FROM vendors WHERE name = 'bench'").get() as { id: string } | null;
     if (!vendor) throw new Error("vendor 'bench' not found: start the server once before seeding");
 
-    const lead = sqlite.prepare(insertSql("leads", LEAD_COLUMNS));
+    // The rows the service itself writes (store/rows.ts), through the same prepared full-row inserts.
+    const db = drizzle(sqlite);
+    const lead = prepareWrite<Record<string, unknown>>(sqlite, db.insert(leads).values(everyColumn(leads) as never));
+    const callback = prepareWrite<Record<string, unknown>>(sqlite, db.insert(callbacks).values(everyColumn(callbacks) as never));
     const claim = sqlite.prepare(insertSql("phone_claims", ["phone_number", "lead_id", "claimed_at"]));
-    const callback = sqlite.prepare(insertSql("callbacks", CALLBACK_COLUMNS));
     const [rawBefore, rawAfter] = validLeadTemplate.split(PHONE_SLOT) as [string, string];
+    // The bench's lead as the service validates and stores it; each row gets its own number and URL.
+    const checked = validateLead(validLead(formattedPhone(phoneStart)), { allowPrivateCallbacks: true });
+    if (!checked.ok) throw new Error(`the bench's lead is not valid: ${checked.errors.join("; ")}`);
     // Created over the last `count` milliseconds and decided an hour later (the bench's hold period),
     // so every seeded lead is still pending and nothing starts deciding them mid-run. Decided leads
     // were created two hours earlier: their hold is over and their callbacks are due.
@@ -81,49 +57,26 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
       for (let i = from; i < to; i++) {
         const createdAt = firstCreatedAt + i;
         const id = Bun.randomUUIDv7("hex", createdAt);
-        const key = leadKey(id);
         const phone = e164Phone(phoneStart + i);
-        const url = decided?.callbackUrl ?? "https://vendor.example.com/callback";
+        const url = decided?.callbackUrl ?? checked.value.callBackUrl!;
         const decidedAt = decided ? createdAt + HOLD_MS : null;
-        lead.run(
-          key,
+        const fields = { ...checked.value, phoneE164: phone, callBackUrl: url };
+        const newLead = {
           id,
-          vendor.id,
-          phone,
-          "Jane Doe",
-          "NY",
-          "New York",
-          "10001",
-          "1 Main St",
-          "https://cert.example.com/abc",
-          "Jane Doe",
-          "ConEd",
-          url,
-          "1 Main St",
-          "New York",
-          "10001",
-          "NY",
-          "bench",
-          "jane@example.com",
-          null,
-          rawBefore + formattedPhone(phoneStart + i) + rawAfter,
-          decided ? "accepted" : "pending",
+          vendorId: vendor.id,
+          rawRequest: rawBefore + formattedPhone(phoneStart + i) + rawAfter,
           createdAt,
-          createdAt + HOLD_MS,
-          decidedAt,
-          null,
-          null,
-          null,
-          null,
-          null,
-        );
+          decideAfter: createdAt + HOLD_MS,
+        };
+        const pending = pendingLeadRow(fields, newLead);
+        lead.run(decidedAt === null ? pending : { ...pending, status: "accepted", decidedAt });
         // An accepted lead's claim is renewed at its decision, as the worker does.
         claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);
-        const callbackId = callbackMessageId(id);
-        if (decidedAt === null) callback.run(callbackId, key, id, vendor.id, url, "held", null, 0, null, createdAt, createdAt);
+        const held = heldCallbackRow({ id: callbackMessageId(id), leadId: id, vendorId: vendor.id, url }, createdAt);
+        if (decidedAt === null) callback.run(held);
         else {
-          const payload = callbackPayload({ id, phoneE164: phone, vendorCampaignName: "bench" }, { status: "accepted" }, decidedAt);
-          callback.run(callbackId, key, id, vendor.id, url, "pending", payload, 0, decidedAt, createdAt, decidedAt);
+          const payload = callbackPayload({ id, phoneE164: phone, vendorCampaignName: fields.vendorCampaignName }, { status: "accepted" }, decidedAt);
+          callback.run({ ...held, status: "pending", payload, nextAttemptAt: decidedAt, updatedAt: decidedAt });
         }
       }
     });

@@ -67,8 +67,13 @@ export class Histogram<L extends string> {
 
   observe(labels: Record<L, string | number>, value: number): void {
     const series = this.values.of(labels);
-    const bucket = this.buckets.findIndex((bound) => value <= bound);
-    if (bucket >= 0) series.counts[bucket]! += 1;
+    // A plain loop: observed on every request, where a findIndex callback is one closure more.
+    for (let i = 0; i < this.buckets.length; i++) {
+      if (value <= this.buckets[i]!) {
+        series.counts[i]! += 1;
+        break;
+      }
+    }
     series.sum += value;
     series.count += 1;
   }

@@ -3,7 +3,9 @@
 import { expect, test } from "bun:test";
 import { createDeliveryJob } from "../../src/callbacks/job.ts";
 import { createFinalResultJob } from "../../src/final-results/job.ts";
-import { createLogger } from "../../src/log/index.ts";
+import type { AttemptResult } from "../../src/callbacks/attempt.ts";
+import { createLogger, type Logger } from "../../src/log/index.ts";
+import type { DueCallback } from "../../src/store/callbacks/index.ts";
 import { intakeHarness } from "../helpers/intake.ts";
 import { validLead } from "../helpers/leads.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -11,31 +13,33 @@ import { waitUntil } from "../helpers/wait.ts";
 const HOLD = 60_000;
 const LEASE = 10_000;
 
-test("stop keeps the lease of a delivery still in flight", async () => {
+/**
+ * `leads` accepted and decided, their callbacks due; a delivery job over them that answers each
+ * attempt with `attempt`, `concurrency` at a time.
+ */
+async function decidedLeadsAndDeliveryJob(leads: number, log: Logger, attempt: (callback: DueCallback) => Promise<AttemptResult>, concurrency: number) {
   const h = await intakeHarness({ holdPeriodMs: HOLD });
-  const log = createLogger("silent");
-  await h.accept(validLead());
+  for (let i = 0; i < leads; i++) await h.accept(validLead());
   h.now.value += HOLD;
-  await createFinalResultJob({
-    store: h.deps.store,
-    clock: () => h.now.value,
-    log,
-    verifyCertificate: null,
-    batchSize: 10,
-    leaseMs: LEASE,
-    onDecided: () => {},
-  }).runOnce();
+  const decisions = { store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: leads, leaseMs: LEASE, onDecided: () => {} };
+  await createFinalResultJob(decisions).runOnce();
   const job = createDeliveryJob({
     store: h.deps.store,
     clock: () => h.now.value,
     log,
-    attempt: () => new Promise(() => {}), // the receiver never answers
+    attempt,
     backoff: {},
-    concurrency: () => 1,
+    concurrency: () => concurrency,
     leaseMs: LEASE,
     onSettled: () => {},
     onAttempt: () => {},
   });
+  return { h, job };
+}
+
+test("stop keeps the lease of a delivery still in flight", async () => {
+  // The receiver never answers.
+  const { h, job } = await decidedLeadsAndDeliveryJob(1, createLogger("silent"), () => new Promise(() => {}), 1);
   expect(await job.fill()).toBe(1);
   await job.stop(10);
   expect(job.inFlight()).toBe(1);
@@ -45,32 +49,11 @@ test("stop keeps the lease of a delivery still in flight", async () => {
 });
 
 test("an attempt's line is info when delivered, warn when it will be retried, error when the callback is dead", async () => {
-  const h = await intakeHarness({ holdPeriodMs: HOLD });
   const lines: { level: string; event: string; outcome?: string }[] = [];
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
-  for (let i = 0; i < 3; i++) await h.accept(validLead());
-  h.now.value += HOLD;
-  await createFinalResultJob({
-    store: h.deps.store,
-    clock: () => h.now.value,
-    log,
-    verifyCertificate: null,
-    batchSize: 10,
-    leaseMs: LEASE,
-    onDecided: () => {},
-  }).runOnce();
   const answers = [200, 500, 410];
-  const job = createDeliveryJob({
-    store: h.deps.store,
-    clock: () => h.now.value,
-    log,
-    attempt: async () => ({ startedAt: h.now.value, statusCode: answers.shift()!, retryAfterMs: null, durationMs: 1, error: null, responseExcerpt: "" }),
-    backoff: {},
-    concurrency: () => 3,
-    leaseMs: LEASE,
-    onSettled: () => {},
-    onAttempt: () => {},
-  });
+  const answer = async () => ({ startedAt: Date.now(), statusCode: answers.shift()!, retryAfterMs: null, durationMs: 1, error: null, responseExcerpt: "" });
+  const { h, job } = await decidedLeadsAndDeliveryJob(3, log, answer, 3);
   expect(await job.fill()).toBe(3);
   await job.stop(1_000);
   const attempts = lines.filter((line) => line.event === "callback_attempt").map(({ level, outcome }) => [outcome, level]);
@@ -83,32 +66,9 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
 });
 
 test("while deliveries are in flight, more are claimed only once a quarter of the slots are free (a claim is a write)", async () => {
-  const h = await intakeHarness({ holdPeriodMs: HOLD });
-  const log = createLogger("silent");
-  for (let i = 0; i < 12; i++) await h.accept(validLead());
-  h.now.value += HOLD;
-  await createFinalResultJob({
-    store: h.deps.store,
-    clock: () => h.now.value,
-    log,
-    verifyCertificate: null,
-    batchSize: 20,
-    leaseMs: LEASE,
-    onDecided: () => {},
-  }).runOnce();
   const answer: (() => void)[] = [];
-  const ok = { startedAt: h.now.value, durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, retryAfterMs: null };
-  const job = createDeliveryJob({
-    store: h.deps.store,
-    clock: () => h.now.value,
-    log,
-    attempt: () => new Promise((resolve) => answer.push(() => resolve(ok))),
-    backoff: {},
-    concurrency: () => 8,
-    leaseMs: LEASE,
-    onSettled: () => {},
-    onAttempt: () => {},
-  });
+  const ok = { startedAt: Date.now(), durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, retryAfterMs: null };
+  const { h, job } = await decidedLeadsAndDeliveryJob(12, createLogger("silent"), () => new Promise((resolve) => answer.push(() => resolve(ok))), 8);
   expect(await job.fill()).toBe(8);
   answer.shift()!();
   await waitUntil(() => job.inFlight() === 7);
