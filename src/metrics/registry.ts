@@ -37,7 +37,12 @@ export class Counter<L extends string> {
     present: Record<L, string>[] = [],
   ) {
     this.values = new LabelledSeries(labelNames, () => ({ value: 0 }));
-    for (const labels of present) this.values.of(labels);
+    for (const labels of present) this.show(labels);
+  }
+
+  /** Shows this label set (at 0 until counted). */
+  show(labels: Record<L, string>): void {
+    this.values.of(labels);
   }
 
   inc(labels: Record<L, string | number>, by = 1): void {
