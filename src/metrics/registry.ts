@@ -14,7 +14,8 @@ class LabelledSeries<L extends string, S> {
   ) {}
 
   // Called on every request, so the common case is one short string and one map lookup. Label
-  // values are the service's own (routes folded by routeLabel, statuses, outcome names): no NULs.
+  // values are the service's own (routes folded by routeLabel, statuses, outcome names, vendor names,
+  // which VENDOR_NAME keeps to letters, digits and `._-`): no NULs.
   of(labels: Record<L, string | number>): S {
     let id = "";
     for (const name of this.labelNames) id += `${labels[name]}\u0000`;
