@@ -103,7 +103,7 @@ describe("vendor labels: known vendors only", () => {
   });
 
   test('refused credentials: under a known vendor\'s name, or "unknown" (never the name a stranger sent); 429 over the rate limit under the vendor', async () => {
-    const limited = await startApiTestServer({ rateLimitPerSecond: 0.001, rateLimitBurst: 1 });
+    const limited = await startApiTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1 });
     try {
       const scrapeLimited = async () => (await fetch(`${limited.url}/metrics`)).text();
       const prePing = (authorization: string) => post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization });
