@@ -71,6 +71,7 @@ export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; lea
     status: "held",
     payload: null,
     attemptCount: 0,
+    attemptsBeforeReplay: 0,
     nextAttemptAt: null,
     lockedUntil: null,
     claimToken: null,

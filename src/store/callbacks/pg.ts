@@ -53,7 +53,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
       leadId: callbacks.leadId,
       url: callbacks.url,
       payload: sql<string>`${callbacks.payload}`,
-      attemptCount: callbacks.attemptCount,
+      attemptCount: sql<number>`${callbacks.attemptCount} - ${callbacks.attemptsBeforeReplay}`,
       signingSecret: sql<string>`(select ${vendors.signingSecret} from ${vendors} where ${vendors.id} = ${callbacks.vendorId})`,
     })
     .prepare("callbacks_claim");
@@ -85,7 +85,14 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .prepare("callbacks_finish");
   const replay = db
     .update(callbacks)
-    .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
+    .set({
+      status: "pending",
+      attemptsBeforeReplay: sql`${callbacks.attemptCount}`,
+      nextAttemptAt: sql`${p("now")}`,
+      updatedAt: sql`${p("now")}`,
+      lockedUntil: null,
+      claimToken: null,
+    })
     .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"])))
     .prepare("callbacks_replay");
   const depth = db
