@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
+import { columnsByName, everyColumn, heldCallbackRow, replayedCallback } from "../rows.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -70,14 +70,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     sqlite,
     db
       .update(callbacks)
-      .set({
-        status: "pending",
-        attemptsBeforeReplay: sql`${callbacks.attemptCount}`,
-        nextAttemptAt: sql`${p("now")}`,
-        updatedAt: sql`${p("now")}`,
-        lockedUntil: null,
-        claimToken: null,
-      })
+      .set(replayedCallback(callbacks.attemptCount))
       .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"]))),
   );
   // Age counts from the final decision (when the callback was released), so a callback failing
