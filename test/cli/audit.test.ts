@@ -17,12 +17,20 @@ const ACTOR = `cli:${userInfo().username}`;
 const BACKENDS = {
   SQLite: async () => {
     const temp = emptyDatabase();
-    return { setting: temp.path, cleanup: temp.cleanup };
+    return {
+      setting: temp.path,
+      cleanup: temp.cleanup,
+      refuseAudit: [`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'refused'); END`],
+    };
   },
   PostgreSQL: async () => {
     const url = await freshPgDatabase();
     expect((await run(["migrate", "--database", url])).code).toBe(0);
-    return { setting: url, cleanup: () => {} };
+    const refuseAudit = [
+      "CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$",
+      "CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit()",
+    ];
+    return { setting: url, cleanup: () => {}, refuseAudit };
   },
 };
 
@@ -128,6 +136,15 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
       await killCallback(leadId);
       expect(await changes("callbacks", "replay", "--dead")).toEqual(recorded(entry("callback.replay-dead", "dead callbacks", "1 queued")));
       expect(await changes("callbacks", "replay", "--dead")).toEqual(nothingRecorded(0));
+    });
+
+    test("a change whose entry cannot be written is not made: the entry is written in the change's transaction", async () => {
+      await command("vendors", "add", "kept", "--password", "kept-password");
+      for (const statement of database.refuseAudit) await opened.rows(statement);
+      expect((await command("vendors", "disable", "kept")).code).not.toBe(0);
+      expect((await command("suppress", "add", "2125550170")).code).not.toBe(0);
+      expect((await opened.rows("SELECT enabled FROM vendors WHERE name = 'kept'"))[0]!.enabled).toBeTruthy();
+      expect(await opened.rows("SELECT * FROM suppressions WHERE phone_e164 = '+12125550170'")).toEqual([]);
     });
   });
 }
