@@ -3,7 +3,7 @@
 import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
 import { listCallbacks, replayDeadCallbacks, type CallbackSummary } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
-import { actionButton, audit, htmlResponse, layout, noticeBox, redirect, timeText, type PageContext } from "./page.ts";
+import { actionButton, actorOf, htmlResponse, layout, noticeBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const SHOWN = 100;
 /** Dead first: those are the ones an operator must act on. */
@@ -44,7 +44,6 @@ function callbackTable(callbacks: CallbackSummary[], viewer: PageContext["viewer
 
 /** POST /callbacks/replay-dead */
 export async function replayEveryDead(context: PageContext): Promise<Response> {
-  const replayed = await replayDeadCallbacks(context.store, null, context.now);
-  await audit(context, "callback.replay-dead", "dead callbacks", `${replayed} queued`);
+  const replayed = await replayDeadCallbacks(context.store, null, actorOf(context), context.now);
   return redirect(`/callbacks?status=pending&done=replayed-dead&count=${replayed}`);
 }

@@ -1,6 +1,6 @@
 // The frame of every console page, and the responses the console sends.
 import type { Store } from "../store/index.ts";
-import { consoleActor, recordAudit } from "./audit.ts";
+import { consoleActor } from "./audit.ts";
 import { html, type Html } from "./html.ts";
 
 /** The operator a page is shown to, and the token its forms must carry back (CSRF). */
@@ -21,9 +21,8 @@ export interface PageContext {
   now: number;
 }
 
-/** Records a change the viewer made: who, what, which subject, now. */
-export const audit = (context: PageContext, action: string, subject: string, detail: string | null = null): Promise<void> =>
-  recordAudit(context.store, { actor: consoleActor(context.viewer.operatorName), action, subject, detail }, context.now);
+/** Who the audit log says made a change: the viewer. The operations record it with the change. */
+export const actorOf = (context: PageContext): string => consoleActor(context.viewer.operatorName);
 
 /**
  * On every console response. Scripts, styles, images and fonts only from the console itself, no

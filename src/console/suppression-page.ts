@@ -3,7 +3,7 @@
 import { op } from "../db/script.ts";
 import { addSuppression, e164OrNull, removeSuppression, SuppressionError } from "../suppression/index.ts";
 import { html } from "./html.ts";
-import { audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, type PageContext } from "./page.ts";
+import { actorOf, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
   added: "The number is on the suppression list: leads with it get 422, pending ones are rejected.",
@@ -48,9 +48,8 @@ export async function suppressionAction(context: PageContext, action: "add" | "r
   try {
     const changed =
       action === "add"
-        ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, context.now)
-        : await removeSuppression(context.store, phone);
-    if (changed) await audit(context, `suppression.${action}`, e164!);
+        ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, actorOf(context), context.now)
+        : await removeSuppression(context.store, phone, actorOf(context), context.now);
     const done = action === "add" ? (changed ? "added" : "already-listed") : changed ? "removed" : "not-listed";
     return redirect(`/suppression?phone=${encodeURIComponent(e164!)}&done=${done}`);
   } catch (error) {

@@ -1,8 +1,8 @@
 // The Vendors page: add one (its password and signing secret shown once), disable and enable,
 // rotate the password or the signing secret (shown once). The CLI's operations, audited.
-import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
+import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
 import { html } from "./html.ts";
-import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
   disabled: "The vendor is disabled: its requests get 401 from now on.",
@@ -57,8 +57,7 @@ export async function vendorAction(context: PageContext, name: string, action: s
 async function changeVendor(context: PageContext, name: string, action: string): Promise<Response> {
   const { store, now } = context;
   if (action === "add") {
-    const created = await createVendor(store, name, undefined, now);
-    await audit(context, "vendor.add", name);
+    const created = await addVendor(store, name, actorOf(context), undefined, now);
     return secretsPage(context, `Vendor ${name} added`, [
       ["Vendor", name],
       ["Password", created.password],
@@ -66,23 +65,20 @@ async function changeVendor(context: PageContext, name: string, action: string):
     ]);
   }
   if (action === "rotate-password") {
-    const rotated = await rotatePassword(store, name, undefined, now);
-    await audit(context, "vendor.rotate-password", name);
+    const rotated = await rotatePassword(store, name, actorOf(context), undefined, now);
     return secretsPage(context, `New password for ${name}`, [
       ["Vendor", name],
       ["Password", rotated.password],
     ]);
   }
   if (action === "rotate-secret") {
-    const vendor = await rotateSigningSecret(store, name, now);
-    await audit(context, "vendor.rotate-secret", name);
+    const vendor = await rotateSigningSecret(store, name, actorOf(context), now);
     return secretsPage(context, `New signing secret for ${name}`, [
       ["Vendor", name],
       ["Signing secret", vendor.signingSecret],
     ]);
   }
   const enabled = action === "enable";
-  await setVendorEnabled(store, name, enabled, now);
-  await audit(context, enabled ? "vendor.enable" : "vendor.disable", name);
+  await setVendorEnabled(store, name, enabled, actorOf(context), now);
   return redirect(`/vendors?done=${enabled ? "enabled" : "disabled"}`);
 }

@@ -162,7 +162,10 @@ export const callbacks = sqliteTable(
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
     /** The JSON body, fixed at decision time so every retry sends the same bytes. */
     payload: text("payload"),
+    /** Every attempt made, replays included. */
     attemptCount: integer("attempt_count").notNull().default(0),
+    /** attempt_count when an operator last replayed it: the retry schedule counts from here. */
+    attemptsBeforeReplay: integer("attempts_before_replay").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at"),
     lockedUntil: integer("locked_until"),
     claimToken: text("claim_token"),

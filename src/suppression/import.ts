@@ -7,6 +7,8 @@
 // for that one statement (about 0.5 s per million numbers on our 2-core VM), not for the reading
 // and checking of the file.
 import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { auditEntry } from "../store/audit/index.ts";
 import type { StagedSuppression } from "../store/suppressions/index.ts";
 import type { OperatorDatabase } from "../store/index.ts";
 import { pgSuppressionImport } from "../store/suppressions/pg-import.ts";
@@ -41,9 +43,11 @@ interface Header {
   width: number;
 }
 
+/** Imports the file, or nothing; an import is audited (under the file's name, with its counts) in the same transaction. */
 export async function importSuppressionCsv(
   database: OperatorDatabase,
   path: string,
+  actor: string,
   options: { onProgress?: (progress: ImportProgress) => void; now?: number } = {},
 ): Promise<ImportResult> {
   const totalBytes = await fileSize(path);
@@ -89,7 +93,11 @@ export async function importSuppressionCsv(
     if (!header && problemCount === 0) report(1, `the file is empty: ${EXPECTED_HEADER}`);
     if (problemCount > 0) return { kind: "malformed", problems, problemCount };
     await staging.stage(chunk);
-    const added = await staging.copyIntoList(options.now ?? Date.now());
+    const now = options.now ?? Date.now();
+    const subject = basename(path);
+    const auditOf = (added: number) =>
+      auditEntry({ actor, action: "suppression.import", subject, detail: `${rows} rows, ${added} added, ${rows - added} already listed` }, now);
+    const added = await staging.copyIntoList(now, auditOf);
     return { kind: "imported", rows, added, alreadyListed: rows - added };
   } finally {
     await staging.drop();

@@ -96,6 +96,7 @@ export const callbacks = pgTable(
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
     payload: text("payload"),
     attemptCount: integer("attempt_count").notNull().default(0),
+    attemptsBeforeReplay: integer("attempts_before_replay").notNull().default(0),
     nextAttemptAt: millis("next_attempt_at"),
     lockedUntil: millis("locked_until"),
     claimToken: text("claim_token"),
