@@ -16,6 +16,7 @@ import type { IntakeDeps } from "./intake/service.ts";
 import { leadRoutes } from "./leads/lookup.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import type { Metrics } from "./metrics/index.ts";
+import { NO_TALLY, type Tally } from "./stats/tally.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
 import { EnvelopeError, failure, flagForPath, success, toResponse } from "./http/envelope.ts";
@@ -27,6 +28,8 @@ export interface AppDeps {
   backend: ServiceBackend;
   log: Logger;
   metrics: Metrics;
+  /** The console's counts; none are kept without it. */
+  tally?: Tally;
   /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
   peerAddress?: PeerAddress;
   clock?: () => number;
@@ -36,10 +39,12 @@ export function createApp(deps: AppDeps) {
   const { config, backend, log } = deps;
   const { store } = backend;
   const clock = deps.clock ?? Date.now;
+  const tally = deps.tally ?? NO_TALLY;
   const auth = createVendorAuth({
     authenticator: createAuthenticator(backend.credentialsOf, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+    tally,
   });
   const intake: IntakeDeps = {
     store,
@@ -57,7 +62,7 @@ export function createApp(deps: AppDeps) {
     .use(apiDocs())
     .use(healthRoutes(backend.ready))
     .use(metricsRoutes(deps.metrics, store, clock))
-    .use(intakeRoutes(auth, intake, deps.metrics, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
+    .use(intakeRoutes(auth, intake, deps.metrics, tally, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.

@@ -10,6 +10,7 @@ import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, requestTarget, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { createMetrics, routeLabel } from "./metrics/index.ts";
+import { createTally } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -47,6 +48,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     standIns,
   });
   const metrics = createMetrics();
+  const tally = createTally({ store: backend.store, log });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
@@ -82,15 +84,16 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   // its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
   try {
     await bootstrapVendor(config, backend, log);
-    const app = createApp({ config, backend, log, metrics, peerAddress });
+    const app = createApp({ config, backend, log, metrics, tally, peerAddress });
     consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
     server = listen(app);
   } catch (error) {
+    await tally.stop();
     await consoleListener?.stop();
     await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad, batches: backend.workerBatches }) : null;
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, tally, foregroundLoad, batches: backend.workerBatches }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
@@ -145,6 +148,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
+      // The last counts, once nothing more is counted (a failure is logged: chart figures only).
+      await tally.stop();
       await backend.close(workDeadline);
     })();
     let timer: Timer | undefined;

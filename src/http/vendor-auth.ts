@@ -8,12 +8,15 @@ import { RATE_LIMIT_EXCEEDED, TOO_MANY_FAILURES, UNAUTHORIZED } from "../contrac
 import { EnvelopeError } from "./envelope.ts";
 import type { AuthenticatedVendor, Authenticator, AuthOutcome } from "../auth/authenticator.ts";
 import type { RateLimiter } from "../auth/rate-limit.ts";
+import type { Tally } from "../stats/tally.ts";
 
 export interface VendorAuthDeps {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   /** Whom failed credentials are counted against. */
   clientAddress: ClientAddress;
+  /** Counts the 401s and 429s for the console. */
+  tally: Tally;
 }
 
 const CHALLENGE = { "www-authenticate": 'Basic realm="lead-ingress", charset="UTF-8"' };
@@ -22,10 +25,19 @@ const REFUSED = new EnvelopeError(401, [UNAUTHORIZED], CHALLENGE);
 export function createVendorAuth(deps: VendorAuthDeps) {
   /** The vendor, or the 401/429 that ends the request. */
   function admit(outcome: AuthOutcome): AuthenticatedVendor {
-    if (!outcome) throw REFUSED;
-    if ("retryAfterSeconds" in outcome) throw new EnvelopeError(429, [TOO_MANY_FAILURES], { "retry-after": String(outcome.retryAfterSeconds) });
+    if (!outcome) {
+      deps.tally.record("", "unauthorized");
+      throw REFUSED;
+    }
+    if ("retryAfterSeconds" in outcome) {
+      deps.tally.record("", "rate_limited");
+      throw new EnvelopeError(429, [TOO_MANY_FAILURES], { "retry-after": String(outcome.retryAfterSeconds) });
+    }
     const rate = deps.rateLimiter.take(outcome.id);
-    if (!rate.ok) throw new EnvelopeError(429, [RATE_LIMIT_EXCEEDED], { "retry-after": String(rate.retryAfterSeconds) });
+    if (!rate.ok) {
+      deps.tally.record(outcome.id, "rate_limited");
+      throw new EnvelopeError(429, [RATE_LIMIT_EXCEEDED], { "retry-after": String(rate.retryAfterSeconds) });
+    }
     return outcome;
   }
 

@@ -5,6 +5,7 @@ import type { VendorAuth } from "../http/vendor-auth.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import type { Metrics } from "../metrics/index.ts";
+import type { Tally } from "../stats/tally.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
@@ -49,6 +50,7 @@ export function intakeRoutes(
   auth: VendorAuth,
   deps: IntakeDeps,
   metrics: Metrics,
+  tally: Tally,
   bodyLimitBytes: number,
   docs: Record<"prePing" | "postLead", DocumentDecoration>,
 ) {
@@ -74,6 +76,7 @@ export function intakeRoutes(
           idempotencyKey: request.headers.get("idempotency-key"),
         });
         metrics.intake.inc({ outcome: intakeOutcome(outcome) });
+        tally.record(vendor.id, intakeOutcome(outcome));
         return answer(set, postLeadReply(outcome));
       },
       { parse: "none", detail: docs.postLead },
