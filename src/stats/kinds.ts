@@ -3,6 +3,8 @@
 
 /** postLead's answers (and a 401 or 429 of either /v1 route, where authentication ends a request). */
 export const INTAKE_KINDS = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict", "unauthorized", "rate_limited"] as const;
+/** postLead's refusals a vendor is counted for (a 401's vendor is not known). */
+export const REFUSED_KINDS = ["invalid", "blocked", "idempotency_conflict", "rate_limited"] as const satisfies readonly OutcomeKind[];
 /** Final results, with the time from intake to decision. */
 export const DECISION_KINDS = ["decided_accepted", "decided_rejected"] as const;
 /** Callback attempts by result, with their duration. */

@@ -23,6 +23,11 @@ export interface Series {
   values: number[];
 }
 
+export interface Means {
+  values: (number | null)[];
+  mean: number | null;
+}
+
 export interface Overview {
   window: WindowName;
   bucketMs: number;
@@ -32,11 +37,11 @@ export interface Overview {
   outcomes: Series[];
   /** New leads accepted by bucket, per vendor. */
   vendors: Series[];
-  /** Mean seconds from intake to final result per bucket (null: none decided). */
-  decisionSeconds: (number | null)[];
+  /** Mean seconds from intake to final result per bucket (null: none decided), and over the window. */
+  decisionSeconds: Means;
   callbacks: Series[];
-  /** Mean callback attempt duration in ms per bucket (null: no attempt). */
-  callbackMs: (number | null)[];
+  /** Mean callback attempt duration in ms per bucket (null: no attempt), and over the window. */
+  callbackMs: Means;
   /** The window's total of each kind. */
   totals: Record<OutcomeKind, number>;
   queue: { pending: number; due: number; oldestPendingSeconds: number | null; dead: number };
@@ -61,10 +66,12 @@ export function* readOverview(t: Tables, window: WindowName, now: number): Scrip
       (row) => row.kind === kind,
     );
   const series = (kinds: readonly OutcomeKind[]) => kinds.map((kind) => ({ kind, label: KIND_LABELS[kind], values: countsOf(kind) }));
-  const meanOf = (kinds: readonly string[], scale: number) => {
+  const meanOf = (kinds: readonly string[], scale: number): Means => {
     const keep = (row: OutcomeCount) => kinds.includes(row.kind);
     const counts = sumOf((row) => row.count, keep);
-    return sumOf((row) => row.totalMs, keep).map((total, i) => (counts[i] === 0 ? null : total / counts[i]! / scale));
+    const totals = sumOf((row) => row.totalMs, keep);
+    const [count, total] = [sum(counts), sum(totals)];
+    return { values: totals.map((total, i) => (counts[i] === 0 ? null : total / counts[i]! / scale)), mean: count === 0 ? null : total / count / scale };
   };
   const vendorIds = [...new Set(rows.filter((row) => row.kind === "accepted").map((row) => row.vendorId))];
   const totals = Object.fromEntries([...INTAKE_KINDS, ...DECISION_KINDS, ...CALLBACK_KINDS].map((kind) => [kind, 0])) as Record<OutcomeKind, number>;
@@ -96,6 +103,8 @@ export function* readOverview(t: Tables, window: WindowName, now: number): Scrip
     },
   };
 }
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 function* vendorNames(t: Tables): Script<Map<string, string>> {
   return new Map((yield* op(t.vendors.list())).map((vendor) => [vendor.id, vendor.name]));
