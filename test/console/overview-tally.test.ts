@@ -4,6 +4,8 @@
 import { expect, test } from "bun:test";
 import { createLogger } from "../../src/log/index.ts";
 import type { Answering, Store } from "../../src/store/index.ts";
+import { op } from "../../src/db/script.ts";
+import { readOverview, readVendorVolumes } from "../../src/stats/series.ts";
 import { createTally, RESOLUTIONS } from "../../src/stats/tally.ts";
 import { describeOnBothBackends, type StoreBackend } from "../helpers/store-backends.ts";
 
@@ -79,6 +81,38 @@ describeOnBothBackends("the console's tally", (backend) => {
     const minuteBuckets = rows.filter((row) => row.bucket_ms === 60_000).map((row) => Number(row.bucket_at));
     expect(minuteBuckets).toEqual([now - (now % 60_000)]);
     expect(rows.filter((row) => row.bucket_ms === 3_600_000)).toHaveLength(2);
+  });
+});
+
+describeOnBothBackends("the overview's reads of the tally", (backend) => {
+  test("a window's buckets hold what was counted in them, by kind and vendor; the vendors' volumes sum the day and week", async () => {
+    const vendor = { id: "v-1", name: "acme", passwordHash: "x", signingSecret: "whsec_x", enabled: true, createdAt: T0, updatedAt: T0 };
+    await backend.store.write((t) => op(t.vendors.insert(vendor)));
+    let now = T0 - 2 * 86_400_000;
+    const tally = tallyOn(backend.store, () => now);
+    tally.record("v-1", "accepted");
+    await tally.flush();
+    now = T0 - 10 * 60_000;
+    tally.record("v-1", "accepted");
+    tally.record("v-1", "decided_accepted", 3_000);
+    tally.record("v-1", "decided_rejected", 1_000);
+    tally.record("", "delivered", 40);
+    await tally.flush();
+
+    const hour = await backend.store.read((t) => readOverview(t, "hour", T0));
+    const slot = hour.times.indexOf((now - (now % 60_000)) / 1000);
+    expect([hour.times.length, slot]).toEqual([60, 49]);
+    expect(hour.outcomes.find((series) => series.kind === "accepted")!.values[slot]).toBe(1);
+    expect(hour.vendors.map((series) => [series.label, series.values[slot]])).toEqual([["acme", 1]]);
+    expect([hour.decisionSeconds.values[slot], hour.decisionSeconds.mean, hour.callbackMs.mean]).toEqual([2, 2, 40]);
+    expect(hour.totals).toMatchObject({ accepted: 1, decided_accepted: 1, decided_rejected: 1, delivered: 1, invalid: 0 });
+
+    const [acme] = await backend.store.read((t) => readVendorVolumes(t, T0));
+    expect(acme).toEqual({
+      name: "acme",
+      day: { accepted: 1, decided_accepted: 1, decided_rejected: 1 },
+      week: { accepted: 2, decided_accepted: 1, decided_rejected: 1 },
+    });
   });
 });
 
