@@ -81,9 +81,12 @@ const QUEUE_ROWS: [string, string][] = [
   ["Dead", "queue:dead"],
 ];
 
+const numberRows = (rows: [title: string, cell: string][], cells: Record<string, string>): Html[] =>
+  rows.map(([title, cell]) => html`<tr><th>${title}</th><td data-cell="${cell}">${cells[cell]}</td></tr>`);
+
 /** Rows of a title and a number, each in the cell the script refreshes. */
 const numbersTable = (rows: [title: string, cell: string][], cells: Record<string, string>): Html =>
-  html`<table class="narrow"><tbody>${rows.map(([title, cell]) => html`<tr><th>${title}</th><td data-cell="${cell}">${cells[cell]}</td></tr>`)}</tbody></table>`;
+  html`<table class="narrow"><tbody>${numberRows(rows, cells)}</tbody></table>`;
 
 const totalsTable = (kinds: readonly OutcomeKind[], cells: Record<string, string>): Html =>
   numbersTable(
@@ -91,12 +94,12 @@ const totalsTable = (kinds: readonly OutcomeKind[], cells: Record<string, string
     cells,
   );
 
+const NO_VENDORS = "No leads accepted in this window.";
+
+/** Rebuilt by the script on each refresh (vendors come and go), from the same cells; `data-vendors` holds the text for none. */
 function vendorsTable(overview: Overview, cells: Record<string, string>): Html {
-  if (overview.vendors.length === 0) return html`<p class="muted">No leads accepted in this window.</p>`;
-  return numbersTable(
-    overview.vendors.map((vendor) => [vendor.label, `vendor:${vendor.kind}`]),
-    cells,
-  );
+  const rows = overview.vendors.map((vendor): [string, string] => [vendor.label, `vendor:${vendor.kind}`]);
+  return html`<table class="narrow"><tbody data-vendors="${NO_VENDORS}">${rows.length === 0 ? html`<tr><td>${NO_VENDORS}</td></tr>` : numberRows(rows, cells)}</tbody></table>`;
 }
 
 function duration(ms: number): string {
