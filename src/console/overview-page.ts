@@ -60,7 +60,7 @@ ${panel("Callback latency", "callbackMs", numbersTable([["Mean attempt duration"
 </div>
 <link rel="stylesheet" href="/assets/uplot.css"><link rel="stylesheet" href="/assets/overview.css">
 <script src="/assets/uplot.js" defer></script><script type="module" src="/assets/overview.mjs"></script>
-<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS * 2}"></noscript>`;
+<noscript><meta http-equiv="refresh" content="${REFRESH_SECONDS}"></noscript>`;
   return htmlResponse(layout("Overview", context.viewer, content));
 }
 
