@@ -24,7 +24,7 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
 <label>New vendor's name<input name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]+"></label>
 <button type="submit">Add vendor</button></form>
 <table>
-<thead><tr><th>Name</th><th>Status</th><th>Last day</th><th>Accepted, day</th><th>Last week</th><th>Accepted, week</th><th>Created</th><th>Changed</th><th></th></tr></thead>
+<thead><tr><th>Name</th><th>Status</th><th>Last day</th><th>Last week</th><th>Created</th><th>Changed</th><th></th></tr></thead>
 <tbody>${vendors.map(
     (vendor) => html`<tr>
 <td>${vendor.name}</td>
@@ -46,8 +46,8 @@ function volumeCells(volume: VendorVolume | undefined): Html[] {
     const of = (kind: string) => counts[kind] ?? 0;
     const refused = REFUSED_KINDS.reduce((total, kind) => total + of(kind), 0);
     const decided = of("decided_accepted") + of("decided_rejected");
-    const acceptance = decided === 0 ? "—" : `${Math.round((of("decided_accepted") / decided) * 1000) / 10} %`;
-    return html`<td data-volume="${window}">${of("accepted")} leads, ${refused} refused</td><td data-acceptance="${window}">${acceptance}</td>`;
+    const acceptance = decided === 0 ? "none decided" : `${Math.round((of("decided_accepted") / decided) * 1000) / 10} % accepted`;
+    return html`<td data-volume="${window}">${of("accepted")} leads, ${refused} refused; ${acceptance}</td>`;
   });
 }
 
