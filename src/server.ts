@@ -12,6 +12,7 @@ import { errorText, type Logger } from "./log/index.ts";
 import { countAnswer, createMetrics, routeLabel } from "./metrics/index.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.ts";
 import { openNote, type RequestNote } from "./http/request-note.ts";
+import { createTally, tallyAnswer } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -49,6 +50,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     standIns,
   });
   const metrics = createMetrics();
+  const tally = createTally({ store: backend.store, log });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
@@ -81,7 +83,9 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     }
     response.headers.set(REQUEST_ID_HEADER, requestId);
     const ms = performance.now() - started;
-    countAnswer(metrics, routeLabel(path), response.status, ms / 1000, note);
+    const route = routeLabel(path);
+    countAnswer(metrics, route, response.status, ms / 1000, note);
+    tallyAnswer(tally, route, note);
     log.info("request", {
       method: request.method,
       path,
@@ -104,11 +108,12 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
     server = listen(app);
   } catch (error) {
+    await tally.stop();
     await consoleListener?.stop();
     await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad, batches: backend.workerBatches }) : null;
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, tally, foregroundLoad, batches: backend.workerBatches }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
@@ -164,6 +169,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
+      // The last counts, once nothing more is counted (a failure is logged: chart figures only).
+      await tally.stop();
       await backend.close(workDeadline);
     })();
     let timer: Timer | undefined;

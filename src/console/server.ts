@@ -6,12 +6,13 @@ import { isDatabaseUnavailable } from "../backend/index.ts";
 import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
+import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
 import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
-import { overviewPage } from "./overview-page.ts";
+import { overviewJson, overviewPage } from "./overview-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
@@ -39,6 +40,7 @@ type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[])
 const ROUTES: Route[] = [
   ["GET", /^\/$/, async () => redirect("/overview")],
   ["GET", /^\/overview$/, overviewPage],
+  ["GET", /^\/overview\.json$/, overviewJson],
   ["GET", /^\/leads$/, leadsPage],
   ["GET", /^\/leads\.csv$/, leadsCsv],
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
@@ -73,6 +75,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
     if (path === "/assets/console.css")
       return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    const asset = method === "GET" ? consoleAsset(path, request) : null;
+    if (asset) return asset;
     // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
     if (path === "/favicon.ico") return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");

@@ -240,3 +240,25 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_log_at").on(t.at)],
 );
+
+/**
+ * Pre-aggregated counts for the console's Overview and Vendors pages: how many answers, decisions
+ * and callback attempts of each kind a vendor had in a time bucket, and their summed milliseconds
+ * (intake to decision, attempt duration). Each instance adds its own counts every few seconds in
+ * one upsert (src/stats/tally.ts), so a chart reads a bounded number of rows whatever the volume
+ * of leads. `bucket_ms` is the resolution (1 min, 15 min, 1 h): every count is added at each.
+ */
+export const outcomeCounts = sqliteTable(
+  "outcome_counts",
+  {
+    bucketMs: integer("bucket_ms").notNull(),
+    /** The bucket's first millisecond. */
+    bucketAt: integer("bucket_at").notNull(),
+    /** Empty where no vendor is known (a 401) or none is kept (callback attempts). */
+    vendorId: text("vendor_id").notNull(),
+    kind: text("kind").notNull(),
+    count: integer("count").notNull(),
+    totalMs: integer("total_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
+);

@@ -15,6 +15,8 @@ export const UNKNOWN_VENDOR = "unknown";
 export interface RequestNote {
   /** The vendor the credentials name: only a known vendor's name, else "unknown" (a metrics label). */
   vendor?: string;
+  /** The known vendor's id, for the console's counts (stats/tally.ts). */
+  vendorId?: string;
   leadId?: string;
   /** What became of it, as a metrics label: postLead's and prePing's outcomes, an authentication refusal. */
   outcome?: string;

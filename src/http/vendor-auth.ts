@@ -29,7 +29,7 @@ export function createVendorAuth(deps: VendorAuthDeps) {
     if (!outcome) throw refused(request, "unauthorized", REFUSED);
     if ("retryAfterSeconds" in outcome)
       throw refused(request, "too_many_failures", new EnvelopeError(429, [TOO_MANY_FAILURES], { "retry-after": String(outcome.retryAfterSeconds) }));
-    note(request, { vendor: outcome.name });
+    note(request, { vendor: outcome.name, vendorId: outcome.id });
     const rate = deps.rateLimiter.take(outcome.id);
     if (!rate.ok) throw refused(request, "rate_limited", new EnvelopeError(429, [RATE_LIMIT_EXCEEDED], { "retry-after": String(rate.retryAfterSeconds) }));
     return outcome;

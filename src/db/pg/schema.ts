@@ -160,3 +160,16 @@ export const auditLog = pgTable(
   },
   (t) => [index("audit_log_at").on(t.at)],
 );
+
+export const outcomeCounts = pgTable(
+  "outcome_counts",
+  {
+    bucketMs: integer("bucket_ms").notNull(),
+    bucketAt: millis("bucket_at").notNull(),
+    vendorId: text("vendor_id").notNull(),
+    kind: text("kind").notNull(),
+    count: bigint("count", { mode: "number" }).notNull(),
+    totalMs: bigint("total_ms", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
+);

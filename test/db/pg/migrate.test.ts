@@ -49,6 +49,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "leads",
     "operator_sessions",
     "operators",
+    "outcome_counts",
     "phone_claims",
     "suppressions",
     "vendors",
