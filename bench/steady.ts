@@ -1,0 +1,152 @@
+// `bun run bench:steady`: the sustainable full lifecycle (issue 20). A fixed arrival rate of
+// realistic postLeads (open-loop.ts, workload.mjs) for minutes, with a short hold, so the worker
+// decides and calls back while intake goes on; callbacks to the mock receiver, a share of which fail
+// (steady-sample.ts says what is sampled). Per minute: intake, decisions and callback attempts per
+// second, the queues (leads past their hold, callbacks due) and their oldest item, the server's RSS.
+// At the end: whether every lead was decided, and every healthy callback delivered, within its hold
+// plus a few seconds (steady-verdict.ts). A rate passes if so.
+//
+// Environment: BENCH_RATES (leads/s, comma-separated, default 5000), or BENCH_SEARCH=LOW-HIGH (the
+// highest passing rate between them, by bisection to within 10%); BENCH_DURATION (s, default 180),
+// BENCH_HOLD (s, default 10), BENCH_SLACK (s past the hold a lead or callback may take, default 5),
+// BENCH_LOG_LEVEL (the server's, default info), BENCH_SERVER_FLAGS (more flags, space-separated),
+// the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database.
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
+import { killLoad, runOpenLoopLoad } from "./drive.ts";
+import type { OpenLoopResult } from "./open-loop.ts";
+import { startReceiver, type BenchReceiver } from "./receiver.ts";
+import { writeJson } from "./report.ts";
+import { startServer, type BenchServer } from "./server.ts";
+import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
+import { printVerdict, verdictOf, type Verdict } from "./steady-verdict.ts";
+import { RECEIVER_BEHAVIOURS } from "./workload.mjs";
+
+const REPO_DIR = resolve(import.meta.dir, "..");
+const env = process.env;
+const duration = positiveInteger(env.BENCH_DURATION, 180, 3600);
+const holdSeconds = positiveInteger(env.BENCH_HOLD, 10, 3600);
+const slackSeconds = positiveInteger(env.BENCH_SLACK, 5, 3600);
+const logLevel = env.BENCH_LOG_LEVEL ?? "info";
+const extraFlags = (env.BENCH_SERVER_FLAGS ?? "").split(" ").filter(Boolean);
+// 10% of callbacks fail: 5% once (503, then 200 on the retry), 4% always (503), 1% never answer.
+const shares = workloadShares(env, { callbackRetry: 0.05, callbackDead: 0.04, callbackHang: 0.01 });
+const CONNECTIONS = 256;
+/** After the load stops, how long the queues may take to empty before the verdict is read. */
+const DRAIN_SECONDS = holdSeconds + slackSeconds + 15;
+/** Bisection stops when the highest passing and lowest failing rates are this close. */
+const SEARCH_PRECISION = 1.1;
+
+const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-steady-"));
+let server: BenchServer | undefined;
+let receiver: BenchReceiver | undefined;
+
+async function stopRun() {
+  killLoad();
+  await server?.stop();
+  await receiver?.stop();
+  server = receiver = undefined;
+}
+
+async function cleanUp() {
+  await stopRun();
+  if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+
+interface RunResult {
+  rate: number;
+  load: OpenLoopResult;
+  samples: Sample[];
+  verdict: Verdict;
+}
+
+async function runAt(rate: number): Promise<RunResult> {
+  const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
+  const databasePath = join(dir, "steady.db");
+  receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(dir, "receiver.log") });
+  for (const behaviour of RECEIVER_BEHAVIOURS) {
+    const response = await fetch(`${receiver.url}/_mock/behaviour`, { method: "PUT", body: JSON.stringify(behaviour) });
+    if (!response.ok) throw new Error(`mock receiver refused ${JSON.stringify(behaviour)}: ${await response.text()}`);
+  }
+  server = await startServer({
+    binary: undefined,
+    databasePath,
+    logPath: join(dir, "server.log"),
+    repoDir: REPO_DIR,
+    flags: ["--allow-private-callbacks", "--hold-period", `${holdSeconds}s`, "--log-level", logLevel, ...extraFlags],
+  });
+  console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
+  const sampler = startSampler({ server, receiver, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
+  const phoneStart = phoneBlocks("steady").steady;
+  const load = await runOpenLoopLoad({
+    url: server.url,
+    path: "/v1/postLead",
+    headers: { authorization: basicAuth("bench", "bench-password") },
+    rate,
+    connections: CONNECTIONS,
+    duration,
+    warmup: 0,
+    workload: { template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase: receiver.url, shares, seed: phoneStart },
+  });
+  console.log(`  load stopped: ${load.answered} answered (${load.answeredPerSec.toFixed(0)}/s), p99 ${load.p99Ms.toFixed(1)} ms; draining`);
+  await sampler.drain((holdSeconds + slackSeconds + 2) * 1000, DRAIN_SECONDS * 1000);
+  const samples = sampler.stop();
+  await stopRun();
+  const verdict = verdictOf(databasePath, { holdMs: holdSeconds * 1000, slackMs: slackSeconds * 1000, load });
+  printMinutes(byMinute(samples, load));
+  printVerdict(rate, verdict);
+  return { rate, load, samples, verdict };
+}
+
+/** The rates to run: the listed ones, or a bisection for the highest that passes. */
+async function runRates(): Promise<RunResult[]> {
+  const runs: RunResult[] = [];
+  const search = env.BENCH_SEARCH?.match(/^(\d+)-(\d+)$/);
+  if (!search) {
+    const rates = (env.BENCH_RATES ?? "5000").split(",").map((rate) => positiveInteger(rate.trim(), 5000, 100_000));
+    for (const rate of rates) runs.push(await runAt(rate));
+    return runs;
+  }
+  let [passing, failing] = [Number(search[1]), Number(search[2])];
+  const high = await runAt(failing);
+  runs.push(high);
+  if (high.verdict.passed) return runs;
+  while (failing / passing > SEARCH_PRECISION) {
+    const rate = Math.round(Math.sqrt(passing * failing) / 100) * 100;
+    const run = await runAt(rate);
+    runs.push(run);
+    if (run.verdict.passed) passing = rate;
+    else failing = rate;
+  }
+  return runs;
+}
+
+async function main() {
+  console.log(
+    `Lead Ingress steady state: ${duration} s per rate, hold ${holdSeconds} s, slack ${slackSeconds} s; callback shares ${JSON.stringify(shares)}; load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" ")}`,
+  );
+  const runs = await runRates();
+  console.log("\nrate/s | intake/s | p99 ms | decided/s (last min) | delivered/s (last min) | max RSS MiB | passed");
+  for (const { rate, load, samples, verdict } of runs) {
+    const minutes = byMinute(samples, load);
+    const last = minutes.filter((m) => m.loaded).at(-1);
+    const rss = Math.max(...samples.map((s) => s.rssMiB));
+    console.log(
+      `${rate} | ${load.answeredPerSec.toFixed(0)} | ${load.p99Ms.toFixed(1)} | ${last?.decidedPerSec.toFixed(0) ?? "-"} | ${last?.deliveredPerSec.toFixed(0) ?? "-"} | ${rss.toFixed(0)} | ${verdict.passed ? "yes" : "NO"}`,
+    );
+  }
+  const best = runs.filter((run) => run.verdict.passed).sort((a, b) => b.rate - a.rate)[0];
+  console.log(best ? `highest sustained rate: ${best.rate} leads/s (goal 5,000)` : "no rate sustained");
+  const resultsPath = join(REPO_DIR, ".bench", "steady.json");
+  writeJson(resultsPath, { finishedAt: new Date().toISOString(), settings: { duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags }, runs });
+  console.log(`results written to ${resultsPath}`);
+}
+
+await runBenchmark(main, cleanUp, tmp);
