@@ -22,7 +22,7 @@ export interface WorkerDeps {
   /** HTTP requests in flight now (the foreground the worker yields to). */
   foregroundLoad: () => number;
   clock?: () => number;
-  /** PostgreSQL's set-based decisions and attempt records (backend/pg-worker.ts). */
+  /** Set-based decisions (backend/sqlite-worker.ts, pg-worker.ts) and PostgreSQL's attempt records. */
   batches?: WorkerBatches;
 }
 

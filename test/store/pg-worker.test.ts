@@ -20,7 +20,7 @@ const LEASE = 30_000;
 
 let t: Tables;
 let store: Store<"promise", "promise">;
-let batches: WorkerBatches;
+let batches: Required<WorkerBatches>;
 let scriptsAlone: number;
 
 beforeEach(async () => {
