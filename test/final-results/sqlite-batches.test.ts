@@ -73,35 +73,40 @@ const leadRows = () =>
   }[];
 
 test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
-  const [plain, suppressed, operatorRejected, operatorAccepted] = ["+12125550001", "+12125550002", "+12125550003", "+12125550004"].map(pendingLead);
+  const [plain, suppressed, operatorRejected, operatorAccepted] = ["+12125550001", "+12125550002", "+12125550003", "+12125550004"].map(pendingLead) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   now(t.suppressions.add({ phoneE164: "+12125550002", reason: null, createdAt: 0 }));
   now(t.suppressions.add({ phoneE164: "+12125550004", reason: null, createdAt: 0 }));
-  now(t.leads.recordOperatorDecision(operatorRejected!, "reject", "bad lead"));
-  now(t.leads.recordOperatorDecision(operatorAccepted!, "accept", null)); // suppression still wins
+  now(t.leads.recordOperatorDecision(operatorRejected, "reject", "bad lead"));
+  now(t.leads.recordOperatorDecision(operatorAccepted, "accept", null)); // suppression still wins
   const { job, decided } = decisionJob(batches);
   expect(await job.runOnce()).toBe(4);
   expect(scripts).toBe(1); // the claim; no lead needed a script of its own
   expect(decided.sort()).toEqual(["accepted", "rejected", "rejected", "rejected"]);
   expect(leadRows()).toEqual([
-    { id: plain!, status: "accepted", rejection_reason: null, decided_at: DECIDED, claim_token: null },
-    { id: suppressed!, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
-    { id: operatorRejected!, status: "rejected", rejection_reason: `${REASON_OPERATOR}: bad lead`, decided_at: DECIDED, claim_token: null },
-    { id: operatorAccepted!, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+    { id: plain, status: "accepted", rejection_reason: null, decided_at: DECIDED, claim_token: null },
+    { id: suppressed, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+    { id: operatorRejected, status: "rejected", rejection_reason: `${REASON_OPERATOR}: bad lead`, decided_at: DECIDED, claim_token: null },
+    { id: operatorAccepted, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
   ]);
   expect(now(t.leads.claimDue(DECIDED, 1, LEASE, "unused"))).toEqual([]); // none left: all decided
-  const plainLead = { id: plain!, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
-  expect(handle.sqlite.query("SELECT status, payload, next_attempt_at AS at FROM callbacks WHERE lead_id = ?").get(plain!)).toEqual({
+  const plainLead = { id: plain, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
+  expect(handle.sqlite.query("SELECT status, payload, next_attempt_at AS at FROM callbacks WHERE lead_id = ?").get(plain)).toEqual({
     status: "pending",
     payload: callbackPayload(plainLead, { status: "accepted" }, DECIDED),
     at: DECIDED,
   });
   expect(handle.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE status = 'pending'").get()).toEqual({ n: 4 });
   // The accepted lead's claim is renewed at its decision; the rejected ones' claims are dropped.
-  expect(handle.sqlite.query("SELECT lead_id, claimed_at FROM phone_claims").all()).toEqual([{ lead_id: plain!, claimed_at: DECIDED }]);
+  expect(handle.sqlite.query("SELECT lead_id, claimed_at FROM phone_claims").all()).toEqual([{ lead_id: plain, claimed_at: DECIDED }]);
 });
 
 test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {
-  const [stays, changes] = ["+12125550011", "+12125550012"].map(pendingLead);
+  const [stays, changes] = ["+12125550011", "+12125550012"].map(pendingLead) as [string, string];
   const { job, decided } = decisionJob({
     ...batches,
     async checksOf(leads) {
@@ -120,11 +125,11 @@ test("checks that change between the batch's read and its write: that lead is de
 });
 
 test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {
-  const [kept, lost] = ["+12125550021", "+12125550022"].map(pendingLead);
+  const [kept, lost] = ["+12125550021", "+12125550022"].map(pendingLead) as [string, string];
   const { job, decided } = decisionJob({
     ...batches,
     record(decisions, token, at) {
-      handle.sqlite.run("UPDATE leads SET claim_token = 'another worker' WHERE id = ?", [lost!]);
+      handle.sqlite.run("UPDATE leads SET claim_token = 'another worker' WHERE id = ?", [lost]);
       return batches.record(decisions, token, at);
     },
   });
