@@ -1,6 +1,8 @@
 // The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
-// deliveries share one transaction.
+// deliveries share one transaction. A slot is held while the request is out, not while its record
+// waits for its batch; no endpoint gets more than a share of the slots, and one that keeps failing
+// is not sent to until its circuit's cooldown ends (endpoints.ts).
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
@@ -8,6 +10,7 @@ import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/in
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
+import { createEndpointGuard, endpointOf, type Admission } from "./endpoints.ts";
 import { nextStep } from "./next-step.ts";
 
 export interface DeliveryJobDeps {
@@ -21,12 +24,15 @@ export interface DeliveryJobDeps {
   leaseMs: number;
   /** Called when a delivery finishes, so the loop can claim more. */
   onSettled: () => void;
-  /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
-  /** Each attempt's result and how long it took (ms). */
+  /** Each attempt's result (delivered, retry, dead, or lease_lost) and how long it took (ms). */
   onAttempt: (result: string, durationMs: number) => void;
   /** PostgreSQL's: records the attempts of a turn together (backend/pg-worker.ts); without it each is a write of its own. */
   recordAttempt?: RecordAttempt;
 }
+
+/** One endpoint may take this share of the slots (and at least MIN_PER_ENDPOINT): a hanging one holds a quarter, never all. */
+const ENDPOINT_SHARE = 0.25;
+const MIN_PER_ENDPOINT = 4;
 
 /** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
@@ -40,11 +46,36 @@ export type RecordAttempt = (
   now: number,
 ) => Promise<boolean>;
 
+/** The attempt not made while an endpoint's circuit is open: a failure that waits for the circuit. */
+function notSent(open: Extract<Admission, { kind: "open" }>, now: number): AttemptResult {
+  const error = `Not sent: the endpoint failed ${open.failures} attempts in a row; no attempt to it before ${new Date(open.until).toISOString()}`;
+  return { startedAt: now, durationMs: 0, statusCode: null, error, responseExcerpt: null, retryAfterMs: open.until - now };
+}
+
 export function createDeliveryJob(deps: DeliveryJobDeps) {
+  /** Every delivery until its record is written (what stop waits for). */
   const inFlight = new Map<string, Promise<void>>();
+  /** Requests out now: what the slots count. */
+  let sending = 0;
+  const endpoints = createEndpointGuard({ maxInFlight: () => Math.max(MIN_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)) });
   const recordAttempt: RecordAttempt =
     deps.recordAttempt ??
     ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
+
+  /** Sends the callback (its endpoint admitted it), frees its slot, tells the endpoint's guard how it went. */
+  async function send(callback: DueCallback, endpoint: string): Promise<AttemptResult> {
+    try {
+      const result = await deps.attempt(callback);
+      endpoints.settled(endpoint, callback.id, result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300, deps.clock());
+      return result;
+    } catch (error) {
+      endpoints.settled(endpoint, callback.id, false, deps.clock());
+      throw error;
+    } finally {
+      sending--;
+      deps.onSettled();
+    }
+  }
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -52,8 +83,8 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
    * what is being recorded; if the lease was lost meanwhile, the record is not made and a second
    * line says so.
    */
-  async function deliver(callback: DueCallback, token: string): Promise<void> {
-    const result = await deps.attempt(callback);
+  async function deliver(callback: DueCallback, token: string, attempt: Promise<AttemptResult>): Promise<void> {
+    const result = await attempt;
     const attemptNo = callback.attemptCount + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
@@ -71,31 +102,49 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 
+  /** Callbacks over their endpoint's cap go back to the queue unsent, in one write. */
+  async function putBack(overCap: { callback: DueCallback; retryAt: number }[], token: string): Promise<void> {
+    if (overCap.length === 0) return;
+    await deps.store.write(function* (t) {
+      for (const { callback, retryAt } of overCap) yield* op(t.callbacks.putBack(callback.leadId, token, retryAt));
+    }, BACKGROUND);
+  }
+
+  function track(callback: DueCallback, token: string, delivery: Promise<void>): void {
+    // Keyed by id and token: a delivery whose lease expired may still be running when its
+    // callback is claimed again, and each must account for itself.
+    const key = `${callback.id}:${token}`;
+    const done = delivery
+      .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, done);
+  }
+
   return {
     /**
      * Claims as many due callbacks as there are free slots and starts them; returns how many.
-     * While deliveries are in flight it waits until a quarter of the slots are free: a claim is a
-     * write (on PostgreSQL a commit and a WAL flush each), and one per finished delivery cost the
-     * drain a third (bench:pg's, 3 instances: 3,403 and 3,442 callbacks/s against 2,933 and 2,333).
+     * While requests are out it waits until a quarter of the slots are free: a claim is a write
+     * (on PostgreSQL a commit and a WAL flush each), and one per finished delivery cost the drain a
+     * third (bench:pg's, 3 instances: 3,403 and 3,442 callbacks/s against 2,933 and 2,333).
      */
     async fill(): Promise<number> {
       const concurrency = deps.concurrency();
-      const free = concurrency - inFlight.size;
-      if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(concurrency / 4))) return 0;
+      const free = concurrency - sending;
+      if (free <= 0 || (sending > 0 && free < Math.ceil(concurrency / 4))) return 0;
       const token = crypto.randomUUID();
       const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
+      const overCap: { callback: DueCallback; retryAt: number }[] = [];
       for (const callback of due) {
-        // Keyed by id and token: a delivery whose lease expired may still be running when its
-        // callback is claimed again, and each must account for itself.
-        const key = `${callback.id}:${token}`;
-        const done = deliver(callback, token)
-          .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
-          .finally(() => {
-            inFlight.delete(key);
-            deps.onSettled();
-          });
-        inFlight.set(key, done);
+        const endpoint = endpointOf(callback.url);
+        const admission = endpoints.admit(endpoint, deps.clock());
+        if (admission.kind === "overCap") overCap.push({ callback, retryAt: admission.retryAt });
+        else if (admission.kind === "open") track(callback, token, deliver(callback, token, Promise.resolve(notSent(admission, deps.clock()))));
+        else {
+          sending++;
+          track(callback, token, deliver(callback, token, send(callback, endpoint)));
+        }
       }
+      await putBack(overCap, token);
       return due.length;
     },
     inFlight: () => inFlight.size,

@@ -14,12 +14,13 @@ const HOLD = 60_000;
 const LEASE = 10_000;
 
 /**
- * `leads` accepted and decided, their callbacks due; a delivery job over them that answers each
- * attempt with `attempt`, `concurrency` at a time.
+ * `leads` accepted and decided, their callbacks due (each to an endpoint of its own, so no
+ * endpoint's cap applies); a delivery job over them that answers each attempt with `attempt`,
+ * `concurrency` at a time.
  */
 async function decidedLeadsAndDeliveryJob(leads: number, log: Logger, attempt: (callback: DueCallback) => Promise<AttemptResult>, concurrency: number) {
   const h = await intakeHarness({ holdPeriodMs: HOLD });
-  for (let i = 0; i < leads; i++) await h.accept(validLead());
+  for (let i = 0; i < leads; i++) await h.accept(validLead({ call_back_url: `https://example.com/hooks/${i}` }));
   h.now.value += HOLD;
   const decisions = { store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: leads, leaseMs: LEASE, onDecided: () => {} };
   await createFinalResultJob(decisions).runOnce();

@@ -1,0 +1,63 @@
+// End to end (the real server and worker, the mock receiver, 127.0.0.1 ephemeral ports): a vendor
+// endpoint that hangs or keeps failing must not hold up the callbacks of the others, nor be sent to
+// while its circuit is open (callbacks/endpoints.ts). Bounds are generous: a behaviour, not a speed.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { op } from "../../src/db/script.ts";
+import { validLead } from "../helpers/leads.ts";
+import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+const TIMEOUT_MS = 5_000;
+const CONCURRENCY = 8;
+let server: ApiTestServer;
+let receiver: MockReceiver;
+
+beforeAll(async () => {
+  server = await startApiTestServer({
+    holdPeriodMs: 100,
+    workerPollIntervalMs: 20,
+    callbackTimeoutMs: TIMEOUT_MS,
+    callbackConcurrency: CONCURRENCY,
+    callbackRetrySchedule: [60_000], // a failed callback does not come back within the test
+    allowPrivateCallbacks: true,
+  });
+  receiver = startMockReceiver({});
+  receiver.setBehaviour({ path: "/hangs", hang: true });
+  receiver.setBehaviour({ path: "/fails", status: 503 });
+});
+afterAll(async () => {
+  await server.stop();
+  await receiver.stop();
+});
+
+async function submit(path: string): Promise<string> {
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}${path}` }), { authorization: server.auth });
+  expect(answer.status).toBe(200);
+  return answer.body.lead_id;
+}
+
+test("an endpoint that hangs holds only its share of the delivery slots: another's callbacks arrive at once", async () => {
+  // Five times the slots' worth of callbacks to the hanging endpoint, decided first.
+  for (let i = 0; i < 5 * CONCURRENCY; i++) await submit("/hangs");
+  await waitUntil(() => receiver.received("/hangs").length > 0, 5_000, 10);
+  const sentAt = Date.now();
+  for (let i = 0; i < 20; i++) await submit("/ok");
+  await receiver.waitFor(20, { path: "/ok", timeoutMs: 20_000 });
+  // Well under one attempt timeout: had the hanging endpoint held every slot, none would be
+  // delivered before the first of its attempts timed out.
+  expect(Date.now() - sentAt).toBeLessThan(TIMEOUT_MS / 2);
+  expect(receiver.received("/hangs").length).toBeLessThanOrEqual(CONCURRENCY / 2);
+}, 30_000);
+
+test("once the attempts of several callbacks to an endpoint fail in a row, the next ones are recorded as not sent instead of going out", async () => {
+  const leads: string[] = [];
+  for (let i = 0; i < 12; i++) leads.push(await submit("/fails"));
+  const attemptsOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))?.attempts ?? [];
+  await waitUntil(async () => (await Promise.all(leads.map(attemptsOf))).every((attempts) => attempts.length === 1), 10_000, 20);
+  const errors = (await Promise.all(leads.map(attemptsOf))).map((attempts) => attempts[0]!.error as string);
+  const notSent = errors.filter((error) => error.startsWith("Not sent: the endpoint failed 5 attempts in a row"));
+  expect(notSent.length).toBeGreaterThanOrEqual(12 - CONCURRENCY / 2 - 5);
+  expect(receiver.received("/fails").length).toBe(12 - notSent.length);
+  expect(errors.filter((error) => error === "HTTP 503")).toHaveLength(12 - notSent.length);
+}, 30_000);
