@@ -65,6 +65,20 @@ interface RunResult {
   verdict: Verdict;
 }
 
+/** A rate whose run could not finish (the generator was killed, say) did not pass. */
+type Run = RunResult | { rate: number; failed: string };
+const passed = (run: Run) => "verdict" in run && run.verdict.passed;
+
+async function tryRate(rate: number): Promise<Run> {
+  try {
+    return await runAt(rate);
+  } catch (error) {
+    const failed = error instanceof Error ? error.message : String(error);
+    console.log(`  ${rate} leads/s: NOT SUSTAINED: the run failed: ${failed}`);
+    return { rate, failed };
+  }
+}
+
 async function runAt(rate: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
   const databasePath = join(dir, "steady.db");
@@ -83,20 +97,33 @@ async function runAt(rate: number): Promise<RunResult> {
   console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
   const sampler = startSampler({ server, receiver, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
   const phoneStart = phoneBlocks("steady").steady;
-  const load = await runOpenLoopLoad({
-    url: server.url,
-    path: "/v1/postLead",
-    headers: { authorization: basicAuth("bench", "bench-password") },
-    rate,
-    connections: CONNECTIONS,
-    duration,
-    warmup: 0,
-    workload: { template: workloadLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase: receiver.url, shares, seed: phoneStart },
-  });
-  console.log(`  load stopped: ${load.answered} answered (${load.answeredPerSec.toFixed(0)}/s), p99 ${load.p99Ms.toFixed(1)} ms; draining`);
-  await sampler.drain((holdSeconds + slackSeconds + 2) * 1000, DRAIN_SECONDS * 1000);
-  const samples = sampler.stop();
-  await stopRun();
+  let load: OpenLoopResult;
+  let samples: Sample[];
+  try {
+    load = await runOpenLoopLoad({
+      url: server.url,
+      path: "/v1/postLead",
+      headers: { authorization: basicAuth("bench", "bench-password") },
+      rate,
+      connections: CONNECTIONS,
+      duration,
+      warmup: 0,
+      workload: {
+        template: workloadLeadTemplate,
+        slot: PHONE_SLOT,
+        invalidBody: invalidLead,
+        phoneStart,
+        callbackBase: receiver.url,
+        shares,
+        seed: phoneStart,
+      },
+    });
+    console.log(`  load stopped: ${load.answered} answered (${load.answeredPerSec.toFixed(0)}/s), p99 ${load.p99Ms.toFixed(1)} ms; draining`);
+    await sampler.drain((holdSeconds + slackSeconds + 2) * 1000, DRAIN_SECONDS * 1000);
+  } finally {
+    samples = sampler.stop();
+    await stopRun();
+  }
   const verdict = verdictOf(databasePath, { holdMs: holdSeconds * 1000, slackMs: slackSeconds * 1000, load });
   printMinutes(byMinute(samples, load));
   printVerdict(rate, verdict);
@@ -104,23 +131,23 @@ async function runAt(rate: number): Promise<RunResult> {
 }
 
 /** The rates to run: the listed ones, or a bisection for the highest that passes. */
-async function runRates(): Promise<RunResult[]> {
-  const runs: RunResult[] = [];
+async function runRates(): Promise<Run[]> {
+  const runs: Run[] = [];
   const search = env.BENCH_SEARCH?.match(/^(\d+)-(\d+)$/);
   if (!search) {
     const rates = (env.BENCH_RATES ?? "5000").split(",").map((rate) => positiveInteger(rate.trim(), 5000, 100_000));
-    for (const rate of rates) runs.push(await runAt(rate));
+    for (const rate of rates) runs.push(await tryRate(rate));
     return runs;
   }
   let [passing, failing] = [Number(search[1]), Number(search[2])];
-  const high = await runAt(failing);
+  const high = await tryRate(failing);
   runs.push(high);
-  if (high.verdict.passed) return runs;
+  if (passed(high)) return runs;
   while (failing / passing > SEARCH_PRECISION) {
     const rate = Math.round(Math.sqrt(passing * failing) / 100) * 100;
-    const run = await runAt(rate);
+    const run = await tryRate(rate);
     runs.push(run);
-    if (run.verdict.passed) passing = rate;
+    if (passed(run)) passing = rate;
     else failing = rate;
   }
   return runs;
@@ -134,7 +161,12 @@ async function main() {
   );
   const runs = await runRates();
   console.log("\nrate/s | intake/s | p99 ms | decided/s (last min) | delivered/s (last min) | max RSS MiB | passed");
-  for (const { rate, load, samples, verdict } of runs) {
+  for (const run of runs) {
+    if (!("verdict" in run)) {
+      console.log(`${run.rate} | - | - | - | - | - | NO (${run.failed})`);
+      continue;
+    }
+    const { rate, load, samples, verdict } = run;
     const minutes = byMinute(samples, load);
     const last = minutes.filter((m) => m.loaded).at(-1);
     const rss = Math.max(...samples.map((s) => s.rssMiB));
@@ -142,7 +174,7 @@ async function main() {
       `${rate} | ${load.answeredPerSec.toFixed(0)} | ${load.p99Ms.toFixed(1)} | ${last?.decidedPerSec.toFixed(0) ?? "-"} | ${last?.deliveredPerSec.toFixed(0) ?? "-"} | ${rss.toFixed(0)} | ${verdict.passed ? "yes" : "NO"}`,
     );
   }
-  const best = runs.filter((run) => run.verdict.passed).sort((a, b) => b.rate - a.rate)[0];
+  const best = runs.filter(passed).sort((a, b) => b.rate - a.rate)[0];
   console.log(best ? `highest sustained rate: ${best.rate} leads/s (goal 5,000)` : "no rate sustained");
   const resultsPath = join(REPO_DIR, ".bench", "steady.json");
   writeJson(resultsPath, { finishedAt: new Date().toISOString(), settings: { duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags }, runs });
