@@ -17,13 +17,12 @@ import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
-import { startReceiver, type BenchReceiver } from "./receiver.ts";
+import { playWorkloadBehaviours, startReceiver, type BenchReceiver } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
 import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
 import { printVerdict, verdictOf, type Verdict } from "./steady-verdict.ts";
-import { RECEIVER_BEHAVIOURS } from "./workload.mjs";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -83,10 +82,7 @@ async function runAt(rate: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
   const databasePath = join(dir, "steady.db");
   receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(dir, "receiver.log") });
-  for (const behaviour of RECEIVER_BEHAVIOURS) {
-    const response = await fetch(`${receiver.url}/_mock/behaviour`, { method: "PUT", body: JSON.stringify(behaviour) });
-    if (!response.ok) throw new Error(`mock receiver refused ${JSON.stringify(behaviour)}: ${await response.text()}`);
-  }
+  await playWorkloadBehaviours(receiver.url);
   server = await startServer({
     binary: undefined,
     databasePath,

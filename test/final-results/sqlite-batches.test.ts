@@ -7,10 +7,10 @@ import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
-import { createFinalResultJob, type DecisionBatches } from "../../src/final-results/job.ts";
-import { createLogger } from "../../src/log/index.ts";
+import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { ServiceStore, Tables } from "../../src/store/index.ts";
 import { groupCommittedStore } from "../../src/store/sqlite.ts";
+import { decisionJob as decisionJobOn } from "./decision-job.ts";
 import { leadFields, now, tablesOf, vendorRow } from "../helpers/tables.ts";
 
 const VENDOR = vendorRow("vendor-a");
@@ -48,20 +48,7 @@ function pendingLead(phone: string): string {
   return id;
 }
 
-function decisionJob(decisionBatches: DecisionBatches) {
-  const decided: string[] = [];
-  const job = createFinalResultJob({
-    store,
-    clock: () => DECIDED,
-    log: createLogger("silent"),
-    verifyCertificate: null,
-    batchSize: 10,
-    leaseMs: LEASE,
-    onDecided: (status) => decided.push(status),
-    batches: decisionBatches,
-  });
-  return { job, decided };
-}
+const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 
 const leadRows = () =>
   handle.sqlite.query("SELECT id, status, rejection_reason, decided_at, claim_token FROM leads ORDER BY phone_e164").all() as {
