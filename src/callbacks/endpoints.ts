@@ -2,9 +2,12 @@
 // intake or the other vendors' callbacks. An endpoint is a callback URL without its query: a
 // vendor's hook, whatever lead it is about. Two rules, in memory, per instance:
 //
-// - A cap: at most `maxInFlight` requests to one endpoint at once (a share of the delivery slots),
-//   so an endpoint that hangs until the attempt timeout can never hold every slot; a claimed
-//   callback over the cap is given back to the queue for a moment, unsent.
+// - A cap on slow requests: a request out for longer than SLOW_MS no longer holds a delivery slot
+//   (callbacks/job.ts), and an endpoint may have at most `maxSlow` such requests out; a callback
+//   claimed for an endpoint at its cap is given back to the queue for a moment, unsent. So an
+//   endpoint that hangs until the attempt timeout holds the slots for a second, never for the
+//   timeout, while a healthy endpoint, however busy, is not capped at all (a cap on all requests
+//   held bench:steady's one healthy endpoint to a few dozen callbacks/s).
 // - A circuit (the three states of Convoy's breaker; Svix only disables an endpoint after days of
 //   failures): once the attempts of FAILURES_TO_OPEN different callbacks have failed in a row (so
 //   one callback's own retries never trip it) the endpoint is "open" for a cooldown; a callback due meanwhile is not sent
@@ -16,9 +19,11 @@
 // Pure apart from its map: the caller passes the time.
 
 export const FAILURES_TO_OPEN = 5;
+/** A request out this long is slow: it frees its slot and counts against its endpoint's cap. */
+export const SLOW_MS = 1_000;
 export const FIRST_COOLDOWN_MS = 5_000;
 export const MAX_COOLDOWN_MS = 300_000;
-/** A callback over its endpoint's cap waits this long before it is due again. */
+/** A callback for an endpoint at its cap waits this long before it is due again. */
 export const OVER_CAP_WAIT_MS = 1_000;
 /** Endpoints idle and closed for this long are forgotten. */
 const FORGET_AFTER_MS = 2 * MAX_COOLDOWN_MS;
@@ -27,6 +32,8 @@ export type Admission = { kind: "send" } | { kind: "overCap"; retryAt: number } 
 
 interface EndpointState {
   inFlight: number;
+  /** Of those, the slow ones. */
+  slow: number;
   /** The callbacks whose attempts failed since the last success (at most FAILURES_TO_OPEN kept). */
   failing: Set<string>;
   /** While open: no attempt before this time. */
@@ -45,15 +52,15 @@ export function endpointOf(url: string): string {
   }
 }
 
-/** `maxInFlight`: requests to one endpoint at once, read on every admission (it follows the slots). */
-export function createEndpointGuard(options: { maxInFlight: () => number }) {
+/** `maxSlow`: slow requests to one endpoint at once, read on every admission (it follows the slots). */
+export function createEndpointGuard(options: { maxSlow: () => number }) {
   const endpoints = new Map<string, EndpointState>();
   let lastSweep = 0;
 
   function stateOf(endpoint: string, now: number): EndpointState {
     let state = endpoints.get(endpoint);
     if (!state) {
-      state = { inFlight: 0, failing: new Set(), openUntil: 0, cooldownMs: 0, lastActivity: now };
+      state = { inFlight: 0, slow: 0, failing: new Set(), openUntil: 0, cooldownMs: 0, lastActivity: now };
       endpoints.set(endpoint, state);
     }
     return state;
@@ -76,15 +83,21 @@ export function createEndpointGuard(options: { maxInFlight: () => number }) {
         // Open, or half open with its one probe under way.
         return { kind: "open", until: now < state.openUntil ? state.openUntil : now + state.cooldownMs, failures: state.failing.size };
       }
-      if (state.inFlight >= options.maxInFlight()) return { kind: "overCap", retryAt: now + OVER_CAP_WAIT_MS };
+      if (state.slow >= options.maxSlow()) return { kind: "overCap", retryAt: now + OVER_CAP_WAIT_MS };
       state.inFlight++;
       state.lastActivity = now;
       return { kind: "send" };
     },
-    /** A request for `callbackId` admitted by `admit` ended: delivered (a 2xx) or not. */
-    settled(endpoint: string, callbackId: string, delivered: boolean, now: number): void {
+    /** A request admitted by `admit` has been out for SLOW_MS. */
+    slow(endpoint: string, now: number): void {
+      stateOf(endpoint, now).slow++;
+    },
+    /** A request for `callbackId` admitted by `admit` ended (`slow` if it was marked so): delivered (a 2xx) or not. */
+    settled(endpoint: string, request: { callbackId: string; delivered: boolean; slow: boolean }, now: number): void {
+      const { callbackId, delivered } = request;
       const state = stateOf(endpoint, now);
       state.inFlight = Math.max(0, state.inFlight - 1);
+      if (request.slow) state.slow = Math.max(0, state.slow - 1);
       state.lastActivity = now;
       if (delivered) {
         state.failing.clear();

@@ -1,8 +1,8 @@
 // The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
-// deliveries share one transaction. A slot is held while the request is out, not while its record
-// waits for its batch; no endpoint gets more than a share of the slots, and one that keeps failing
-// is not sent to until its circuit's cooldown ends (endpoints.ts).
+// deliveries share one transaction. A slot is held while the request is out (for SLOW_MS at most),
+// not while its record waits for its batch; an endpoint's slow requests are capped, and one that
+// keeps failing is not sent to until its circuit's cooldown ends (endpoints.ts).
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
@@ -10,7 +10,7 @@ import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/in
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
-import { createEndpointGuard, endpointOf, type Admission } from "./endpoints.ts";
+import { createEndpointGuard, endpointOf, SLOW_MS, type Admission } from "./endpoints.ts";
 import { nextStep } from "./next-step.ts";
 
 export interface DeliveryJobDeps {
@@ -30,9 +30,15 @@ export interface DeliveryJobDeps {
   recordAttempt?: RecordAttempt;
 }
 
-/** One endpoint may take this share of the slots (and at least MIN_PER_ENDPOINT): a hanging one holds a quarter, never all. */
+/** Slow requests one endpoint may have out: this share of the slots, and at least MIN_SLOW_PER_ENDPOINT. */
 const ENDPOINT_SHARE = 0.25;
-const MIN_PER_ENDPOINT = 4;
+const MIN_SLOW_PER_ENDPOINT = 4;
+/**
+ * Slow requests out at most, all endpoints together: no claims while there are more. Bun's fetch
+ * sends at most 256 requests at once (BUN_CONFIG_MAX_HTTP_REQUESTS) and queues the rest, so the
+ * slots and the slow requests together stay below that.
+ */
+const MAX_SLOW = 128;
 
 /** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
@@ -55,24 +61,34 @@ function notSent(open: Extract<Admission, { kind: "open" }>, now: number): Attem
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   /** Every delivery until its record is written (what stop waits for). */
   const inFlight = new Map<string, Promise<void>>();
-  /** Requests out now: what the slots count. */
+  /** Requests out now, and the slow ones among them: the others hold the slots. */
   let sending = 0;
-  const endpoints = createEndpointGuard({ maxInFlight: () => Math.max(MIN_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)) });
+  let slow = 0;
+  const endpoints = createEndpointGuard({ maxSlow: () => Math.max(MIN_SLOW_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)) });
   const recordAttempt: RecordAttempt =
     deps.recordAttempt ??
     ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
 
-  /** Sends the callback (its endpoint admitted it), frees its slot, tells the endpoint's guard how it went. */
+  /** Sends the callback (its endpoint admitted it), frees its slot once slow or done, tells the endpoint's guard how it went. */
   async function send(callback: DueCallback, endpoint: string): Promise<AttemptResult> {
+    sending++;
+    let isSlow = false;
+    const slowTimer = setTimeout(() => {
+      isSlow = true;
+      slow++;
+      endpoints.slow(endpoint, deps.clock());
+      deps.onSettled();
+    }, SLOW_MS);
+    let delivered = false;
     try {
       const result = await deps.attempt(callback);
-      endpoints.settled(endpoint, callback.id, result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300, deps.clock());
+      delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
       return result;
-    } catch (error) {
-      endpoints.settled(endpoint, callback.id, false, deps.clock());
-      throw error;
     } finally {
+      clearTimeout(slowTimer);
+      endpoints.settled(endpoint, { callbackId: callback.id, delivered, slow: isSlow }, deps.clock());
       sending--;
+      if (isSlow) slow--;
       deps.onSettled();
     }
   }
@@ -129,8 +145,9 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
      */
     async fill(): Promise<number> {
       const concurrency = deps.concurrency();
-      const free = concurrency - sending;
-      if (free <= 0 || (sending > 0 && free < Math.ceil(concurrency / 4))) return 0;
+      const holding = sending - slow;
+      const free = concurrency - holding;
+      if (free <= 0 || slow >= MAX_SLOW || (holding > 0 && free < Math.ceil(concurrency / 4))) return 0;
       const token = crypto.randomUUID();
       const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
       const overCap: { callback: DueCallback; retryAt: number }[] = [];
@@ -139,10 +156,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
         const admission = endpoints.admit(endpoint, deps.clock());
         if (admission.kind === "overCap") overCap.push({ callback, retryAt: admission.retryAt });
         else if (admission.kind === "open") track(callback, token, deliver(callback, token, Promise.resolve(notSent(admission, deps.clock()))));
-        else {
-          sending++;
-          track(callback, token, deliver(callback, token, send(callback, endpoint)));
-        }
+        else track(callback, token, deliver(callback, token, send(callback, endpoint)));
       }
       await putBack(overCap, token);
       return due.length;
