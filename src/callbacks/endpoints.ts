@@ -2,9 +2,9 @@
 // intake or the other vendors' callbacks. An endpoint is a callback URL without its query: a
 // vendor's hook, whatever lead it is about. Two rules, in memory, per instance:
 //
-// - A cap on slow requests: a request out for longer than SLOW_MS no longer holds a delivery slot
-//   (callbacks/job.ts), and an endpoint may have at most `maxSlow` such requests out; a callback
-//   claimed for an endpoint at its cap is given back to the queue for a moment, unsent. So an
+// - A cap on slow endpoints: a request out for longer than SLOW_MS no longer holds a delivery slot
+//   (callbacks/job.ts), and an endpoint with such a request out may have at most `maxSlow` requests
+//   out; a callback claimed for an endpoint at its cap is given back to the queue for a moment, unsent. So an
 //   endpoint that hangs until the attempt timeout holds the slots for a second, never for the
 //   timeout, while a healthy endpoint, however busy, is not capped at all (a cap on all requests
 //   held bench:steady's one healthy endpoint to a few dozen callbacks/s).
@@ -52,7 +52,7 @@ export function endpointOf(url: string): string {
   }
 }
 
-/** `maxSlow`: slow requests to one endpoint at once, read on every admission (it follows the slots). */
+/** `maxSlow`: requests out at once to an endpoint with slow ones, read on every admission (it follows the slots). */
 export function createEndpointGuard(options: { maxSlow: () => number }) {
   const endpoints = new Map<string, EndpointState>();
   let lastSweep = 0;
@@ -83,7 +83,8 @@ export function createEndpointGuard(options: { maxSlow: () => number }) {
         // Open, or half open with its one probe under way.
         return { kind: "open", until: now < state.openUntil ? state.openUntil : now + state.cooldownMs, failures: state.failing.size };
       }
-      if (state.slow >= options.maxSlow()) return { kind: "overCap", retryAt: now + OVER_CAP_WAIT_MS };
+      // Slow requests out: the endpoint is capped, fast or slow, until they end.
+      if (state.slow > 0 && state.inFlight >= options.maxSlow()) return { kind: "overCap", retryAt: now + OVER_CAP_WAIT_MS };
       state.inFlight++;
       state.lastActivity = now;
       return { kind: "send" };

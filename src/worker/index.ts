@@ -37,7 +37,7 @@ export interface Worker {
   stop(timeoutMs: number): Promise<boolean>;
 }
 
-const DECISION_BATCH = 256;
+const DECISION_BATCH = 1024;
 // While intake is busy the worker's writes go in waves (see group-commit.ts), so a claim and the
 // outcomes before it share one batch; a wave's cost hardly depends on how many rows it carries,
 // hence many deliveries in flight per wave rather than a few.

@@ -28,16 +28,17 @@ test("an endpoint is a callback URL's origin and path: the query (a lead's id, s
   expect(endpointOf("https://vendor.example:8443/hook")).not.toBe(endpointOf("https://vendor.example/hook"));
 });
 
-test("a busy endpoint that answers in time is not capped; one with maxSlow slow requests out gets no more for a moment, others are not affected", () => {
+test("a busy endpoint that answers in time is not capped; one with a slow request out gets no more than maxSlow out, others are not affected", () => {
   const guard = createEndpointGuard({ maxSlow: () => 2 });
   for (let i = 0; i < 10; i++) expect(guard.admit(HOOK, T0).kind).toBe("send");
-  guard.slow(HOOK, T0 + SLOW_MS);
+  for (let i = 0; i < 9; i++) guard.settled(HOOK, { callbackId: `fast-${i}`, delivered: true, slow: false }, T0 + 1);
+  guard.slow(HOOK, T0 + SLOW_MS); // the tenth is still out
   expect(guard.admit(HOOK, T0 + SLOW_MS).kind).toBe("send");
-  guard.slow(HOOK, T0 + SLOW_MS);
   expect(guard.admit(HOOK, T0 + SLOW_MS)).toEqual({ kind: "overCap", retryAt: T0 + SLOW_MS + OVER_CAP_WAIT_MS });
   expect(guard.admit("https://other.example/hook", T0 + SLOW_MS).kind).toBe("send");
-  guard.settled(HOOK, { callbackId: "cb-1", delivered: true, slow: true }, T0 + 2 * SLOW_MS);
+  guard.settled(HOOK, { callbackId: "slow", delivered: true, slow: true }, T0 + 2 * SLOW_MS);
   expect(guard.admit(HOOK, T0 + 2 * SLOW_MS).kind).toBe("send");
+  expect(guard.admit(HOOK, T0 + 2 * SLOW_MS).kind).toBe("send"); // no slow request out: no cap
 });
 
 test("one callback failing again and again never opens the circuit: its own schedule governs it", () => {
