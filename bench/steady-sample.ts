@@ -3,7 +3,7 @@
 // queues read from the database (a read-only connection beside the server's: leads past their hold
 // still pending, callbacks due, and the oldest of each), and the server's RSS; grouped per minute.
 import { Database } from "bun:sqlite";
-import { rssMiB } from "./cpu.ts";
+import { busyShare, cpuSeconds, machineSample, type MachineSample, rssMiB } from "./cpu.ts";
 import type { BenchReceiver } from "./receiver.ts";
 import type { BenchServer } from "./server.ts";
 
@@ -23,6 +23,10 @@ export interface Sample {
   callbacksDue: number;
   oldestCallbackDueS: number;
   rssMiB: number;
+  /** CPU seconds used so far by the server and the receiver, and the machine's counters. */
+  serverCpuS: number;
+  receiverCpuS: number;
+  machine: MachineSample;
   line: string;
 }
 
@@ -66,7 +70,8 @@ export function startSampler(options: { server: BenchServer; receiver: BenchRece
     // The receiver keeps what it received in memory for its control API; its log keeps it all.
     await options.receiver.clear().catch(() => {});
     const line = `accepted ${accepted}, decided ${decided}, attempts ${JSON.stringify(attempts)}, leads due ${q.leadsDue} (oldest ${q.oldestLeadDueS.toFixed(1)} s), callbacks due ${q.callbacksDue} (oldest ${q.oldestCallbackDueS.toFixed(1)} s), RSS ${rss.toFixed(0)} MiB`;
-    return { at: now, accepted, decided, attempts, ...q, rssMiB: rss, line };
+    const cpu = { serverCpuS: cpuSeconds(options.server.pid), receiverCpuS: cpuSeconds(options.receiver.pid), machine: machineSample() };
+    return { at: now, accepted, decided, attempts, ...q, rssMiB: rss, ...cpu, line };
   }
 
   const running = (async () => {
@@ -117,6 +122,10 @@ export interface Minute {
   callbacksDueMax: number;
   oldestDueMaxS: number;
   rssMaxMiB: number;
+  /** Cores used by the server and the receiver, and the share of all cores busy (every process). */
+  serverCores: number;
+  receiverCores: number;
+  machineBusy: number;
 }
 
 /** Samples grouped by minute of the run (from `load.measuredFrom`); after the load, one "drain" group. */
@@ -146,6 +155,9 @@ export function byMinute(samples: Sample[], load: { measuredFrom: number; measur
       callbacksDueMax: Math.max(...group.map((s) => s.callbacksDue)),
       oldestDueMaxS: Math.max(...group.map((s) => Math.max(s.oldestLeadDueS, s.oldestCallbackDueS))),
       rssMaxMiB: Math.max(...group.map((s) => s.rssMiB)),
+      serverCores: perSec((s) => s.serverCpuS),
+      receiverCores: perSec((s) => s.receiverCpuS),
+      machineBusy: busyShare(first.machine, last.machine),
     };
   });
 }
@@ -176,6 +188,9 @@ export function printMinutes(minutes: Minute[]): void {
     `${m.callbacksDueEnd}/${m.callbacksDueMax}`,
     m.oldestDueMaxS.toFixed(1),
     m.rssMaxMiB.toFixed(0),
+    m.serverCores.toFixed(2),
+    m.receiverCores.toFixed(2),
+    `${(m.machineBusy * 100).toFixed(0)}%`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ");
