@@ -175,6 +175,9 @@ export function printMinutes(minutes: Minute[]): void {
     "callbacks due end/max",
     "oldest due s",
     "RSS MiB",
+    "server cores",
+    "receiver cores",
+    "machine busy",
   ];
   const rows = minutes.map((m) => [
     m.label,
