@@ -160,21 +160,32 @@ async function main() {
       .join(" ")}`,
   );
   const runs = await runRates();
-  console.log("\nrate/s | intake/s | p99 ms | decided/s (last min) | delivered/s (last min) | max RSS MiB | passed");
+  console.log("\nrate/s | intake/s | p99 ms | decided/s | delivered/s | server cores | server µs/lead | max RSS MiB | passed");
   for (const run of runs) {
     if (!("verdict" in run)) {
       console.log(`${run.rate} | - | - | - | - | - | NO (${run.failed})`);
       continue;
     }
     const { rate, load, samples, verdict } = run;
-    const minutes = byMinute(samples, load);
-    const last = minutes.filter((m) => m.loaded).at(-1);
+    // The minutes after the first (the hold, when nothing is due yet) and before the partial last.
+    const loaded = byMinute(samples, load).filter((m) => m.loaded);
+    const steady = loaded.length > 2 ? loaded.slice(1, -1) : loaded;
+    const mean = (f: (m: (typeof steady)[number]) => number) => steady.reduce((sum, m) => sum + f(m), 0) / Math.max(1, steady.length);
     const rss = Math.max(...samples.map((s) => s.rssMiB));
+    const cores = mean((m) => m.serverCores);
+    const perLead =
+      (cores /
+        Math.max(
+          1,
+          mean((m) => m.acceptedPerSec),
+        )) *
+      1e6;
     console.log(
-      `${rate} | ${load.answeredPerSec.toFixed(0)} | ${load.p99Ms.toFixed(1)} | ${last?.decidedPerSec.toFixed(0) ?? "-"} | ${last?.deliveredPerSec.toFixed(0) ?? "-"} | ${rss.toFixed(0)} | ${verdict.passed ? "yes" : "NO"}`,
+      `${rate} | ${load.answeredPerSec.toFixed(0)} | ${load.p99Ms.toFixed(1)} | ${mean((m) => m.decidedPerSec).toFixed(0)} | ${mean((m) => m.deliveredPerSec).toFixed(0)} | ${cores.toFixed(2)} | ${perLead.toFixed(0)} | ${rss.toFixed(0)} | ${verdict.passed ? "yes" : "NO"}`,
     );
   }
   const best = runs.filter(passed).sort((a, b) => b.rate - a.rate)[0];
+  console.log("(decided/s, delivered/s and cores: the mean of the whole minutes after the first)");
   console.log(best ? `highest sustained rate: ${best.rate} leads/s (goal 5,000)` : "no rate sustained");
   const resultsPath = join(REPO_DIR, ".bench", "steady.json");
   writeJson(resultsPath, { finishedAt: new Date().toISOString(), settings: { duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags }, runs });
