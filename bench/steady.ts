@@ -120,6 +120,11 @@ async function runAt(rate: number): Promise<RunResult> {
     });
     console.log(`  load stopped: ${load.answered} answered (${load.answeredPerSec.toFixed(0)}/s), p99 ${load.p99Ms.toFixed(1)} ms; draining`);
     await sampler.drain((holdSeconds + slackSeconds + 2) * 1000, DRAIN_SECONDS * 1000);
+  } catch (error) {
+    // The minutes sampled still say how far it got.
+    const sampled = sampler.stop();
+    if (sampled.length > 0) printMinutes(byMinute(sampled, { measuredFrom: sampled[0]!.at, measuredTo: Date.now() }));
+    throw error;
   } finally {
     samples = sampler.stop();
     await stopRun();
