@@ -104,9 +104,10 @@ export function startSampler(options: { server: BenchServer; receiver: BenchRece
         if (Date.now() - started >= minMs && last && last.leadsDue === 0 && last.accepted === last.decided) break;
       }
     },
+    /** Stops sampling (again: no effect) and answers the samples. */
     stop(): Sample[] {
+      if (!stopped) void running.then(() => db.close());
       stopped = true;
-      void running.then(() => db.close());
       return samples;
     },
   };
