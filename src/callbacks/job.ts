@@ -22,7 +22,7 @@ export interface DeliveryJobDeps {
   /** Deliveries in flight at most; read on every claim, so it can follow the service's load. */
   concurrency: () => number;
   leaseMs: number;
-  /** Called when a delivery finishes, so the loop can claim more. */
+  /** Called when a request ends or turns slow (a slot is free), so the loop can claim more. */
   onSettled: () => void;
   /** Each attempt's result (delivered, retry, dead, or lease_lost) and how long it took (ms). */
   onAttempt: (result: string, durationMs: number) => void;
