@@ -18,11 +18,11 @@ import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workload
 import { cpuSnapshot, cpuUsed, rssMiB, type CpuUsed } from "./cpu.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
-import { startReceiver, type BenchReceiver } from "./receiver.ts";
+import { playWorkloadBehaviours, startReceiver, type BenchReceiver } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
 import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
-import { RECEIVER_BEHAVIOURS, type WorkloadShares } from "./workload.mjs";
+import type { WorkloadShares } from "./workload.mjs";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -60,14 +60,6 @@ interface Row {
 
 /** CPU seconds per second of the run. */
 const cores = (row: Row, seconds: number) => seconds / row.cpu.seconds;
-
-/** The receiver answers each callback path as the workload's names say (workload.mjs). */
-async function configureReceiver(url: string): Promise<void> {
-  for (const behaviour of RECEIVER_BEHAVIOURS) {
-    const response = await fetch(`${url}/_mock/behaviour`, { method: "PUT", body: JSON.stringify(behaviour) });
-    if (!response.ok) throw new Error(`mock receiver refused ${JSON.stringify(behaviour)}: ${await response.text()}`);
-  }
-}
 
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
   const [running, callbacks] = [server!, receiver!];
@@ -150,7 +142,7 @@ async function main() {
       .join(" ")}`,
   );
   receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(tmp, "receiver.log") });
-  await configureReceiver(receiver.url);
+  await playWorkloadBehaviours(receiver.url);
   server = await startServer({
     binary: undefined,
     databasePath: join(tmp, "latency.db"),

@@ -2,6 +2,7 @@
 // callbacks benchmark, and reads back its log: one JSON line per callback received.
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { freePort, stopChild, waitUntilReady } from "./server.ts";
+import { RECEIVER_BEHAVIOURS } from "./workload.mjs";
 
 export interface BenchReceiver {
   url: string;
@@ -48,6 +49,14 @@ export async function startReceiver(options: { repoDir: string; logPath: string;
     },
     stop: () => stopChild(child),
   };
+}
+
+/** Makes the receiver at `url` answer each callback path as the workload's names say (workload.mjs). */
+export async function playWorkloadBehaviours(url: string): Promise<void> {
+  for (const behaviour of RECEIVER_BEHAVIOURS) {
+    const response = await fetch(`${url}/_mock/behaviour`, { method: "PUT", body: JSON.stringify(behaviour) });
+    if (!response.ok) throw new Error(`mock receiver refused ${JSON.stringify(behaviour)}: ${await response.text()}`);
+  }
 }
 
 /** Counts the callback_received lines of a stopped receiver's log. */

@@ -32,17 +32,19 @@ export function share(raw: string | undefined, fallback: number): number {
 
 /**
  * The realistic workload's shares (workload.mjs): BENCH_DUPLICATE_SHARE and BENCH_INVALID_SHARE of
- * all requests (0: every lead is new and valid unless asked), BENCH_CALLBACK_RETRY_SHARE (0.05) and
- * BENCH_CALLBACK_DEAD_SHARE (0.01) of the valid leads' callbacks: failing once, or always.
+ * all requests (0: every lead is new and valid unless asked), BENCH_CALLBACK_RETRY_SHARE (0.05),
+ * BENCH_CALLBACK_DEAD_SHARE (0.01) and BENCH_CALLBACK_HANG_SHARE (0) of the valid leads' callbacks:
+ * failing once, always, or never answering. A scenario may pass other defaults.
  */
-export function workloadShares(env: Record<string, string | undefined>): Required<WorkloadShares> {
+export function workloadShares(env: Record<string, string | undefined>, defaults: WorkloadShares = {}): Required<WorkloadShares> {
   const shares = {
-    duplicate: share(env.BENCH_DUPLICATE_SHARE, 0),
-    invalid: share(env.BENCH_INVALID_SHARE, 0),
-    callbackRetry: share(env.BENCH_CALLBACK_RETRY_SHARE, 0.05),
-    callbackDead: share(env.BENCH_CALLBACK_DEAD_SHARE, 0.01),
+    duplicate: share(env.BENCH_DUPLICATE_SHARE, defaults.duplicate ?? 0),
+    invalid: share(env.BENCH_INVALID_SHARE, defaults.invalid ?? 0),
+    callbackRetry: share(env.BENCH_CALLBACK_RETRY_SHARE, defaults.callbackRetry ?? 0.05),
+    callbackDead: share(env.BENCH_CALLBACK_DEAD_SHARE, defaults.callbackDead ?? 0.01),
+    callbackHang: share(env.BENCH_CALLBACK_HANG_SHARE, defaults.callbackHang ?? 0),
   };
-  if (shares.duplicate + shares.invalid > 1 || shares.callbackRetry + shares.callbackDead > 1)
+  if (shares.duplicate + shares.invalid > 1 || shares.callbackRetry + shares.callbackDead + shares.callbackHang > 1)
     throw new Error(`shares add up to more than 1: ${JSON.stringify(shares)}`);
   return shares;
 }

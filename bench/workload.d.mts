@@ -5,6 +5,7 @@ export interface WorkloadShares {
   invalid?: number;
   callbackRetry?: number;
   callbackDead?: number;
+  callbackHang?: number;
 }
 export interface WorkloadOptions {
   template: string;
@@ -16,8 +17,8 @@ export interface WorkloadOptions {
   seed?: number;
 }
 export declare const CALLBACK_SLOT: string;
-export declare const CALLBACK_PATHS: { ok: string; retryPrefix: string; dead: string; duplicate: string };
-export declare const RECEIVER_BEHAVIOURS: Array<{ path?: string; status?: number; failFirst?: number }>;
+export declare const CALLBACK_PATHS: { ok: string; retryPrefix: string; dead: string; hang: string; duplicate: string };
+export declare const RECEIVER_BEHAVIOURS: Array<{ path?: string; status?: number; failFirst?: number; hang?: boolean }>;
 export declare const EXPECTED_STATUS: Record<RequestKind, number>;
 export declare function seededRandom(seed: number): () => number;
 export declare function createWorkload(options: WorkloadOptions): { next(): { kind: RequestKind; body: string } };

@@ -1,19 +1,24 @@
 // The realistic workload (issue 20): postLead bodies with numbers in random order (phones.mjs), a
 // share of duplicates (an earlier number again, in a new body: a 422) and of invalid leads (400),
-// and callback URLs on the mock receiver, a share of which fail once and then succeed (a retry) or
-// keep failing (a vendor whose endpoint is down). Plain JS, for the Bun generators and Node alike.
+// and callback URLs on the mock receiver, a share of which fail once and then succeed (a retry),
+// keep failing (a vendor whose endpoint is down) or never answer (one whose endpoint hangs). Plain JS, for the Bun generators and Node alike.
 import { formattedPhone } from "./phones.mjs";
 
 export const CALLBACK_SLOT = "{{CALLBACK_URL}}";
 
-/** The mock receiver's paths: healthy, failing once per lead (each lead has its own path), down. */
-export const CALLBACK_PATHS = { ok: "/cb/ok", retryPrefix: "/cb/retry/", dead: "/cb/dead", duplicate: "/cb/duplicate" };
+/** The mock receiver's paths: healthy, failing once per lead (each lead has its own path), down, hanging. */
+export const CALLBACK_PATHS = { ok: "/cb/ok", retryPrefix: "/cb/retry/", dead: "/cb/dead", hang: "/cb/hang", duplicate: "/cb/duplicate" };
 
 /**
  * The behaviours (PUT /_mock/behaviour) that make those paths answer as named. failFirst counts per
  * path, so the global default fails each lead's own retry path once; the others override it.
  */
-export const RECEIVER_BEHAVIOURS = [{ failFirst: 1, status: 503 }, { path: CALLBACK_PATHS.ok }, { path: CALLBACK_PATHS.dead, status: 503 }];
+export const RECEIVER_BEHAVIOURS = [
+  { failFirst: 1, status: 503 },
+  { path: CALLBACK_PATHS.ok },
+  { path: CALLBACK_PATHS.dead, status: 503 },
+  { path: CALLBACK_PATHS.hang, hang: true },
+];
 
 /** The answer each kind of request should get. */
 export const EXPECTED_STATUS = { valid: 200, duplicate: 422, invalid: 400 };
@@ -37,7 +42,7 @@ export function seededRandom(seed) {
  */
 export function createWorkload(options) {
   const { template, slot, invalidBody, phoneStart, callbackBase } = options;
-  const shares = { duplicate: 0, invalid: 0, callbackRetry: 0, callbackDead: 0, ...options.shares };
+  const shares = { duplicate: 0, invalid: 0, callbackRetry: 0, callbackDead: 0, callbackHang: 0, ...options.shares };
   const random = seededRandom(options.seed ?? 1);
   const [beforePhone, afterPhone] = template.split(slot);
   const body = (phone, callbackPath) => (beforePhone + phone + afterPhone).replace(CALLBACK_SLOT, callbackBase + callbackPath);
@@ -46,7 +51,8 @@ export function createWorkload(options) {
   function callbackPath() {
     const draw = random();
     if (draw < shares.callbackRetry) return CALLBACK_PATHS.retryPrefix + validSent;
-    return draw < shares.callbackRetry + shares.callbackDead ? CALLBACK_PATHS.dead : CALLBACK_PATHS.ok;
+    if (draw < shares.callbackRetry + shares.callbackDead) return CALLBACK_PATHS.dead;
+    return draw < shares.callbackRetry + shares.callbackDead + shares.callbackHang ? CALLBACK_PATHS.hang : CALLBACK_PATHS.ok;
   }
 
   return {

@@ -16,6 +16,7 @@ import type { IntakeBatches } from "../intake/service.ts";
 import type { Answering, PostgresStore, Store } from "../store/index.ts";
 import { pgIntakeBatches } from "./pg-intake.ts";
 import { pgWorkerBatches, type WorkerBatches } from "./pg-worker.ts";
+import { sqliteWorkerBatches } from "./sqlite-worker.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
@@ -32,7 +33,7 @@ export interface ServiceBackend {
   store: Store<Answering, "promise">;
   /** PostgreSQL's: postLead's and prePing's requests in batches (backend/pg-intake.ts); SQLite's group commit batches writes already. */
   intakeBatches?: IntakeBatches;
-  /** PostgreSQL's: the worker's decisions and attempt records set-based (backend/pg-worker.ts). */
+  /** The worker's decisions set-based (backend/sqlite-worker.ts, pg-worker.ts), and on PostgreSQL its attempt records. */
   workerBatches?: WorkerBatches;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;
@@ -81,6 +82,7 @@ export function sqliteBackend(database: DatabaseHandle, commit: GroupCommitter, 
   const store = groupCommittedStore(database.db, commit);
   return {
     store,
+    workerBatches: sqliteWorkerBatches(database.sqlite, commit),
     credentialsOf: storedCredentials(store),
     vendorsChanged: async () => {},
     ready: () => sqliteReady(database.sqlite, commit.writeFailure),

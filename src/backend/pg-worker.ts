@@ -10,17 +10,17 @@ import type { PgDb } from "../db/pg/client.ts";
 import { driverErrors } from "../db/pg/errors.ts";
 import { turnBatches, type Waiting } from "../db/pg/turn-batches.ts";
 import { leadKey } from "../db/schema.ts";
-import type { ChecksNow } from "../final-results/record.ts";
-import type { Decision, DecisionBatches } from "../final-results/job.ts";
+import type { DecisionBatches } from "../final-results/job.ts";
 import type { RecordAttempt } from "../callbacks/job.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import { rawOn } from "../store/pg-session.ts";
+import { checksOfRow, decisionRow, leadKeysJson, type CheckRow } from "./decision-rows.ts";
 
-/** The worker's batches (worker/index.ts hands them to its jobs). */
+/** The worker's batches (worker/index.ts hands them to its jobs); SQLite's group commit batches attempts already. */
 export interface WorkerBatches {
   decisions: DecisionBatches;
-  recordAttempt: RecordAttempt;
+  recordAttempt?: RecordAttempt;
 }
 
 /** The leads' checks (record.ts checksNow) in one statement. */
@@ -100,7 +100,7 @@ interface AttemptToRecord {
 const ATTEMPT_LIMITS = { maxBatch: 256, maxInFlight: 2 };
 
 /** The worker's batches on `db`; `store` (the service's) runs what a statement leaves to the per-item script. */
-export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): WorkerBatches {
+export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): Required<WorkerBatches> {
   const alone = ({ item: { callback, token, attempt, next, now }, resolve, reject }: Waiting<AttemptToRecord, boolean>) =>
     store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now))).then(resolve, reject);
 
@@ -138,9 +138,7 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
     recordAttempt: (callback, token, attempt, next, now) => recordAttempt({ callback, token, attempt, next, now }),
     decisions: {
       async checksOf(leads) {
-        const rows = (await driverErrors(
-          rawOn(db, CHECKS_OF, [JSON.stringify(leads.map((lead) => ({ key: leadKey(lead.id).toString(), id: lead.id })))]),
-        )) as unknown as CheckRow[];
+        const rows = (await driverErrors(rawOn(db, CHECKS_OF, [leadKeysJson(leads)]))) as unknown as CheckRow[];
         return new Map(rows.map((row) => [row.id, checksOfRow(row)]));
       },
       async record(decisions, token, now) {
@@ -149,31 +147,5 @@ export function pgWorkerBatches(db: PgDb, store: Store<"promise", "promise">): W
         return new Set(finished.map((row) => row.id));
       },
     },
-  };
-}
-
-interface CheckRow {
-  id: string;
-  operator_decision: "accept" | "reject" | null;
-  operator_reason: string | null;
-  suppressed: boolean;
-}
-
-const checksOfRow = (row: CheckRow): ChecksNow => ({
-  suppressedNow: row.suppressed,
-  operatorDecision: row.operator_decision ? { decision: row.operator_decision, reason: row.operator_reason } : null,
-});
-
-function decisionRow({ lead, checks, result, payload }: Decision) {
-  return {
-    key: leadKey(lead.id).toString(),
-    id: lead.id,
-    phone: lead.phoneE164,
-    status: result.status,
-    reason: result.status === "rejected" ? result.reason : null,
-    payload,
-    suppressed: checks.suppressedNow,
-    operatorDecision: checks.operatorDecision?.decision ?? null,
-    operatorReason: checks.operatorDecision?.reason ?? null,
   };
 }

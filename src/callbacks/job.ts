@@ -1,6 +1,8 @@
 // The worker's second job: deliver due callbacks with bounded concurrency. Each claim is a lease;
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
-// deliveries share one transaction.
+// deliveries share one transaction. A slot is held while the request is out (for SLOW_MS at most),
+// not while its record waits for its batch; an endpoint's slow requests are capped, and one that
+// keeps failing is not sent to until its circuit's cooldown ends (endpoints.ts).
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
@@ -8,6 +10,7 @@ import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/in
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
+import { createEndpointGuard, endpointOf, SLOW_MS, type Admission } from "./endpoints.ts";
 import { nextStep } from "./next-step.ts";
 
 export interface DeliveryJobDeps {
@@ -19,14 +22,37 @@ export interface DeliveryJobDeps {
   /** Deliveries in flight at most; read on every claim, so it can follow the service's load. */
   concurrency: () => number;
   leaseMs: number;
-  /** Called when a delivery finishes, so the loop can claim more. */
+  /** Called when a request ends or turns slow (a slot is free), so the loop can claim more. */
   onSettled: () => void;
-  /** Called with each attempt's result (delivered, retry, dead, or lease_lost), for metrics. */
-  /** Each attempt's result and how long it took (ms). */
+  /** Each attempt's result (delivered, retry, dead, or lease_lost) and how long it took (ms). */
   onAttempt: (result: string, durationMs: number) => void;
   /** PostgreSQL's: records the attempts of a turn together (backend/pg-worker.ts); without it each is a write of its own. */
   recordAttempt?: RecordAttempt;
 }
+
+/** Slow requests one endpoint may have out: this share of the slots, and at least MIN_SLOW_PER_ENDPOINT. */
+const ENDPOINT_SHARE = 0.25;
+const MIN_SLOW_PER_ENDPOINT = 4;
+/**
+ * Slow requests out at most, all endpoints together: no claims while there are more. Bun's fetch
+ * sends at most 256 requests at once (BUN_CONFIG_MAX_HTTP_REQUESTS) and queues the rest, so the
+ * slots and the slow requests together stay below that.
+ */
+const MAX_SLOW = 128;
+/** Due callbacks claimed at once, queued until slots are free. */
+const CLAIM_BATCH = 512;
+/**
+ * A queued callback not started within this long after its claim is given back: its lease (the
+ * attempt timeout plus a 5 s margin, worker/index.ts) must outlive the request it starts.
+ */
+const MAX_QUEUED_MS = 2_000;
+
+interface Queued {
+  callback: DueCallback;
+  token: string;
+  claimedAt: number;
+}
+type PutBack = { callback: DueCallback; token: string; retryAt: number };
 
 /** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
@@ -40,11 +66,52 @@ export type RecordAttempt = (
   now: number,
 ) => Promise<boolean>;
 
+/** The attempt not made while an endpoint's circuit is open: a failure that waits for the circuit. */
+function notSent(open: Extract<Admission, { kind: "open" }>, now: number): AttemptResult {
+  const error = `Not sent: the endpoint failed ${open.failures} attempts in a row; no attempt to it before ${new Date(open.until).toISOString()}`;
+  return { startedAt: now, durationMs: 0, statusCode: null, error, responseExcerpt: null, retryAfterMs: open.until - now };
+}
+
 export function createDeliveryJob(deps: DeliveryJobDeps) {
+  /** Every delivery until its record is written (what stop waits for). */
   const inFlight = new Map<string, Promise<void>>();
+  /** Claimed and waiting for a slot, oldest first; and those to give back at the next fill. */
+  const queued: Queued[] = [];
+  const givingBack: PutBack[] = [];
+  let claiming = false;
+  /** Requests out now, and the slow ones among them: the others hold the slots. */
+  let sending = 0;
+  let slow = 0;
+  const endpoints = createEndpointGuard({ maxSlow: () => Math.max(MIN_SLOW_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)) });
   const recordAttempt: RecordAttempt =
     deps.recordAttempt ??
     ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
+
+  /** Sends the callback (its endpoint admitted it), frees its slot once slow or done, tells the endpoint's guard how it went. */
+  async function send(callback: DueCallback, endpoint: string): Promise<AttemptResult> {
+    sending++;
+    let isSlow = false;
+    const slowTimer = setTimeout(() => {
+      isSlow = true;
+      slow++;
+      endpoints.slow(endpoint, deps.clock());
+      pump();
+      deps.onSettled();
+    }, SLOW_MS);
+    let delivered = false;
+    try {
+      const result = await deps.attempt(callback);
+      delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      return result;
+    } finally {
+      clearTimeout(slowTimer);
+      endpoints.settled(endpoint, { callbackId: callback.id, delivered, slow: isSlow }, deps.clock());
+      sending--;
+      if (isSlow) slow--;
+      pump();
+      deps.onSettled();
+    }
+  }
 
   /**
    * The attempt's line is flushed before its record is committed: the request went out whatever
@@ -52,8 +119,8 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
    * what is being recorded; if the lease was lost meanwhile, the record is not made and a second
    * line says so.
    */
-  async function deliver(callback: DueCallback, token: string): Promise<void> {
-    const result = await deps.attempt(callback);
+  async function deliver(callback: DueCallback, token: string, attempt: Promise<AttemptResult>): Promise<void> {
+    const result = await attempt;
     const attemptNo = callback.attemptCount + 1;
     const now = deps.clock();
     const step = nextStep(result, attemptNo, deps.backoff, now);
@@ -71,32 +138,70 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 
+  /** Callbacks given back unsent (over their endpoint's cap, or queued too long), in one write. */
+  async function putBack(items: PutBack[]): Promise<void> {
+    if (items.length === 0) return;
+    await deps.store.write(function* (t) {
+      for (const { callback, token, retryAt } of items) yield* op(t.callbacks.putBack(callback.leadId, token, retryAt));
+    }, BACKGROUND);
+  }
+
+  function track(callback: DueCallback, token: string, delivery: Promise<void>): void {
+    // Keyed by id and token: a delivery whose lease expired may still be running when its
+    // callback is claimed again, and each must account for itself.
+    const key = `${callback.id}:${token}`;
+    const done = delivery
+      .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, done);
+  }
+
+  /** Starts queued callbacks while slots are free (each as its endpoint's guard says); how many it took. */
+  function pump(): number {
+    const concurrency = deps.concurrency();
+    let taken = 0;
+    while (queued.length > 0 && sending - slow < concurrency && slow < MAX_SLOW) {
+      const { callback, token, claimedAt } = queued.shift()!;
+      taken++;
+      const now = deps.clock();
+      if (now - claimedAt > MAX_QUEUED_MS) {
+        givingBack.push({ callback, token, retryAt: now });
+        continue;
+      }
+      const endpoint = endpointOf(callback.url);
+      const admission = endpoints.admit(endpoint, now);
+      if (admission.kind === "overCap") givingBack.push({ callback, token, retryAt: admission.retryAt });
+      else if (admission.kind === "open") track(callback, token, deliver(callback, token, Promise.resolve(notSent(admission, now))));
+      else track(callback, token, deliver(callback, token, send(callback, endpoint)));
+    }
+    return taken;
+  }
+
   return {
     /**
-     * Claims as many due callbacks as there are free slots and starts them; returns how many.
-     * While deliveries are in flight it waits until a quarter of the slots are free: a claim is a
-     * write (on PostgreSQL a commit and a WAL flush each), and one per finished delivery cost the
-     * drain a third (bench:pg's, 3 instances: 3,403 and 3,442 callbacks/s against 2,933 and 2,333).
+     * Starts queued callbacks on the free slots and, once fewer than half a claim's worth are
+     * queued, claims up to CLAIM_BATCH more; returns how many it started or claimed. A claim is a
+     * write, answered after its batch's WAL fsync (60-90 ms under bench:steady's load): claiming
+     * only what the free slots could take, one claim at a time, held deliveries to about 500/s
+     * while requests took 3 ms. Claiming ahead, the queue keeps the slots busy while the next
+     * claim is under way, and a request's end starts the next queued one at once.
      */
     async fill(): Promise<number> {
-      const concurrency = deps.concurrency();
-      const free = concurrency - inFlight.size;
-      if (free <= 0 || (inFlight.size > 0 && free < Math.ceil(concurrency / 4))) return 0;
-      const token = crypto.randomUUID();
-      const due = await deps.store.write((t) => op(t.callbacks.claimDue(deps.clock(), free, deps.leaseMs, token)), BACKGROUND);
-      for (const callback of due) {
-        // Keyed by id and token: a delivery whose lease expired may still be running when its
-        // callback is claimed again, and each must account for itself.
-        const key = `${callback.id}:${token}`;
-        const done = deliver(callback, token)
-          .catch((error) => deps.log.error("callback_attempt_failed", { callback_id: callback.id, error: String(error) }))
-          .finally(() => {
-            inFlight.delete(key);
-            deps.onSettled();
-          });
-        inFlight.set(key, done);
+      await putBack(givingBack.splice(0));
+      let done = pump();
+      if (claiming || queued.length >= CLAIM_BATCH / 2 || slow >= MAX_SLOW) return done;
+      claiming = true;
+      try {
+        const token = crypto.randomUUID();
+        const claimedAt = deps.clock();
+        const due = await deps.store.write((t) => op(t.callbacks.claimDue(claimedAt, CLAIM_BATCH - queued.length, deps.leaseMs, token)), BACKGROUND);
+        for (const callback of due) queued.push({ callback, token, claimedAt });
+        done += due.length;
+      } finally {
+        claiming = false;
       }
-      return due.length;
+      pump();
+      return done;
     },
     inFlight: () => inFlight.size,
     /**
@@ -105,8 +210,10 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
      * let another instance send it again at once. Sent again (same webhook-id) once the lease
      * expires, a callback timeout plus a margin after the claim, after a restart or elsewhere.
      */
+    // Queued callbacks not yet started are given back, due now (else they would wait for their leases).
     async stop(timeoutMs: number): Promise<void> {
-      await Promise.race([Promise.all(inFlight.values()), Bun.sleep(timeoutMs)]);
+      const unsent = [...givingBack.splice(0), ...queued.splice(0).map(({ callback, token }) => ({ callback, token, retryAt: deps.clock() }))];
+      await Promise.race([Promise.all([...inFlight.values(), putBack(unsent).catch(() => {})]), Bun.sleep(timeoutMs)]);
     },
   };
 }

@@ -22,7 +22,7 @@ export interface FinalResultJobDeps {
   leaseMs: number;
   /** Each lead recorded as decided, by its final status. */
   onDecided: (status: "accepted" | "rejected", leadId: string, vendorId: string) => void;
-  /** PostgreSQL's: a claimed batch decided with one read and one write (backend/pg-worker.ts); without it each lead is scripts of its own. */
+  /** A claimed batch decided with one read and one write (backend/sqlite-worker.ts, pg-worker.ts); without it each lead is scripts of its own. */
   batches?: DecisionBatches;
 }
 

@@ -36,7 +36,7 @@ describe("phones.mjs", () => {
 });
 
 describe("workload.mjs", () => {
-  const shares = { duplicate: 0.1, invalid: 0.05, callbackRetry: 0.2, callbackDead: 0.05 };
+  const shares = { duplicate: 0.1, invalid: 0.05, callbackRetry: 0.2, callbackDead: 0.05, callbackHang: 0.03 };
   const workload = createWorkload({
     template: workloadLeadTemplate,
     slot: PHONE_SLOT,
@@ -75,7 +75,7 @@ describe("workload.mjs", () => {
     expect(EXPECTED_STATUS).toEqual({ valid: 200, duplicate: 422, invalid: 400 });
   });
 
-  test("callbacks go to the mock receiver, a share to paths that fail once (one per lead) or always", () => {
+  test("callbacks go to the mock receiver, a share to paths that fail once (one per lead), always, or hang", () => {
     const paths = valid
       .map((lead) => new URL(lead.call_back_url!))
       .map((url) => {
@@ -86,7 +86,9 @@ describe("workload.mjs", () => {
     expect(new Set(retry).size).toBe(retry.length);
     expect(Math.abs(share(retry.length, paths.length) - shares.callbackRetry)).toBeLessThan(0.015);
     expect(Math.abs(share(paths.filter((p) => p === CALLBACK_PATHS.dead).length, paths.length) - shares.callbackDead)).toBeLessThan(0.01);
-    expect(paths.filter((p) => p !== CALLBACK_PATHS.ok && p !== CALLBACK_PATHS.dead && !retry.includes(p))).toEqual([]);
+    expect(Math.abs(share(paths.filter((p) => p === CALLBACK_PATHS.hang).length, paths.length) - shares.callbackHang)).toBeLessThan(0.01);
+    const named = new Set([CALLBACK_PATHS.ok, CALLBACK_PATHS.dead, CALLBACK_PATHS.hang]);
+    expect(paths.filter((p) => !named.has(p) && !retry.includes(p))).toEqual([]);
   });
 
   test("without shares every request is a valid lead; prePing bodies carry a new valid number each", () => {
@@ -99,7 +101,7 @@ describe("workload.mjs", () => {
   });
 });
 
-test("the receiver behaviours answer 200 on the healthy path, fail a retry path once, and always fail the dead path", () => {
+test("the receiver behaviours answer 200 on the healthy path, fail a retry path once, always fail the dead path and hang on the hanging one", () => {
   const table = createBehaviourTable();
   for (const input of RECEIVER_BEHAVIOURS) {
     const { path, behaviour } = parseBehaviour(input);
@@ -114,4 +116,5 @@ test("the receiver behaviours answer 200 on the healthy path, fail a retry path 
   expect(statuses(`${CALLBACK_PATHS.retryPrefix}7`, 3)).toEqual([503, 200, 200]);
   expect(statuses(`${CALLBACK_PATHS.retryPrefix}8`, 2)).toEqual([503, 200]);
   expect(statuses(CALLBACK_PATHS.dead, 3)).toEqual([503, 503, 503]);
+  expect(statuses(CALLBACK_PATHS.hang, 2)).toEqual(["hang", "hang"]);
 });

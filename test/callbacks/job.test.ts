@@ -14,12 +14,13 @@ const HOLD = 60_000;
 const LEASE = 10_000;
 
 /**
- * `leads` accepted and decided, their callbacks due; a delivery job over them that answers each
- * attempt with `attempt`, `concurrency` at a time.
+ * `leads` accepted and decided, their callbacks due (each to an endpoint of its own, so no
+ * endpoint's cap applies); a delivery job over them that answers each attempt with `attempt`,
+ * `concurrency` at a time.
  */
 async function decidedLeadsAndDeliveryJob(leads: number, log: Logger, attempt: (callback: DueCallback) => Promise<AttemptResult>, concurrency: number) {
   const h = await intakeHarness({ holdPeriodMs: HOLD });
-  for (let i = 0; i < leads; i++) await h.accept(validLead());
+  for (let i = 0; i < leads; i++) await h.accept(validLead({ call_back_url: `https://example.com/hooks/${i}` }));
   h.now.value += HOLD;
   const decisions = { store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: leads, leaseMs: LEASE, onDecided: () => {} };
   await createFinalResultJob(decisions).runOnce();
@@ -65,18 +66,22 @@ test("an attempt's line is info when delivered, warn when it will be retried, er
   h.database.close();
 });
 
-test("while deliveries are in flight, more are claimed only once a quarter of the slots are free (a claim is a write)", async () => {
+test("a claim takes the due callbacks ahead of the slots; each request's end starts the next queued one at once, with no claim", async () => {
   const answer: (() => void)[] = [];
   const ok = { startedAt: Date.now(), durationMs: 1, statusCode: 200, error: null, responseExcerpt: null, retryAfterMs: null };
   const { h, job } = await decidedLeadsAndDeliveryJob(12, createLogger("silent"), () => new Promise((resolve) => answer.push(() => resolve(ok))), 8);
-  expect(await job.fill()).toBe(8);
-  answer.shift()!();
-  await waitUntil(() => job.inFlight() === 7);
-  expect(await job.fill()).toBe(0); // one slot of eight free
-  answer.shift()!();
-  await waitUntil(() => job.inFlight() === 6);
-  expect(await job.fill()).toBe(2); // a quarter free: both claimed at once
+  const claims = () =>
+    (h.database.sqlite.query("SELECT count(DISTINCT claim_token) AS n FROM callbacks WHERE claim_token IS NOT NULL").get() as { n: number }).n;
+  expect(await job.fill()).toBe(12); // all twelve claimed in one write, eight sent
+  expect(answer).toHaveLength(8);
+  expect(claims()).toBe(1);
+  for (let next = 9; next <= 12; next++) {
+    answer.shift()!();
+    await waitUntil(() => answer.length === 8); // the next queued one went out as that answer came
+  }
+  expect(claims()).toBe(1);
   for (const deliver of answer.splice(0)) deliver();
   await job.stop(5_000);
+  expect(h.database.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE status = 'delivered'").get()).toEqual({ n: 12 });
   h.database.close();
 });

@@ -107,8 +107,6 @@ test("callback_attempt is on stdout before the attempt is committed", async () =
   const log = recordingLog();
   await decisionJob(log).runOnce();
   events = [];
-  let settled!: () => void;
-  const done = new Promise<void>((resolve) => (settled = resolve));
   const job = createDeliveryJob({
     store: recordingStore(),
     clock: () => h.now.value,
@@ -117,11 +115,11 @@ test("callback_attempt is on stdout before the attempt is committed", async () =
     backoff: {},
     concurrency: () => 1,
     leaseMs: 10_000,
-    onSettled: () => settled(),
+    onSettled: () => {},
     onAttempt: () => {},
   });
   expect(await job.fill()).toBe(1);
-  await done;
+  await job.stop(5_000); // waits for the delivery, its record included
   expect(events).toEqual([
     "commit: lead accepted, callback pending", // the claim
     "stdout: callback_attempt delivered",

@@ -4,12 +4,12 @@
 import { beforeEach, expect, test } from "bun:test";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
-import { createFinalResultJob, type DecisionBatches } from "../../src/final-results/job.ts";
-import { createLogger } from "../../src/log/index.ts";
+import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgWorkerBatches, type WorkerBatches } from "../../src/backend/pg-worker.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
+import { decisionJob as decisionJobOn } from "../final-results/decision-job.ts";
 import { leadFields, vendorRow } from "../helpers/tables.ts";
 
 const pg = usePgDatabase();
@@ -20,7 +20,7 @@ const LEASE = 30_000;
 
 let t: Tables;
 let store: Store<"promise", "promise">;
-let batches: WorkerBatches;
+let batches: Required<WorkerBatches>;
 let scriptsAlone: number;
 
 beforeEach(async () => {
@@ -51,20 +51,7 @@ async function pendingLead(phone: string): Promise<string> {
   return id;
 }
 
-function decisionJob(decisionBatches: DecisionBatches) {
-  const decided: string[] = [];
-  const job = createFinalResultJob({
-    store,
-    clock: () => DECIDED,
-    log: createLogger("silent"),
-    verifyCertificate: null,
-    batchSize: 10,
-    leaseMs: LEASE,
-    onDecided: (status) => decided.push(status),
-    batches: decisionBatches,
-  });
-  return { job, decided };
-}
+const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 
 type LeadRow = { id: string; status: string; rejection_reason: string | null; decided_at: number | null; claim_token: string | null };
 const leadRows = async (): Promise<LeadRow[]> =>

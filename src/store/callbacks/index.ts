@@ -73,6 +73,8 @@ export interface CallbacksTable {
    * callback changes only if `token` still holds its lease (answers whether it did).
    */
   recordAttempt(callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
+  /** Gives a leased callback back unsent, due again at `at` (no attempt made); false if `token` no longer holds it. */
+  putBack(leadId: string, token: string, at: number): Op<boolean>;
   /**
    * Queues a lead's dead or delivered callback again with a fresh schedule (its attempts so far
    * stay counted); false if it is neither.

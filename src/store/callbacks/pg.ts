@@ -83,6 +83,11 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     })
     .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token"))))
     .prepare("callbacks_finish");
+  const putBack = db
+    .update(callbacks)
+    .set({ nextAttemptAt: sql`${p("at")}`, lockedUntil: null, claimToken: null })
+    .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token"))))
+    .prepare("callbacks_put_back");
   const replay = db
     .update(callbacks)
     .set(replayedCallback(callbacks.attemptCount))
@@ -124,6 +129,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         });
         return changed(result) === 1;
       },
+      putBack: async (leadId, token, dueAt) => changed(await at(putBack).execute({ at: dueAt, key: leadKey(leadId), token })) === 1,
       replay: async (leadId, now) => changed(await at(replay).execute({ now, key: leadKey(leadId), leadId })) === 1,
       retryNow: async (leadId, now) =>
         changed(

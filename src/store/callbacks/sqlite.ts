@@ -66,6 +66,13 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       })
       .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token")))),
   );
+  const putBack = prepareWrite<{ at: number; key: bigint; token: string }>(
+    sqlite,
+    db
+      .update(callbacks)
+      .set({ nextAttemptAt: sql`${p("at")}`, lockedUntil: null, claimToken: null })
+      .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.claimToken, p("token")))),
+  );
   const replay = prepareWrite<{ now: number; key: bigint; leadId: string }>(
     sqlite,
     db
@@ -106,6 +113,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
         }).changes === 1
       );
     },
+    putBack: (leadId, token, at) => putBack.run({ at, key: leadKey(leadId), token }).changes === 1,
     replay: (leadId, now) => replay.run({ now, key: leadKey(leadId), leadId }).changes === 1,
     retryNow: (leadId, now) =>
       changedRows(

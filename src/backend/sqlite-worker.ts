@@ -1,0 +1,83 @@
+// The worker's decisions on SQLite, set-based as on PostgreSQL (pg-worker.ts): a claimed batch of
+// due leads is read with one statement (the suppression list joined in) and recorded in one write
+// of four statements (the leads finished, their callbacks released, their phone claims renewed or
+// dropped), instead of a read and a write script of their own per lead. The per-lead path cost a
+// promise, a group-commit item and seven statements per lead; bench/README.md has the figures.
+// SQLite cannot write from a CTE, so the statements after the first take the leads it finished.
+import type { Database } from "bun:sqlite";
+import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";
+import type { DecisionBatches } from "../final-results/job.ts";
+import { checksOfRow, decisionRow, leadKeysJson, type CheckRow } from "./decision-rows.ts";
+import type { WorkerBatches } from "./pg-worker.ts";
+
+/** The leads' checks (record.ts checksNow) in one statement; ?1 is leadKeysJson. */
+const CHECKS_OF = `
+  SELECT l.id, l.operator_decision, l.operator_reason, EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = l.phone_e164) AS suppressed
+  FROM json_each(?1) AS j JOIN leads l ON l.id_key = CAST(j.value ->> '$.key' AS INTEGER) AND l.id = j.value ->> '$.id'`;
+
+/**
+ * record.ts recordIfStill for a batch: each lead is finished only if `token` (?2) still holds it and
+ * its checks are still those it was decided on (an operator's decision or a suppression committed
+ * since the read makes it fall out, to be decided again alone). ?1 is the decisionRow array, ?3 now.
+ * `+l.status`: without it the planner walked every pending lead by the status index and searched the
+ * batch for each, instead of looking each of the batch's leads up by its key.
+ */
+const FINISH = `
+  UPDATE leads AS l SET status = d.status, decided_at = ?3, rejection_reason = d.reason, locked_until = NULL, claim_token = NULL
+  FROM (
+    SELECT CAST(value ->> '$.key' AS INTEGER) AS key, value ->> '$.id' AS id, value ->> '$.status' AS status, value ->> '$.reason' AS reason,
+           value ->> '$.suppressed' AS suppressed, value ->> '$.operatorDecision' AS operator_decision, value ->> '$.operatorReason' AS operator_reason
+    FROM json_each(?1)
+  ) AS d
+  WHERE l.id_key = d.key AND l.id = d.id AND l.claim_token = ?2 AND +l.status = 'pending'
+    AND l.operator_decision IS d.operator_decision AND l.operator_reason IS d.operator_reason
+    AND EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = l.phone_e164) = d.suppressed
+  RETURNING id`;
+
+/** The finished leads' callbacks released for delivery with their payloads; ?1 the finished decisionRows, ?2 now. */
+const RELEASE = `
+  UPDATE callbacks AS c SET status = 'pending', payload = r.payload, next_attempt_at = ?2, updated_at = ?2
+  FROM (SELECT CAST(value ->> '$.key' AS INTEGER) AS key, value ->> '$.payload' AS payload FROM json_each(?1)) AS r
+  WHERE c.lead_key = r.key AND c.status = 'held'`;
+
+/** The finished leads' numbers as phone_claims keys (schema.ts phoneClaimKey), with their lead ids. */
+const FINISHED_CLAIMS = `SELECT CAST(substr(value ->> '$.phone', 2) AS INTEGER) AS phone, value ->> '$.id' AS id, value ->> '$.status' AS status FROM json_each(?1)`;
+
+/** An accepted lead blocks its number from its final acceptance on (record.ts recordDecision)… */
+const RENEW = `
+  UPDATE phone_claims AS p SET claimed_at = ?2 FROM (${FINISHED_CLAIMS}) AS f
+  WHERE f.status = 'accepted' AND p.phone_number = f.phone AND p.lead_id = f.id`;
+
+/** …and a rejected one not at all. */
+const DROP = `
+  DELETE FROM phone_claims WHERE rowid IN (
+    SELECT p.rowid FROM (${FINISHED_CLAIMS}) AS f JOIN phone_claims p ON p.phone_number = f.phone AND p.lead_id = f.id WHERE f.status = 'rejected'
+  )`;
+
+/** The worker's batches on SQLite: decisions (attempts are batched by group commit already). */
+export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): WorkerBatches {
+  const checksOf = sqlite.prepare<CheckRow, [string]>(CHECKS_OF);
+  const finish = sqlite.prepare<{ id: string }, [string, string, number]>(FINISH);
+  const release = sqlite.prepare<unknown, [string, number]>(RELEASE);
+  const renew = sqlite.prepare<unknown, [string, number]>(RENEW);
+  const drop = sqlite.prepare<unknown, [string]>(DROP);
+
+  const decisions: DecisionBatches = {
+    async checksOf(leads) {
+      const rows = commit.read(() => checksOf.all(leadKeysJson(leads)));
+      return new Map(rows.map((row) => [row.id, checksOfRow(row)]));
+    },
+    record(decided, token, now) {
+      const rows = decided.map(decisionRow);
+      return commit.run(() => {
+        const finished = new Set(finish.all(JSON.stringify(rows), token, now).map((row) => row.id));
+        const released = JSON.stringify(rows.filter((row) => finished.has(row.id)));
+        release.run(released, now);
+        renew.run(released, now);
+        drop.run(released);
+        return finished;
+      }, BACKGROUND);
+    },
+  };
+  return { decisions };
+}

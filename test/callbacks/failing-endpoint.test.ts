@@ -1,0 +1,68 @@
+// End to end (the real server and worker, the mock receiver, 127.0.0.1 ephemeral ports): a vendor
+// endpoint that hangs or keeps failing must not hold up the callbacks of the others, nor be sent to
+// while its circuit is open (callbacks/endpoints.ts). Bounds are generous: a behaviour, not a speed.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { op } from "../../src/db/script.ts";
+import { validLead } from "../helpers/leads.ts";
+import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+const TIMEOUT_MS = 8_000;
+const CONCURRENCY = 8;
+let server: ApiTestServer;
+let receiver: MockReceiver;
+
+beforeAll(async () => {
+  server = await startApiTestServer({
+    holdPeriodMs: 100,
+    workerPollIntervalMs: 20,
+    callbackTimeoutMs: TIMEOUT_MS,
+    callbackConcurrency: CONCURRENCY,
+    callbackRetrySchedule: [60_000], // a failed callback does not come back within the test
+    allowPrivateCallbacks: true,
+  });
+  receiver = startMockReceiver({});
+  receiver.setBehaviour({ path: "/hangs", hang: true });
+  receiver.setBehaviour({ path: "/fails", status: 503 });
+});
+afterAll(async () => {
+  await server.stop();
+  await receiver.stop();
+});
+
+async function submit(path: string): Promise<string> {
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}${path}` }), { authorization: server.auth });
+  expect(answer.status).toBe(200);
+  return answer.body.lead_id;
+}
+
+test("an endpoint that hangs holds the delivery slots for a second, not for the attempt timeout: another's callbacks arrive meanwhile", async () => {
+  // Five times the slots' worth of callbacks to the hanging endpoint, decided first.
+  for (let i = 0; i < 5 * CONCURRENCY; i++) await submit("/hangs");
+  await waitUntil(() => receiver.received("/hangs").length > 0, 5_000, 10);
+  const sentAt = Date.now();
+  for (let i = 0; i < 20; i++) await submit("/ok");
+  await receiver.waitFor(20, { path: "/ok", timeoutMs: 20_000 });
+  // Well under one attempt timeout: had the hanging endpoint held every slot, none would be
+  // delivered before the first of its attempts timed out. It got the slots for its first second,
+  // then no more requests than its cap (a quarter of the slots, at least 4).
+  expect(Date.now() - sentAt).toBeLessThan(TIMEOUT_MS / 2);
+  expect(receiver.received("/hangs").length).toBeLessThanOrEqual(CONCURRENCY);
+}, 30_000);
+
+test("once the attempts of 5 callbacks to an endpoint fail in a row, the next ones are recorded as not sent instead of going out", async () => {
+  const attemptsOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))?.attempts ?? [];
+  const firstErrors = async (leads: string[]) => {
+    await waitUntil(async () => (await Promise.all(leads.map(attemptsOf))).every((attempts) => attempts.length === 1), 10_000, 20);
+    return (await Promise.all(leads.map(attemptsOf))).map((attempts) => attempts[0]!.error);
+  };
+  const failing: string[] = [];
+  for (let i = 0; i < 5; i++) failing.push(await submit("/fails"));
+  expect(await firstErrors(failing)).toEqual(Array(5).fill("HTTP 503"));
+  const later: string[] = [];
+  for (let i = 0; i < 7; i++) later.push(await submit("/fails"));
+  // Within the circuit's first cooldown (5 s): recorded, not sent.
+  for (const error of await firstErrors(later)) expect(error).toStartWith("Not sent: the endpoint failed 5 attempts in a row; no attempt to it before ");
+  expect(receiver.received("/fails")).toHaveLength(5);
+}, 30_000);

@@ -1,0 +1,20 @@
+// A final-result job for the set-based decision tests (SQLite's and PostgreSQL's): a batch of ten,
+// certificates off, the time fixed at `decidedAt`; `decided` collects each lead's final status.
+import { createFinalResultJob, type DecisionBatches } from "../../src/final-results/job.ts";
+import { createLogger } from "../../src/log/index.ts";
+import type { Answering, Store } from "../../src/store/index.ts";
+
+export function decisionJob(store: Store<Answering, "promise">, batches: DecisionBatches, options: { decidedAt: number; leaseMs: number }) {
+  const decided: string[] = [];
+  const job = createFinalResultJob({
+    store,
+    clock: () => options.decidedAt,
+    log: createLogger("silent"),
+    verifyCertificate: null,
+    batchSize: 10,
+    leaseMs: options.leaseMs,
+    onDecided: (status) => decided.push(status),
+    batches,
+  });
+  return { job, decided };
+}

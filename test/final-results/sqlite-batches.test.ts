@@ -1,0 +1,130 @@
+// The worker's set-based decisions on SQLite (backend/sqlite-worker.ts): a claimed batch of due
+// leads decided with one read and one write, each lead, callback and phone claim written as the
+// per-lead script (record.ts recordIfStill) would; what the batch cannot settle goes alone.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { sqliteWorkerBatches } from "../../src/backend/sqlite-worker.ts";
+import { callbackPayload } from "../../src/callbacks/payload.ts";
+import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
+import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { createGroupCommitter } from "../../src/db/group-commit.ts";
+import type { DecisionBatches } from "../../src/final-results/job.ts";
+import type { ServiceStore, Tables } from "../../src/store/index.ts";
+import { groupCommittedStore } from "../../src/store/sqlite.ts";
+import { decisionJob as decisionJobOn } from "./decision-job.ts";
+import { leadFields, now, tablesOf, vendorRow } from "../helpers/tables.ts";
+
+const VENDOR = vendorRow("vendor-a");
+const CREATED = Date.UTC(2026, 0, 1);
+const DECIDED = CREATED + 60_000;
+const LEASE = 30_000;
+
+let handle: DatabaseHandle;
+let t: Tables;
+let store: ServiceStore;
+let batches: DecisionBatches;
+/** Scripts run through the store: the claim, and whatever a lead needed alone. */
+let scripts: number;
+
+beforeEach(() => {
+  handle = openDatabase(":memory:");
+  t = tablesOf(handle.db);
+  now(t.vendors.insert(VENDOR));
+  const commit = createGroupCommitter(handle.sqlite);
+  const committed = groupCommittedStore(handle.db, commit);
+  scripts = 0;
+  store = {
+    read: (script) => (scripts++, committed.read(script)),
+    write: (script, options) => (scripts++, committed.write(script, options)),
+  };
+  batches = sqliteWorkerBatches(handle.sqlite, commit).decisions;
+});
+afterEach(() => handle.close());
+
+function pendingLead(phone: string): string {
+  const id = Bun.randomUUIDv7();
+  now(t.leads.insertPending(leadFields(phone), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }));
+  now(t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED));
+  now(t.phoneClaims.claim(phone, id, CREATED, 0));
+  return id;
+}
+
+const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
+
+const leadRows = () =>
+  handle.sqlite.query("SELECT id, status, rejection_reason, decided_at, claim_token FROM leads ORDER BY phone_e164").all() as {
+    id: string;
+    status: string;
+    rejection_reason: string | null;
+    decided_at: number | null;
+    claim_token: string | null;
+  }[];
+
+test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
+  const [plain, suppressed, operatorRejected, operatorAccepted] = ["+12125550001", "+12125550002", "+12125550003", "+12125550004"].map(pendingLead) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  now(t.suppressions.add({ phoneE164: "+12125550002", reason: null, createdAt: 0 }));
+  now(t.suppressions.add({ phoneE164: "+12125550004", reason: null, createdAt: 0 }));
+  now(t.leads.recordOperatorDecision(operatorRejected, "reject", "bad lead"));
+  now(t.leads.recordOperatorDecision(operatorAccepted, "accept", null)); // suppression still wins
+  const { job, decided } = decisionJob(batches);
+  expect(await job.runOnce()).toBe(4);
+  expect(scripts).toBe(1); // the claim; no lead needed a script of its own
+  expect(decided.sort()).toEqual(["accepted", "rejected", "rejected", "rejected"]);
+  expect(leadRows()).toEqual([
+    { id: plain, status: "accepted", rejection_reason: null, decided_at: DECIDED, claim_token: null },
+    { id: suppressed, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+    { id: operatorRejected, status: "rejected", rejection_reason: `${REASON_OPERATOR}: bad lead`, decided_at: DECIDED, claim_token: null },
+    { id: operatorAccepted, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
+  ]);
+  expect(now(t.leads.claimDue(DECIDED, 1, LEASE, "unused"))).toEqual([]); // none left: all decided
+  const plainLead = { id: plain, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
+  expect(handle.sqlite.query("SELECT status, payload, next_attempt_at AS at FROM callbacks WHERE lead_id = ?").get(plain)).toEqual({
+    status: "pending",
+    payload: callbackPayload(plainLead, { status: "accepted" }, DECIDED),
+    at: DECIDED,
+  });
+  expect(handle.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE status = 'pending'").get()).toEqual({ n: 4 });
+  // The accepted lead's claim is renewed at its decision; the rejected ones' claims are dropped.
+  expect(handle.sqlite.query("SELECT lead_id, claimed_at FROM phone_claims").all()).toEqual([{ lead_id: plain, claimed_at: DECIDED }]);
+});
+
+test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {
+  const [stays, changes] = ["+12125550011", "+12125550012"].map(pendingLead) as [string, string];
+  const { job, decided } = decisionJob({
+    ...batches,
+    async checksOf(leads) {
+      const checks = await batches.checksOf(leads);
+      now(t.suppressions.add({ phoneE164: "+12125550012", reason: null, createdAt: 0 })); // after the read
+      return checks;
+    },
+  });
+  await job.runOnce();
+  expect(decided.sort()).toEqual(["accepted", "rejected"]);
+  expect(leadRows().map((row) => [row.id, row.status, row.rejection_reason])).toEqual([
+    [stays, "accepted", null],
+    [changes, "rejected", REASON_SUPPRESSED],
+  ]);
+  expect(scripts).toBe(3); // the claim, then the changed lead's read and write
+});
+
+test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {
+  const [kept, lost] = ["+12125550021", "+12125550022"].map(pendingLead) as [string, string];
+  const { job, decided } = decisionJob({
+    ...batches,
+    record(decisions, token, at) {
+      handle.sqlite.run("UPDATE leads SET claim_token = 'another worker' WHERE id = ?", [lost]);
+      return batches.record(decisions, token, at);
+    },
+  });
+  await job.runOnce();
+  expect(decided).toEqual(["accepted"]);
+  expect(leadRows().map((row) => [row.id, row.status, row.claim_token])).toEqual([
+    [kept, "accepted", null],
+    [lost, "pending", "another worker"],
+  ]);
+  expect(handle.sqlite.query("SELECT lead_id FROM phone_claims").all()).toEqual([{ lead_id: kept }, { lead_id: lost }]);
+});
