@@ -41,12 +41,20 @@ interface Header {
   width: number;
 }
 
-export async function importSuppressionCsv(
-  database: OperatorDatabase,
-  path: string,
-  options: { onProgress?: (progress: ImportProgress) => void; now?: number } = {},
-): Promise<ImportResult> {
-  const totalBytes = await fileSize(path);
+export interface ImportOptions {
+  onProgress?: (progress: ImportProgress) => void;
+  now?: number;
+}
+
+/** `suppress import FILE`: the file at `path`. */
+export async function importSuppressionCsv(database: OperatorDatabase, path: string, options: ImportOptions = {}): Promise<ImportResult> {
+  await checkIsFile(path);
+  return importSuppressionFile(database, Bun.file(path), options);
+}
+
+/** A CSV's bytes however they came (a file on disk, the console's upload): the same checks, the same all-or-none import. */
+export async function importSuppressionFile(database: OperatorDatabase, file: Blob, options: ImportOptions = {}): Promise<ImportResult> {
+  const totalBytes = file.size;
   const problems: RowProblem[] = [];
   let problemCount = 0;
   const report = (line: number, error: string) => {
@@ -58,7 +66,7 @@ export async function importSuppressionCsv(
   let chunk: StagedSuppression[] = [];
   const staging = database.kind === "sqlite" ? sqliteSuppressionImport(database.connection.sqlite) : await pgSuppressionImport(database.connection);
   try {
-    for await (const record of readCsvRecords(counted(Bun.file(path).stream(), (n) => (bytesRead += n)))) {
+    for await (const record of readCsvRecords(counted(file.stream(), (n) => (bytesRead += n)))) {
       if ("error" in record) {
         report(record.line, record.error);
         continue;
@@ -96,13 +104,12 @@ export async function importSuppressionCsv(
   }
 }
 
-async function fileSize(path: string): Promise<number> {
+async function checkIsFile(path: string): Promise<void> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") throw new SuppressionError(`No such file: ${path}`);
     throw error;
   });
   if (!info.isFile()) throw new SuppressionError(`Not a file: ${path}`);
-  return info.size;
 }
 
 async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
