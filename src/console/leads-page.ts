@@ -11,7 +11,7 @@ import { html, type Html } from "./html.ts";
 import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
 
 const PAGE_SIZE = 50;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "since", "until"] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 
@@ -22,7 +22,8 @@ interface Search {
   problems: string[];
 }
 
-function utcDay(text: string): number | null {
+/** A YYYY-MM-DD day's start in UTC (ms); null when the text is not such a day. */
+export function utcDay(text: string): number | null {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
   return Number.isNaN(day) ? null : day;
 }

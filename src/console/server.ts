@@ -9,7 +9,7 @@ import type { Store } from "../store/index.ts";
 import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
 import { auditPage } from "./audit-page.ts";
-import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
+import { callbacksPage, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
@@ -49,7 +49,8 @@ const ROUTES: Route[] = [
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
   ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],
   ["GET", /^\/callbacks$/, callbacksPage],
-  ["POST", /^\/callbacks\/replay-dead$/, replayEveryDead],
+  ["GET", /^\/callbacks\/replay$/, replayConfirmation],
+  ["POST", /^\/callbacks\/replay$/, replaySelection],
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
   ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],

@@ -4,13 +4,16 @@
 import { op, type Script } from "../db/script.ts";
 import type { CallbackStatus } from "../db/schema.ts";
 import type { CallbackSummary } from "../store/callbacks/index.ts";
+import { cursorAfter, type CallbackCursor, type CallbackFilter } from "../store/callbacks/search.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { leadDetail, type LeadDetail } from "./leads.ts";
 
 export type { CallbackSummary } from "../store/callbacks/index.ts";
+export type { CallbackCursor, CallbackFilter } from "../store/callbacks/search.ts";
+export { cursorAfter } from "../store/callbacks/search.ts";
 
-/** Most recently changed first: the callbacks that just died or were just delivered lead. */
-export async function listCallbacks(store: Store, filter: { status?: CallbackStatus; limit: number }): Promise<CallbackSummary[]> {
+/** A page of callbacks: dead ones most recently died first, pending ones next due first, others newest lead first. */
+export async function listCallbacks(store: Store, filter: CallbackFilter): Promise<CallbackSummary[]> {
   return store.read((t) => op(t.callbacks.list(filter)));
 }
 
@@ -54,12 +57,17 @@ export async function retryCallbackNow(store: Store, id: string, now: number): P
   return { kind: "notPending", callbackId: callback.id, status: callback.status };
 }
 
-function* replayDead(t: Tables, diedSince: number | null, now: number): Script<number> {
+/** Replays the callbacks of these leads that are dead or delivered; answers how many. */
+function* replayEach(t: Tables, leadIds: string[], now: number): Script<number> {
   let replayed = 0;
-  for (const leadId of yield* op(t.callbacks.deadSince(diedSince ?? Number.MIN_SAFE_INTEGER))) {
+  for (const leadId of leadIds) {
     if (yield* op(t.callbacks.replay(leadId, now))) replayed++;
   }
   return replayed;
+}
+
+function* replayDead(t: Tables, diedSince: number | null, now: number): Script<number> {
+  return yield* replayEach(t, yield* op(t.callbacks.deadSince(diedSince ?? Number.MIN_SAFE_INTEGER)), now);
 }
 
 /**
@@ -68,4 +76,30 @@ function* replayDead(t: Tables, diedSince: number | null, now: number): Script<n
  */
 export async function replayDeadCallbacks(store: Store, diedSince: number | null, now: number): Promise<number> {
   return store.write((t) => replayDead(t, diedSince, now));
+}
+
+/** Callbacks replayed per write transaction: the service's other writers wait for one chunk at most. */
+const REPLAY_CHUNK = 1_000;
+
+/**
+ * Queues again every dead or delivered callback a filter selects (every page of it, not one), a
+ * chunk per write transaction, walking the listing's keyset: a replayed callback leaves a dead
+ * listing, and one delivered again is behind the cursor, so none is replayed twice. Returns how many.
+ */
+export async function replaySelectedCallbacks(
+  store: Store,
+  filter: Omit<CallbackFilter, "limit" | "after"> & { status: "dead" | "delivered" },
+  now: number,
+): Promise<number> {
+  let replayed = 0;
+  let after: CallbackCursor | undefined;
+  for (;;) {
+    const chunk = await listCallbacks(store, { ...filter, after, limit: REPLAY_CHUNK });
+    if (chunk.length > 0) {
+      const leadIds = chunk.map((callback) => callback.lead_id);
+      replayed += await store.write((t) => replayEach(t, leadIds, now));
+    }
+    if (chunk.length < REPLAY_CHUNK) return replayed;
+    after = cursorAfter(filter, chunk.at(-1)!);
+  }
 }

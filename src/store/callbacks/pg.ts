@@ -4,6 +4,7 @@ import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
+import { callbackListing } from "./search.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -134,8 +135,9 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
       countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
-      list: ({ status, limit }) =>
-        on
+      list(filter) {
+        const { where, orderBy } = callbackListing({ ...callbacks, vendorName: vendors.name }, filter);
+        return on
           .select({
             id: callbacks.id,
             lead_id: callbacks.leadId,
@@ -151,9 +153,10 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
           })
           .from(callbacks)
           .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
-          .where(status ? eq(callbacks.status, status) : undefined)
-          .orderBy(desc(callbacks.updatedAt), desc(callbacks.id))
-          .limit(limit),
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(filter.limit);
+      },
       find: async (id) => (await findBy(byLead(id))) ?? (await findBy(eq(callbacks.id, id))) ?? null,
       deadSince: async (since) =>
         (

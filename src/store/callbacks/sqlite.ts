@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
+import { callbackListing } from "./search.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
@@ -117,8 +118,9 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       ) === 1,
     depth: (now) => depth.get({ now })!,
     countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
-    list: ({ status, limit }) =>
-      db
+    list(filter) {
+      const { where, orderBy } = callbackListing({ ...callbacks, vendorName: vendors.name }, filter);
+      return db
         .select({
           id: callbacks.id,
           lead_id: callbacks.leadId,
@@ -134,10 +136,11 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
         })
         .from(callbacks)
         .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
-        .where(status ? eq(callbacks.status, status) : undefined)
-        .orderBy(desc(callbacks.updatedAt), desc(callbacks.id))
-        .limit(limit)
-        .all(),
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(filter.limit)
+        .all();
+    },
     find: (id) => db.select(found).from(callbacks).where(byLead(id)).get() ?? db.select(found).from(callbacks).where(eq(callbacks.id, id)).get() ?? null,
     deadSince: (since) =>
       db

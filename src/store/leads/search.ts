@@ -24,7 +24,7 @@ export interface SearchColumns {
 const CLOCK_SLACK_MS = 1_000;
 
 /** The smallest key of a lead created at `ms` (the key's low 16 bits are version and counter). */
-const keyAt = (ms: number): bigint => BigInt(Math.max(0, ms)) << 16n;
+export const keyAt = (ms: number): bigint => BigInt(Math.max(0, ms)) << 16n;
 
 /**
  * A lead-id prefix as typed (any case, dashes anywhere or none) → its canonical form and the range
