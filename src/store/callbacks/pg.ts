@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, min, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lt, lte, min, or, sql, type SQL } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";

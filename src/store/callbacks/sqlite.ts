@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, min, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lt, min, or, sql } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
