@@ -4,7 +4,7 @@
 // when they died (callbacks_dead), pending ones by their next attempt (callbacks_due), held and
 // delivered ones newest lead first (the table's key, the lead's key; held ones are the newest).
 // The lead's key is the tie-breaker, so "after this callback" (the next page) is a keyset.
-import { and, asc, desc, eq, gte, lt, sql, type Column, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type Column, type SQL } from "drizzle-orm";
 import { leadKey, type CallbackStatus } from "../../db/schema.ts";
 import { keyAt } from "../leads/search.ts";
 import type { CallbackSummary } from "./index.ts";
@@ -61,12 +61,16 @@ export function callbackListing(c: CallbackColumns, filter: Omit<CallbackFilter,
   const { column, direction } = orderOf(filter);
   const by = direction === "asc" ? asc : desc;
   const orderBy = column ? [by(c[column]), by(c.leadKey)] : [by(c.leadKey)];
+  // Unary +: where a status index gives the order, a range of lead keys must not draw SQLite to the
+  // table's key instead, then sort every callback in the range (measured on 1,000,000: dead, one
+  // vendor, today 226 ms → see bench:console). A no-op on PostgreSQL.
+  const received = column ? sql`+${c.leadKey}` : c.leadKey;
   return {
     where: and(
       filter.status ? eq(c.status, filter.status) : undefined,
       filter.vendorName ? eq(c.vendorName, filter.vendorName) : undefined,
-      filter.receivedFrom !== undefined ? gte(c.leadKey, keyAt(filter.receivedFrom)) : undefined,
-      filter.receivedBefore !== undefined ? lt(c.leadKey, keyAt(filter.receivedBefore)) : undefined,
+      filter.receivedFrom !== undefined ? sql`${received} >= ${keyAt(filter.receivedFrom)}` : undefined,
+      filter.receivedBefore !== undefined ? sql`${received} < ${keyAt(filter.receivedBefore)}` : undefined,
       filter.after ? afterCursor(c, column, direction, filter.after) : undefined,
     ),
     orderBy,
