@@ -7,7 +7,7 @@ import { listVendors } from "../auth/vendors.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
 import { cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
-import { DAY_MS, utcDay } from "./leads-page.ts";
+import { dayRange } from "./leads-page.ts";
 import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
 
 const PAGE_SIZE = 50;
@@ -32,15 +32,9 @@ function parseSelection(params: URLSearchParams): Selection {
   const filter: Selection["filter"] = { status };
   const problems: string[] = [];
   if (typed.vendor) filter.vendorName = typed.vendor;
-  for (const [field, set] of [
-    ["since", (day: number) => (filter.receivedFrom = day)],
-    ["until", (day: number) => (filter.receivedBefore = day + DAY_MS)],
-  ] as const) {
-    if (!typed[field]) continue;
-    const day = utcDay(typed[field]);
-    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
-    else set(day);
-  }
+  const days = dayRange(typed, problems);
+  if (days.from !== undefined) filter.receivedFrom = days.from;
+  if (days.before !== undefined) filter.receivedBefore = days.before;
   return { typed, filter, problems };
 }
 

@@ -11,7 +11,7 @@ import { html, type Html } from "./html.ts";
 import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
 
 const PAGE_SIZE = 50;
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "since", "until"] as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 
@@ -22,10 +22,25 @@ interface Search {
   problems: string[];
 }
 
-/** A YYYY-MM-DD day's start in UTC (ms); null when the text is not such a day. */
-export function utcDay(text: string): number | null {
+function utcDay(text: string): number | null {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
   return Number.isNaN(day) ? null : day;
+}
+
+/**
+ * The UTC days typed as "since" and "until" (YYYY-MM-DD, either may be empty) as times: from the
+ * first day's start, before the end of the last. Each unusable one is pushed to `problems`.
+ */
+export function dayRange(typed: { since: string; until: string }, problems: string[]): { from?: number; before?: number } {
+  const range: { from?: number; before?: number } = {};
+  for (const field of ["since", "until"] as const) {
+    if (!typed[field]) continue;
+    const day = utcDay(typed[field]);
+    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
+    else if (field === "since") range.from = day;
+    else range.before = day + DAY_MS;
+  }
+  return range;
 }
 
 /** The search in a Leads URL; each unusable value is a problem, and a search with problems lists nothing. */
@@ -48,15 +63,9 @@ export function parseSearch(params: URLSearchParams): Search {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
   }
-  for (const [field, set] of [
-    ["since", (day: number) => (filter.createdFrom = day)],
-    ["until", (day: number) => (filter.createdBefore = day + DAY_MS)],
-  ] as const) {
-    if (!typed[field]) continue;
-    const day = utcDay(typed[field]);
-    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
-    else set(day);
-  }
+  const days = dayRange(typed, problems);
+  if (days.from !== undefined) filter.createdFrom = days.from;
+  if (days.before !== undefined) filter.createdBefore = days.before;
   const older = params.get("older");
   if (older) filter.olderThan = older;
   return { typed, filter, problems };
