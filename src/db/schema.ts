@@ -85,12 +85,13 @@ export const leads = sqliteTable(
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),
     index("leads_vendor_created").on(t.vendorId, t.createdAt),
-    // The console's searches (store/leads/search.ts), each otherwise a scan of every lead (0.5-0.65 s
-    // on 1,000,000). By phone: every lead with the number, rejected ones too (phone_claims drops
-    // those), keyed by the number as an integer (phoneClaimKey), smaller than its text. Each is one
-    // more B-tree per accepted lead: in commits of 20 on 1,000,000 leads, the leads table's WAL
-    // pages per lead 0.73 → 2.12 (phone) and → 2.02 (campaign, 64 of them; fewer per commit cost
-    // less); a text key on the phone 2.24 (bench/README.md: console pages).
+    // The console's searches (store/leads/search.ts), each a scan of every lead without its index
+    // (bench:console on 1,000,000 leads, median: phone 564-654 → 1.0-3.6 ms, a rare campaign 483 →
+    // 0.8). By phone: every lead with the number, rejected ones too (phone_claims drops those),
+    // keyed by the number as an integer, smaller than its text. Each index is one more B-tree per
+    // accepted lead: in commits of 20 on 1,000,000 leads, the leads table's WAL pages per lead
+    // 0.73 → 2.12 (phone; 2.24 with a text key) and → 2.02 (campaign, 64 of them; fewer per
+    // commit cost less). Time per lead, on a VM too busy to trust: 21-49 µs → 24-91 and 16-116.
     index("leads_phone").on(phoneKeyOf(t.phoneE164)),
     index("leads_campaign").on(t.vendorCampaignName, t.idKey),
   ],
