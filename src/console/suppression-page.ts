@@ -6,7 +6,7 @@ import { errorText } from "../log/index.ts";
 import { MAX_PROBLEMS_KEPT, type ImportProgress, type ImportResult } from "../suppression/import.ts";
 import { addSuppression, e164OrNull, removeSuppression, SuppressionError } from "../suppression/index.ts";
 import { html, type Html } from "./html.ts";
-import { audit, csrfField, htmlResponse, layout, layoutAround, noticeBox, noticeFor, problemBox, redirect, type PageContext } from "./page.ts";
+import { audit, csrfField, htmlResponse, layout, layoutAround, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
   added: "The number is on the suppression list: leads with it get 422, pending ones are rejected.",
@@ -19,12 +19,13 @@ export async function suppressionPage(context: PageContext, problem: string | nu
   const { viewer, url } = context;
   const typed = url.searchParams.get("phone")?.trim() ?? "";
   const e164 = typed ? e164OrNull(typed) : null;
-  const listed = e164 ? await context.store.read((t) => op(t.suppressions.isListed(e164))) : null;
+  const entry = e164 ? await context.store.read((t) => op(t.suppressions.find(e164))) : null;
+  const since = entry ? ` (since ${timeText(entry.createdAt)}${entry.reason ? `, reason: ${entry.reason}` : ""})` : "";
   const answer = !typed
     ? html``
     : e164 === null
       ? problemBox(`Not a US phone number: ${typed}`)
-      : html`<p class="${listed ? "problem" : "notice"}">${e164} is ${listed ? "on" : "not on"} the suppression list.</p>`;
+      : html`<p class="${entry ? "problem" : "notice"}">${e164} is ${entry ? "on" : "not on"} the suppression list${since}.</p>`;
   const content = html`<h1>Suppression</h1>
 ${noticeBox(problem ? null : noticeFor(url, NOTICES))}${problemBox(problem)}
 <form class="filters" method="get" action="/suppression">
@@ -44,9 +45,9 @@ ${answer}
 <h2>Import a CSV file</h2>
 <p class="muted">A header row naming a <span class="mono">phone</span> column and, optionally, a <span class="mono">reason</span> column.
 All or nothing: if any row is malformed, nothing is imported and every problem is listed by line. Numbers already listed are left as they are.</p>
-<form method="post" action="/suppression/import" enctype="multipart/form-data">${csrfField(viewer)}
+<div class="actions"><form method="post" action="/suppression/import" enctype="multipart/form-data">${csrfField(viewer)}
 <label>CSV file<input name="file" type="file" accept=".csv,text/csv" required></label>
-<button type="submit">Import</button></form>`;
+<button type="submit">Import</button></form></div>`;
   return htmlResponse(layout("Suppression", viewer, content), problem ? 400 : 200);
 }
 
