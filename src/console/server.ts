@@ -164,9 +164,23 @@ async function formOf(request: Request): Promise<URLSearchParams | null> {
   const type = request.headers.get("content-type") ?? "";
   const length = Number(request.headers.get("content-length") ?? "0");
   if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
-  // Measured too: a chunked body names no length, and the listener takes uploads far larger.
-  const text = await request.text();
-  return text.length > FORM_LIMIT_BYTES ? null : new URLSearchParams(text);
+  const text = await textUpTo(request, FORM_LIMIT_BYTES);
+  return text === null ? null : new URLSearchParams(text);
+}
+
+/**
+ * The body as text, or null past `limit` bytes, read no further: a chunked body names no length,
+ * and the listener accepts bodies as large as an upload, on any path, before anyone signed in.
+ */
+async function textUpTo(request: Request, limit: number): Promise<string | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.byteLength;
+    if (size > limit) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A multipart form's text fields, and its file (the first one, if any); null when it is no such form or too large. */

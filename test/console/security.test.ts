@@ -194,3 +194,15 @@ test("under TLS the console speaks HTTPS too, and its session cookie is Secure",
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a form larger than 64 KiB is refused unread, even sent in chunks with no length (the listener takes uploads far larger)", async () => {
+  const chunk = new TextEncoder().encode(`name=${"a".repeat(16 * 1024)}&`);
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < 8; i++) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  const answer = await fetch(`${consoleUrl}/login`, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expect([answer.status, await answer.text()]).toEqual([400, expect.stringContaining("Not a form of the console.")]);
+});
