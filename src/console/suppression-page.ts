@@ -83,7 +83,10 @@ export async function suppressionImport(context: PageContext): Promise<Response>
   const [before, after] = layoutAround("Suppression", context.viewer);
   const { readable, writable } = new TransformStream<string, string>();
   const page = writable.getWriter();
-  const write = (markup: Html | string) => void page.write(typeof markup === "string" ? markup : markup.text);
+  // The operator may close the page mid-import: the import still finishes (all or none) and is
+  // audited; only the writes to the gone page fail, and are let go.
+  const letGo = () => {};
+  const write = (markup: Html | string) => void page.write(typeof markup === "string" ? markup : markup.text).catch(letGo);
   write(before);
   write(html`<h1>Suppression import</h1>
 <p>Reading <span class="mono">${name}</span> (${count(file.size)} bytes)…</p>
@@ -93,8 +96,12 @@ export async function suppressionImport(context: PageContext): Promise<Response>
   void (async () => {
     try {
       const result = await context.importSuppressions(file, { onProgress: progress, now: context.now });
-      if (result.kind === "imported") await audit(context, "suppression.import", name, `${result.rows} rows, ${result.added} added`);
       write(html`</ol>${importResult(name, result)}`);
+      // The numbers are listed by now: a failed audit entry must not read as a failed import.
+      if (result.kind === "imported")
+        await audit(context, "suppression.import", name, `${result.rows} rows, ${result.added} added`).catch((error: unknown) =>
+          context.log.error("audit_failed", { action: "suppression.import", file: name, error: errorText(error) }),
+        );
     } catch (error) {
       write(
         html`</ol>${problemBox(error instanceof SuppressionError ? error.message : "The import failed; nothing was imported. The reason is in the service's log.")}`,
@@ -103,7 +110,7 @@ export async function suppressionImport(context: PageContext): Promise<Response>
     } finally {
       write(html`<p><a href="/suppression">Back to Suppression</a></p>`);
       write(after);
-      await page.close();
+      await page.close().catch(letGo);
     }
   })();
   return new Response(readable.pipeThrough(new TextEncoderStream()), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
