@@ -120,6 +120,8 @@ function pages(lead: { id: string; phone: string }): [string, string][] {
     ["callbacks: delivered", "/callbacks?status=delivered"],
     ["callbacks: delivered, one vendor", "/callbacks?status=delivered&vendor=globex"],
     ["callbacks: dead, one vendor, today", `/callbacks?status=dead&vendor=leadco&since=${today}&until=${today}`],
+    ["callbacks: replay confirmation, dead", "/callbacks/replay?status=dead"],
+    ["callbacks: replay confirmation, delivered", "/callbacks/replay?status=delivered"],
     ["vendors", "/vendors"],
     ["suppression: check a number", "/suppression?phone=%28212%29+555-0188"],
     ["audit", "/audit"],

@@ -5,7 +5,7 @@
 // operations, audited.
 import { listVendors } from "../auth/vendors.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
-import { cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
+import { countCallbacks, cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
 import { dayRange } from "./leads-page.ts";
 import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
@@ -119,18 +119,25 @@ function pager(selection: Selection, next: string | null, paged: boolean): Html 
   return html`<p class="pager">${paged ? html`<a href="${first}">First page</a>` : ""}${next ? html`<a href="/callbacks?${params.toString()}" rel="next">Next page</a>` : ""}</p>`;
 }
 
+/** The confirmation counts this many at most: counting every delivered callback of a busy day takes a while. */
+const COUNT_CAP = 10_000;
+
 /** GET /callbacks/replay: what a replay of the selection would do, and the one button that does it. */
-export async function replayConfirmation({ viewer, url }: PageContext): Promise<Response> {
+export async function replayConfirmation({ store, viewer, url }: PageContext): Promise<Response> {
   const selection = parseSelection(url.searchParams);
   const back = html`<a href="/callbacks?${paramsOf(selection).toString()}">Cancel</a>`;
   const refusal = !REPLAYABLE.includes(selection.filter.status) ? "Only dead or delivered callbacks can be replayed." : (selection.problems[0] ?? null);
+  const selected = refusal ? 0 : await countCallbacks(store, selection.filter, COUNT_CAP + 1);
+  const howMany = selected > COUNT_CAP ? `more than ${COUNT_CAP.toLocaleString("en-US")}` : selected.toLocaleString("en-US");
   const content = refusal
     ? html`<h1>Replay callbacks</h1>${problemBox(refusal)}<p>${back}</p>`
-    : html`<h1>Replay callbacks</h1>
-<p>Every one of the <strong>${describe(selection)}</strong> (all pages, not only the one shown) will be queued again: each is sent
-once more to its URL with its own webhook-id, as soon as the worker reaches it.</p>
+    : selected === 0
+      ? html`<h1>Replay callbacks</h1><p>No ${describe(selection)}: nothing to replay.</p><p>${back}</p>`
+      : html`<h1>Replay callbacks</h1>
+<p>Every one of the <strong>${describe(selection)}</strong>, ${howMany} of them (all pages, not only the one shown), will be queued
+again: each is sent once more to its URL with its own webhook-id, as soon as the worker reaches it.</p>
 <form method="post" action="/callbacks/replay" class="actions">${csrfField(viewer)}${[...paramsOf(selection)].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit">Replay them</button> ${back}</form>`;
+<button type="submit">Replay ${howMany} callback${selected === 1 ? "" : "s"}</button> ${back}</form>`;
   return htmlResponse(layout("Callbacks", viewer, content), refusal ? 400 : 200);
 }
 

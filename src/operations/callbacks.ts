@@ -78,6 +78,11 @@ export async function replayDeadCallbacks(store: Store, diedSince: number | null
   return store.write((t) => replayDead(t, diedSince, now));
 }
 
+/** How many callbacks a filter selects, up to `cap`: what a replay of them would queue. */
+export async function countCallbacks(store: Store, filter: Omit<CallbackFilter, "limit" | "after">, cap: number): Promise<number> {
+  return store.read((t) => op(t.callbacks.countUpTo(filter, cap)));
+}
+
 /** Callbacks replayed per write transaction: the service's other writers wait for one chunk at most. */
 const REPLAY_CHUNK = 1_000;
 

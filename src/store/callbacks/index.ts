@@ -85,6 +85,8 @@ export interface CallbacksTable {
   countDead(): Op<number>;
   /** A page of the listing a filter makes (search.ts gives each status's order), with the vendor's name. */
   list(filter: CallbackFilter): Op<CallbackSummary[]>;
+  /** How many callbacks a filter selects, counted up to `cap` (a count of them all can take a while). */
+  countUpTo(filter: Omit<CallbackFilter, "limit" | "after">, cap: number): Op<number>;
   /** A callback found by its lead's id or else by its own id (the webhook-id; a scan). */
   find(id: string): Op<{ id: string; leadId: string; status: CallbackStatus } | null>;
   /** The leads of the callbacks dead since `since` (updated_at: when their last attempt failed). */

@@ -8,6 +8,7 @@ import { callbackListing } from "./search.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
+const listingColumns = { ...callbacks, vendorName: vendors.name };
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
 
 /** leadKey in SQL: the first 64 bits of the UUID's hex digits as a signed integer. */
@@ -135,8 +136,19 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
       countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
+      async countUpTo(filter, cap) {
+        const { where } = callbackListing(listingColumns, filter);
+        const selected = on
+          .select({ one: sql`1` })
+          .from(callbacks)
+          .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
+          .where(where)
+          .limit(cap)
+          .as("selected");
+        return (await on.select({ n: count() }).from(selected))[0]!.n;
+      },
       list(filter) {
-        const { where, orderBy } = callbackListing({ ...callbacks, vendorName: vendors.name }, filter);
+        const { where, orderBy } = callbackListing(listingColumns, filter);
         return on
           .select({
             id: callbacks.id,

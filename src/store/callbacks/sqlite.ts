@@ -10,6 +10,7 @@ import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 const p = sql.placeholder;
 // Keys are found from lead ids (leadKey), never read back: 64-bit keys do not fit a JS number.
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
+const listingColumns = { ...callbacks, vendorName: vendors.name };
 const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now));
 
 export function sqliteCallbacks(db: Db): CallbacksTable {
@@ -118,8 +119,13 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       ) === 1,
     depth: (now) => depth.get({ now })!,
     countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
+    countUpTo(filter, cap) {
+      const { where } = callbackListing(listingColumns, filter);
+      const selected = db.select({ one: sql`1` }).from(callbacks).innerJoin(vendors, eq(vendors.id, callbacks.vendorId)).where(where).limit(cap).as("selected");
+      return db.select({ n: count() }).from(selected).get()!.n;
+    },
     list(filter) {
-      const { where, orderBy } = callbackListing({ ...callbacks, vendorName: vendors.name }, filter);
+      const { where, orderBy } = callbackListing(listingColumns, filter);
       return db
         .select({
           id: callbacks.id,
