@@ -134,7 +134,7 @@ export async function replayConfirmation({ store, viewer, url }: PageContext): P
     : selected === 0
       ? html`<h1>Replay callbacks</h1><p>No ${describe(selection)}: nothing to replay.</p><p>${back}</p>`
       : html`<h1>Replay callbacks</h1>
-<p>Every one of the <strong>${describe(selection)}</strong>, ${howMany} of them (all pages, not only the one shown), will be queued
+<p>All <strong>${describe(selection)}</strong> (${howMany} in all, on every page, not only the one shown) will be queued
 again: each is sent once more to its URL with its own webhook-id, as soon as the worker reaches it.</p>
 <form method="post" action="/callbacks/replay" class="actions">${csrfField(viewer)}${[...paramsOf(selection)].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <button type="submit">Replay ${howMany} callback${selected === 1 ? "" : "s"}</button> ${back}</form>`;

@@ -66,7 +66,7 @@ test("Replay every one of these: a confirmation, then every selected callback on
   expect(list.text).toContain('href="/callbacks/replay?status=dead&amp;vendor=vendor-a"');
   const confirmation = await operator.get("/callbacks/replay?status=dead&vendor=vendor-a");
   expect(confirmation.status).toBe(200);
-  expect(confirmation.text).toContain(`Every one of the <strong>dead callbacks of vendor-a</strong>, ${DEAD} of them`);
+  expect(confirmation.text).toContain(`All <strong>dead callbacks of vendor-a</strong> (${DEAD} in all, on every page`);
   expect(confirmation.text).toContain(`<button type="submit">Replay ${DEAD} callbacks</button>`);
   expect(await statusOf(leadIds[0]!)).toBe("dead"); // the confirmation changes nothing
 
