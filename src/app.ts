@@ -18,7 +18,8 @@ import { errorText, type Logger } from "./log/index.ts";
 import type { Metrics } from "./metrics/index.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
-import { EnvelopeError, failure, flagForPath, success, toResponse } from "./http/envelope.ts";
+import { EnvelopeError, failure, flagForPath, success, toResponse, type Reply } from "./http/envelope.ts";
+import { noted } from "./http/request-note.ts";
 import { isV1, methodNotAllowed, notFound } from "./http/unmatched.ts";
 
 export interface AppDeps {
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps) {
     authenticator: createAuthenticator(backend.credentialsOf, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
     clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+    isVendor: (name) => backend.credentialsOf(name) !== null,
   });
   const intake: IntakeDeps = {
     store,
@@ -56,8 +58,8 @@ export function createApp(deps: AppDeps) {
     .onError(({ error, request, path }) => answerFailure(error, request, path))
     .use(apiDocs())
     .use(healthRoutes(backend.ready))
-    .use(metricsRoutes(deps.metrics, store, clock))
-    .use(intakeRoutes(auth, intake, deps.metrics, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
+    .use(metricsRoutes(deps.metrics, { store, ready: backend.ready }, clock))
+    .use(intakeRoutes(auth, intake, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.
@@ -70,14 +72,18 @@ export function createApp(deps: AppDeps) {
     )
     .use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));
 
-  /** Every failure, in the envelope of its path's route (CONTRACT §1). */
+  /** Every failure, in the envelope of its path's route (CONTRACT §1), its texts noted for the request's log line. */
   async function answerFailure(error: unknown, request: Request, path: string): Promise<Response> {
+    return toResponse(noted(request, await failureReply(error, request, path)));
+  }
+
+  async function failureReply(error: unknown, request: Request, path: string): Promise<Reply> {
     const flag = flagForPath(path);
     const failed = error instanceof NotFoundError ? await notFound(auth.vendorOf, request, path).catch((refusal: unknown) => refusal) : error;
-    if (failed instanceof EnvelopeError) return toResponse(failed.reply(flag));
-    if (isDatabaseUnavailable(failed)) return toResponse(failure(flag, 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "1" }));
+    if (failed instanceof EnvelopeError) return failed.reply(flag);
+    if (isDatabaseUnavailable(failed)) return failure(flag, 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "1" });
     log.error("unhandled_error", { method: request.method, path, error: errorText(failed) });
-    return toResponse(failure(flag, 500, [INTERNAL_ERROR]));
+    return failure(flag, 500, [INTERNAL_ERROR]);
   }
 
   return Object.assign(app, {

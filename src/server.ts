@@ -9,7 +9,10 @@ import { failure, flagForPath, toResponse } from "./http/envelope.ts";
 import { receivedRequest, routedFrom } from "./http/client-address.ts";
 import { pathsAsSent, requestTarget, routableRequest } from "./http/routable-url.ts";
 import { errorText, type Logger } from "./log/index.ts";
-import { createMetrics, routeLabel } from "./metrics/index.ts";
+import { countAnswer, createMetrics, routeLabel } from "./metrics/index.ts";
+import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.ts";
+import { openNote, type RequestNote } from "./http/request-note.ts";
+import { createTally, tallyAnswer } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -47,19 +50,27 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     standIns,
   });
   const metrics = createMetrics();
+  const tally = createTally({ store: backend.store, log });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
   let consoleListener: ConsoleListener | null = null;
 
+  /**
+   * The one place a request is accounted for: its answer gets the request id, and its note (what
+   * authentication and the route said of it: http/request-note.ts) becomes its log line and metrics.
+   */
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
+    const requestId = requestIdOf(request);
+    const note: RequestNote = {};
     // Until the URL is parsed, the target as sent stands for the path (a failure there is answered
     // below, in the envelope of the path's route, rather than by `error` with none).
     let path = requestTarget(request).split("?")[0]!;
     let response: Response;
     try {
       const routable = routedFrom(request, routableRequest(request));
+      openNote(routable, note);
       path = new URL(routable.url).pathname;
       response = stopping
         ? toResponse(failure(flagForPath(path), 503, [SHUTTING_DOWN], { "retry-after": "5", connection: "close" }))
@@ -67,14 +78,25 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     } catch (error) {
       // The app's own error handler failed too (a database error while answering an unknown
       // path, say). Answered here rather than in `error` below, which cannot see the path.
-      log.error("server_error", { path, error: errorText(error) });
+      log.error("server_error", { path, request_id: requestId, error: errorText(error) });
       response = toResponse(failure(flagForPath(path), 500, [INTERNAL_ERROR]));
     }
-    const route = routeLabel(path);
+    response.headers.set(REQUEST_ID_HEADER, requestId);
     const ms = performance.now() - started;
-    metrics.httpRequests.inc({ route, status: response.status });
-    metrics.httpRequestDuration.observe({ route }, ms / 1000);
-    log.info("request", { method: request.method, path, status: response.status, duration_ms: Math.round(ms * 100) / 100 });
+    const route = routeLabel(path);
+    countAnswer(metrics, route, response.status, ms / 1000, note);
+    tallyAnswer(tally, route, note);
+    log.info("request", {
+      method: request.method,
+      path,
+      status: response.status,
+      duration_ms: Math.round(ms * 100) / 100,
+      request_id: requestId,
+      vendor: note.vendor,
+      lead_id: note.leadId,
+      outcome: note.outcome,
+      reason: note.reason,
+    });
     return response;
   }
 
@@ -86,11 +108,12 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
     server = listen(app);
   } catch (error) {
+    await tally.stop();
     await consoleListener?.stop();
     await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, foregroundLoad, batches: backend.workerBatches }) : null;
+  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, tally, foregroundLoad, batches: backend.workerBatches }) : null;
   const scheme = config.tlsCertFile ? "https" : "http";
   const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
@@ -122,10 +145,11 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // Routed on the request target as sent; see routable-url.ts.
       routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
       fetch: (request) => respond(request, app.notFound),
-      // The last resort, for a throw in respond() outside its try; it has no path.
+      // The last resort, for a throw in respond() outside its try; it has no path, nor the request's id.
       error(error) {
-        log.error("server_error", { error: errorText(error) });
-        return toResponse(failure("success_bit", 500, [INTERNAL_ERROR]));
+        const requestId = newRequestId();
+        log.error("server_error", { request_id: requestId, error: errorText(error) });
+        return toResponse(failure("success_bit", 500, [INTERNAL_ERROR], { [REQUEST_ID_HEADER]: requestId }));
       },
     });
   }
@@ -145,6 +169,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
+      // The last counts, once nothing more is counted (a failure is logged: chart figures only).
+      await tally.stop();
       await backend.close(workDeadline);
     })();
     let timer: Timer | undefined;

@@ -1,7 +1,8 @@
 // Vendors: the holders of Basic-auth credentials and callback signing secrets. Every function takes
 // a store, SQLite's or PostgreSQL's, and answers with a promise.
-import { op } from "../db/script.ts";
-import type { Store } from "../store/index.ts";
+import { op, type Op, type Script } from "../db/script.ts";
+import { auditedChange, auditEntry, type AuditAction } from "../store/audit/index.ts";
+import type { Store, Tables } from "../store/index.ts";
 import type { Vendor } from "../store/vendors/index.ts";
 import { VENDOR_NAME } from "./vendor-name.ts";
 import { newSigningSecret } from "../callbacks/signature.ts";
@@ -30,7 +31,17 @@ export interface NewVendor {
   password: string;
 }
 
+/** A vendor an operator adds (CLI, console): the vendor and its audit entry are written together. */
+export async function addVendor(store: Store, name: string, actor: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+  return insertNewVendor(store, name, password, now, { actor, action: "vendor.add", subject: name });
+}
+
+/** A vendor no operator adds: the configured bootstrap vendor, and tests' own. */
 export async function createVendor(store: Store, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
+  return insertNewVendor(store, name, password, now, null);
+}
+
+async function insertNewVendor(store: Store, name: string, password: string, now: number, audit: AuditAction | null): Promise<NewVendor> {
   if (!VENDOR_NAME.test(name)) throw new VendorError(`Vendor name must be 1-64 letters, digits, '.', '_' or '-': ${JSON.stringify(name)}`);
   if (password.length < 8) throw new VendorError("Password must be at least 8 characters");
   if (await findVendorByName(store, name)) throw new VendorError(`Vendor already exists: ${name}`);
@@ -44,9 +55,12 @@ export async function createVendor(store: Store, name: string, password = genera
     updatedAt: now,
   };
   // The name check above is for a friendly error; the UNIQUE index decides when two processes race.
-  if (!(await store.write((t) => op(t.vendors.insert(vendor))))) throw new VendorError(`Vendor already exists: ${name}`);
+  if (!(await store.write((t) => insertVendor(t, vendor, audit, now)))) throw new VendorError(`Vendor already exists: ${name}`);
   return { vendor, password };
 }
+
+const insertVendor = (t: Tables, vendor: Vendor, audit: AuditAction | null, now: number): Script<boolean> =>
+  audit ? auditedChange(t.vendors.insert(vendor), t.audit, auditEntry(audit, now)) : op(t.vendors.insert(vendor));
 
 /** Creates the configured bootstrap vendor unless one with that name exists (then returns null). */
 export async function ensureBootstrapVendor(store: Store, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
@@ -73,22 +87,41 @@ async function requireVendor(store: Store, name: string): Promise<Vendor> {
   return vendor;
 }
 
-export async function setVendorEnabled(store: Store, name: string, enabled: boolean, now = Date.now()): Promise<Vendor> {
+/** Reads the vendor, then writes `change` and its audit entry in one transaction. */
+async function changeVendor(
+  store: Store,
+  name: string,
+  audit: Omit<AuditAction, "subject">,
+  now: number,
+  change: (t: Tables, vendor: Vendor) => Op<void>,
+): Promise<Vendor> {
   const vendor = await requireVendor(store, name);
-  await store.write((t) => op(t.vendors.setEnabled(vendor.id, enabled, now)));
+  await store.write(function* (t) {
+    yield* op(change(t, vendor));
+    yield* op(t.audit.append(auditEntry({ ...audit, subject: name }, now)));
+  });
+  return vendor;
+}
+
+export async function setVendorEnabled(store: Store, name: string, enabled: boolean, actor: string, now = Date.now()): Promise<Vendor> {
+  const vendor = await changeVendor(store, name, { actor, action: enabled ? "vendor.enable" : "vendor.disable" }, now, (t, { id }) =>
+    t.vendors.setEnabled(id, enabled, now),
+  );
   return { ...vendor, enabled, updatedAt: now };
 }
 
-export async function rotatePassword(store: Store, name: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
-  const vendor = await requireVendor(store, name);
+export async function rotatePassword(store: Store, name: string, actor: string, password = generatePassword(), now = Date.now()): Promise<NewVendor> {
   const passwordHash = await hashPassword(password);
-  await store.write((t) => op(t.vendors.setPasswordHash(vendor.id, passwordHash, now)));
+  const vendor = await changeVendor(store, name, { actor, action: "vendor.rotate-password" }, now, (t, { id }) =>
+    t.vendors.setPasswordHash(id, passwordHash, now),
+  );
   return { vendor: { ...vendor, passwordHash, updatedAt: now }, password };
 }
 
-export async function rotateSigningSecret(store: Store, name: string, now = Date.now()): Promise<Vendor> {
-  const vendor = await requireVendor(store, name);
+export async function rotateSigningSecret(store: Store, name: string, actor: string, now = Date.now()): Promise<Vendor> {
   const signingSecret = newSigningSecret();
-  await store.write((t) => op(t.vendors.setSigningSecret(vendor.id, signingSecret, now)));
+  const vendor = await changeVendor(store, name, { actor, action: "vendor.rotate-secret" }, now, (t, { id }) =>
+    t.vendors.setSigningSecret(id, signingSecret, now),
+  );
   return { ...vendor, signingSecret, updatedAt: now };
 }

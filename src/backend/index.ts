@@ -145,7 +145,11 @@ export async function openMigratedPostgres(url: string, poolSize: number): Promi
 
 async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
   const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize);
-  const store = trackedWrites(postgresStore(postgres.db), () => walProbe(postgres));
+  const store = trackedWrites(
+    postgresStore(postgres.db),
+    () => walProbe(postgres),
+    (error) => log.error("storage_failed", { error: error.message, action: "writes refused (PostgreSQL's disk or memory); not ready until a write succeeds" }),
+  );
   const credentials = await cachedCredentials(store.store, {
     onError: (error) => log.error("vendors_reload_failed", { error: (error as Error).message, action: "keeping the last list; retrying every second" }),
   });
@@ -196,12 +200,18 @@ const isWriteFailure = (error: unknown) => /^5[38]/.test(sqlState(error) ?? "");
  * out of memory), for readiness. Only `probe` clears it: an ordinary write that succeeds may have
  * written nothing (the worker's claim when nothing is due commits without WAL space), and readiness
  * flapped back to 200 on it while the disk was full. An unreachable server needs no memory:
- * readiness asks it.
+ * readiness asks it. `onFailure` is told when writes start failing (once until a probe clears it).
  */
-export function trackedWrites(store: PostgresStore, probe: () => Promise<unknown>): { store: PostgresStore; writeFailure: () => Promise<Error | null> } {
+export function trackedWrites(
+  store: PostgresStore,
+  probe: () => Promise<unknown>,
+  onFailure: (error: Error) => void = () => {},
+): { store: PostgresStore; writeFailure: () => Promise<Error | null> } {
   let failure: Error | null = null;
   const remember = (error: unknown) => {
-    if (isWriteFailure(error)) failure = error as Error;
+    if (!isWriteFailure(error)) return;
+    if (failure === null) onFailure(error as Error);
+    failure = error as Error;
   };
   return {
     store: {

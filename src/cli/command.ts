@@ -108,13 +108,22 @@ export async function withExistingDatabase<T>(setting: string, use: (database: O
   // not quietly make an empty one and report on that.
   if (!existsSync(setting))
     throw new OperatorError(`No database at ${setting}: pass --database FILE (or set LEAD_INGRESS_DATABASE), or create one with 'lead-ingress migrate'.`);
-  const database = openDatabase(setting, options);
+  const database = openExisting(setting, options);
   try {
     return await use({ kind: "sqlite", store: storeOn(database.db), connection: database });
   } finally {
     // Not database.close(): its TRUNCATE checkpoint would stall the running server's writers for
     // up to the busy timeout. SQLite checkpoints by itself when the last connection closes.
     database.sqlite.close();
+  }
+}
+
+/** As PostgreSQL's is (openFailure), a file that cannot be opened is named, in one line, exit 1. */
+function openExisting(path: string, options?: OpenOptions) {
+  try {
+    return openDatabase(path, options);
+  } catch (error) {
+    throw new DatabaseOpenError(`could not open the SQLite database ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -96,7 +96,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case "replay":
         return await replayCommand(args, io.print);
       default:
-        throw new UsageError(`Unknown command: ${command}\n\n${HELP}`);
+        throw new UsageError(`Unknown command: ${command} ('lead-ingress --help' lists the commands)`);
     }
   } catch (error) {
     if (error instanceof DatabaseOpenError) {

@@ -8,7 +8,7 @@ import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
 import { countCallbacks, cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
 import { dayRange } from "./leads-page.ts";
-import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
 
 const PAGE_SIZE = 50;
 /** Dead first: those are the ones an operator must act on. */
@@ -147,8 +147,8 @@ export async function replaySelection(context: PageContext): Promise<Response> {
   const { status } = selection.filter;
   if (!REPLAYABLE.includes(status) || selection.problems.length > 0)
     return replayConfirmation({ ...context, url: new URL(`/callbacks/replay?${paramsOf(selection)}`, context.url) });
-  const replayed = await replaySelectedCallbacks(context.store, { ...selection.filter, status: status as "dead" | "delivered" }, context.now);
-  await audit(context, "callback.replay-selected", describe(selection), `${replayed} queued`);
+  const filter = { ...selection.filter, status: status as "dead" | "delivered" };
+  const replayed = await replaySelectedCallbacks(context.store, filter, describe(selection), actorOf(context), context.now);
   const params = paramsOf(selection);
   params.set("status", "pending");
   params.set("done", "replayed");

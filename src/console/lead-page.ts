@@ -9,7 +9,7 @@ import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operat
 import { html, type Html } from "./html.ts";
 import {
   actionButton,
-  audit,
+  actorOf,
   csrfField,
   htmlResponse,
   layout,
@@ -124,32 +124,30 @@ function fieldsTable({ lead }: LeadDetail): Html {
   return html`<table>${shown.map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${text(name, value)}</td></tr>`)}</table>`;
 }
 
-/** POST /leads/:id/decide|retry|replay: the action, its audit entry, and the lead's page again. */
+/** POST /leads/:id/decide|retry|replay: the action (audited by its operation), and the lead's page again. */
 export async function leadAction(context: PageContext, leadId: string, action: string): Promise<Response> {
   const { store, form, now } = context;
-  const done = async (notice: keyof typeof NOTICES, auditAction: string, detail: string | null = null) => {
-    await audit(context, auditAction, leadId, detail);
-    return redirect(`${leadPath(leadId)}?done=${notice}`);
-  };
+  const actor = actorOf(context);
+  const done = (notice: keyof typeof NOTICES) => redirect(`${leadPath(leadId)}?done=${notice}`);
   if (action === "decide") {
     const decision = form.get("decision");
     if (decision !== "accept" && decision !== "reject") return leadPage(context, leadId, "Choose accept or reject.");
     const reason = String(form.get("reason") ?? "").trim() || null;
     try {
-      await recordOperatorDecision(store, leadId, decision, reason);
+      await recordOperatorDecision(store, leadId, decision, reason, actor, now);
     } catch (error) {
       if (error instanceof DecisionError) return leadPage(context, leadId, error.message);
       throw error;
     }
-    return done("decided", "lead.decide", reason ? `${decision}: ${reason}` : decision);
+    return done("decided");
   }
   if (action === "retry") {
-    const outcome = await retryCallbackNow(store, leadId, now);
-    if (outcome.kind === "retried") return done("retried", "callback.retry");
+    const outcome = await retryCallbackNow(store, leadId, actor, now);
+    if (outcome.kind === "retried") return done("retried");
     return leadPage(context, leadId, outcome.kind === "missing" ? "This lead has no callback." : notPendingReason(outcome.status));
   }
-  const outcome = await replayCallback(store, leadId, now);
-  if (outcome.kind === "replayed") return done("replayed", "callback.replay");
+  const outcome = await replayCallback(store, leadId, actor, now);
+  if (outcome.kind === "replayed") return done("replayed");
   return leadPage(
     context,
     leadId,

@@ -1,8 +1,8 @@
 // The frame of every console page, and the responses the console sends.
 import type { Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
-import { consoleActor, recordAudit } from "./audit.ts";
 import type { ImportOptions, ImportResult } from "../suppression/import.ts";
+import { consoleActor } from "./audit.ts";
 import { html, Html } from "./html.ts";
 
 /** The operator a page is shown to, and the token its forms must carry back (CSRF). */
@@ -22,15 +22,14 @@ export interface PageContext {
   form: URLSearchParams;
   /** A multipart POST's file (the suppression import's upload); null otherwise. */
   upload: File | null;
-  /** Imports a suppression CSV on a database connection of its own, as `suppress import` does. */
-  importSuppressions: (file: Blob, options: ImportOptions) => Promise<ImportResult>;
+  /** Imports a suppression CSV on a database connection of its own, as `suppress import` does, audited as `subject` by `actor`. */
+  importSuppressions: (file: Blob, subject: string, actor: string, options: ImportOptions) => Promise<ImportResult>;
   now: number;
   log: Logger;
 }
 
-/** Records a change the viewer made: who, what, which subject, now. */
-export const audit = (context: PageContext, action: string, subject: string, detail: string | null = null): Promise<void> =>
-  recordAudit(context.store, { actor: consoleActor(context.viewer.operatorName), action, subject, detail }, context.now);
+/** Who the audit log says made a change: the viewer. The operations record it with the change. */
+export const actorOf = (context: PageContext): string => consoleActor(context.viewer.operatorName);
 
 /**
  * On every console response. Scripts, styles, images and fonts only from the console itself, no

@@ -8,12 +8,13 @@ import { errorText, type Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
 import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
+import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
 import { callbacksPage, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
-import { overviewPage } from "./overview-page.ts";
+import { overviewJson, overviewPage } from "./overview-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
@@ -44,6 +45,7 @@ type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[])
 const ROUTES: Route[] = [
   ["GET", /^\/$/, async () => redirect("/overview")],
   ["GET", /^\/overview$/, overviewPage],
+  ["GET", /^\/overview\.json$/, overviewJson],
   ["GET", /^\/leads$/, leadsPage],
   ["GET", /^\/leads\.csv$/, leadsCsv],
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
@@ -74,8 +76,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     secure: deps.config.tlsCertFile !== undefined,
   });
 
-  const importSuppressions: PageContext["importSuppressions"] = (file, options) =>
-    withOwnConnection(deps.config.databasePath, (database) => importSuppressionFile(database, file, options));
+  const importSuppressions: PageContext["importSuppressions"] = (file, subject, actor, options) =>
+    withOwnConnection(deps.config.databasePath, (database) => importSuppressionFile(database, file, subject, actor, options));
 
   async function answer(request: Request, url: URL): Promise<Response> {
     const { pathname: path } = url;
@@ -83,6 +85,8 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
     if (path === "/assets/console.css")
       return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    const asset = method === "GET" ? consoleAsset(path, request) : null;
+    if (asset) return asset;
     // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
     if (path === "/favicon.ico") return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");

@@ -34,6 +34,8 @@ header button { background: transparent; border-color: #6b7585; color: #fff; }
 .status-accepted, .status-delivered { color: var(--good); font-weight: 600; }
 .status-rejected, .status-dead { color: var(--bad); font-weight: 600; }
 .status-pending, .status-held { color: var(--warn); font-weight: 600; }
+/* A one-word status is never split: overflow-wrap: anywhere above would break "enabled" in a wide table. */
+td[class^="status-"] { overflow-wrap: normal; }
 .notice { padding: 8px 12px; border: 1px solid #9fd3b3; background: #ecfdf3; margin-bottom: 16px; }
 .problem { padding: 8px 12px; border: 1px solid #f4a19a; background: #fef3f2; margin-bottom: 16px; }
 .muted { color: var(--muted); }

@@ -6,7 +6,7 @@ import { errorText } from "../log/index.ts";
 import { MAX_PROBLEMS_KEPT, type ImportProgress, type ImportResult } from "../suppression/import.ts";
 import { addSuppression, e164OrNull, removeSuppression, SuppressionError } from "../suppression/index.ts";
 import { html, type Html } from "./html.ts";
-import { audit, csrfField, htmlResponse, layout, layoutAround, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
+import { actorOf, csrfField, htmlResponse, layout, layoutAround, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
   added: "The number is on the suppression list: leads with it get 422, pending ones are rejected.",
@@ -58,9 +58,8 @@ export async function suppressionAction(context: PageContext, action: "add" | "r
   try {
     const changed =
       action === "add"
-        ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, context.now)
-        : await removeSuppression(context.store, phone);
-    if (changed) await audit(context, `suppression.${action}`, e164!);
+        ? await addSuppression(context.store, phone, context.form.get("reason")?.trim() || null, actorOf(context), context.now)
+        : await removeSuppression(context.store, phone, actorOf(context), context.now);
     const done = action === "add" ? (changed ? "added" : "already-listed") : changed ? "removed" : "not-listed";
     return redirect(`/suppression?phone=${encodeURIComponent(e164!)}&done=${done}`);
   } catch (error) {
@@ -83,8 +82,8 @@ export async function suppressionImport(context: PageContext): Promise<Response>
   const [before, after] = layoutAround("Suppression", context.viewer);
   const { readable, writable } = new TransformStream<string, string>();
   const page = writable.getWriter();
-  // The operator may close the page mid-import: the import still finishes (all or none) and is
-  // audited; only the writes to the gone page fail, and are let go.
+  // The operator may close the page mid-import: the import still finishes (all or none, its audit
+  // entry in the same transaction); only the writes to the gone page fail, and are let go.
   const letGo = () => {};
   const write = (markup: Html | string) => void page.write(typeof markup === "string" ? markup : markup.text).catch(letGo);
   write(before);
@@ -95,13 +94,8 @@ export async function suppressionImport(context: PageContext): Promise<Response>
     write(html`<li>${count(rows)} rows checked (${Math.floor((100 * bytesRead) / Math.max(totalBytes, 1))}% of the file)</li>`);
   void (async () => {
     try {
-      const result = await context.importSuppressions(file, { onProgress: progress, now: context.now });
+      const result = await context.importSuppressions(file, name, actorOf(context), { onProgress: progress, now: context.now });
       write(html`</ol>${importResult(name, result)}`);
-      // The numbers are listed by now: a failed audit entry must not read as a failed import.
-      if (result.kind === "imported")
-        await audit(context, "suppression.import", name, `${result.rows} rows, ${result.added} added`).catch((error: unknown) =>
-          context.log.error("audit_failed", { action: "suppression.import", file: name, error: errorText(error) }),
-        );
     } catch (error) {
       write(
         html`</ol>${problemBox(error instanceof SuppressionError ? error.message : "The import failed; nothing was imported. The reason is in the service's log.")}`,

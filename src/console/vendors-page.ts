@@ -1,8 +1,12 @@
 // The Vendors page: add one (its password and signing secret shown once), disable and enable,
-// rotate the password or the signing secret (shown once). The CLI's operations, audited.
-import { createVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
-import { html } from "./html.ts";
-import { actionButton, audit, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
+// rotate the password or the signing secret (shown once). The CLI's operations, audited. Each
+// vendor's volume (leads taken and refused) and acceptance (of its leads decided, the share
+// accepted) over the last day and week, from the rollup (stats/series.ts).
+import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
+import { REFUSED_KINDS } from "../stats/kinds.ts";
+import { readVendorVolumes, type VendorVolume } from "../stats/series.ts";
+import { html, type Html } from "./html.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
   disabled: "The vendor is disabled: its requests get 401 from now on.",
@@ -12,6 +16,7 @@ const NOTICES: Record<string, string> = {
 export async function vendorsPage(context: PageContext, problem: string | null = null): Promise<Response> {
   const { viewer } = context;
   const vendors = await listVendors(context.store);
+  const volumes = new Map((await context.store.read((t) => readVendorVolumes(t, context.now))).map((volume) => [volume.name, volume]));
   const path = (name: string, action: string) => `/vendors/${encodeURIComponent(name)}/${action}`;
   const content = html`<h1>Vendors</h1>
 ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(problem)}
@@ -19,11 +24,12 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
 <label>New vendor's name<input name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]+"></label>
 <button type="submit">Add vendor</button></form>
 <table>
-<thead><tr><th>Name</th><th>Status</th><th>Created</th><th>Changed</th><th></th></tr></thead>
+<thead><tr><th>Name</th><th>Status</th><th>Last day</th><th>Last week</th><th>Created</th><th>Changed</th><th></th></tr></thead>
 <tbody>${vendors.map(
     (vendor) => html`<tr>
 <td>${vendor.name}</td>
 <td class="${vendor.enabled ? "status-accepted" : "status-rejected"}">${vendor.enabled ? "enabled" : "disabled"}</td>
+${volumeCells(volumes.get(vendor.name))}
 <td class="mono">${timeText(vendor.createdAt)}</td>
 <td class="mono">${timeText(vendor.updatedAt)}</td>
 <td>${vendor.enabled ? actionButton(viewer, path(vendor.name, "disable"), "Disable", {}, true) : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-password"), "New password", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-secret"), "New signing secret", {}, true)}</td>
@@ -31,6 +37,18 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
   )}</tbody>
 </table>`;
   return htmlResponse(layout("Vendors", viewer, content), problem ? 409 : 200);
+}
+
+/** Leads taken and refused, and the share of those decided that were accepted, over the day and the week. */
+function volumeCells(volume: VendorVolume | undefined): Html[] {
+  return (["day", "week"] as const).map((window) => {
+    const counts = volume?.[window] ?? {};
+    const of = (kind: string) => counts[kind] ?? 0;
+    const refused = REFUSED_KINDS.reduce((total, kind) => total + of(kind), 0);
+    const decided = of("decided_accepted") + of("decided_rejected");
+    const acceptance = decided === 0 ? "none decided" : `${Math.round((of("decided_accepted") / decided) * 1000) / 10} % accepted`;
+    return html`<td data-volume="${window}">${of("accepted")} leads, ${refused} refused; ${acceptance}</td>`;
+  });
 }
 
 /** A secret is shown on this one answer only (never in a URL, never stored in clear). */
@@ -57,8 +75,7 @@ export async function vendorAction(context: PageContext, name: string, action: s
 async function changeVendor(context: PageContext, name: string, action: string): Promise<Response> {
   const { store, now } = context;
   if (action === "add") {
-    const created = await createVendor(store, name, undefined, now);
-    await audit(context, "vendor.add", name);
+    const created = await addVendor(store, name, actorOf(context), undefined, now);
     return secretsPage(context, `Vendor ${name} added`, [
       ["Vendor", name],
       ["Password", created.password],
@@ -66,23 +83,20 @@ async function changeVendor(context: PageContext, name: string, action: string):
     ]);
   }
   if (action === "rotate-password") {
-    const rotated = await rotatePassword(store, name, undefined, now);
-    await audit(context, "vendor.rotate-password", name);
+    const rotated = await rotatePassword(store, name, actorOf(context), undefined, now);
     return secretsPage(context, `New password for ${name}`, [
       ["Vendor", name],
       ["Password", rotated.password],
     ]);
   }
   if (action === "rotate-secret") {
-    const vendor = await rotateSigningSecret(store, name, now);
-    await audit(context, "vendor.rotate-secret", name);
+    const vendor = await rotateSigningSecret(store, name, actorOf(context), now);
     return secretsPage(context, `New signing secret for ${name}`, [
       ["Vendor", name],
       ["Signing secret", vendor.signingSecret],
     ]);
   }
   const enabled = action === "enable";
-  await setVendorEnabled(store, name, enabled, now);
-  await audit(context, enabled ? "vendor.enable" : "vendor.disable", name);
+  await setVendorEnabled(store, name, enabled, actorOf(context), now);
   return redirect(`/vendors?done=${enabled ? "enabled" : "disabled"}`);
 }

@@ -176,7 +176,10 @@ export const callbacks = sqliteTable(
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
     /** The JSON body, fixed at decision time so every retry sends the same bytes. */
     payload: text("payload"),
+    /** Every attempt made, replays included. */
     attemptCount: integer("attempt_count").notNull().default(0),
+    /** attempt_count when an operator last replayed it: the retry schedule counts from here. */
+    attemptsBeforeReplay: integer("attempts_before_replay").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at"),
     lockedUntil: integer("locked_until"),
     claimToken: text("claim_token"),
@@ -250,4 +253,26 @@ export const auditLog = sqliteTable(
     detail: text("detail"),
   },
   (t) => [index("audit_log_at").on(t.at)],
+);
+
+/**
+ * Pre-aggregated counts for the console's Overview and Vendors pages: how many answers, decisions
+ * and callback attempts of each kind a vendor had in a time bucket, and their summed milliseconds
+ * (intake to decision, attempt duration). Each instance adds its own counts every few seconds in
+ * one upsert (src/stats/tally.ts), so a chart reads a bounded number of rows whatever the volume
+ * of leads. `bucket_ms` is the resolution (1 min, 15 min, 1 h): every count is added at each.
+ */
+export const outcomeCounts = sqliteTable(
+  "outcome_counts",
+  {
+    bucketMs: integer("bucket_ms").notNull(),
+    /** The bucket's first millisecond. */
+    bucketAt: integer("bucket_at").notNull(),
+    /** Empty where no vendor is known (a 401) or none is kept (callback attempts). */
+    vendorId: text("vendor_id").notNull(),
+    kind: text("kind").notNull(),
+    count: integer("count").notNull(),
+    totalMs: integer("total_ms").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
 );

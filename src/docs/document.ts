@@ -4,7 +4,7 @@
 // description, Basic auth and the named schemas the operations refer to.
 import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi";
 import pkg from "../../package.json" with { type: "json" };
-import { SCHEMAS } from "./schemas.ts";
+import { HEADERS, SCHEMAS } from "./schemas.ts";
 
 const DESCRIPTION = `Submit sales leads (**postLead**), pre-check phone numbers (**prePing**) and read final results.
 
@@ -26,5 +26,6 @@ export const DOCUMENTATION = {
   components: {
     securitySchemes: { basicAuth: { type: "http", scheme: "basic", description: "Your vendor name and password." } },
     schemas: SCHEMAS,
+    headers: HEADERS,
   },
 } satisfies ElysiaOpenAPIConfig["documentation"];

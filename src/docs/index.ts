@@ -7,18 +7,12 @@
 // attributes. Ours is Swagger UI from the binary (page.ts), over the plugin's document.
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { ASSETS, type Asset } from "./assets.ts";
+import { serveAsset } from "../http/embedded-asset.ts";
+import { ASSETS } from "./assets.ts";
 import { DOCUMENTATION } from "./document.ts";
 import { ASSETS_PATH, INIT_JS, PAGE_CSP, PAGE_HTML, PAGE_PATH, SPEC_PATH } from "./page.ts";
 
 const hide = { detail: { hide: true } };
-
-async function serveAsset(asset: Asset, request: Request): Promise<Response> {
-  const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
-  const headers: Record<string, string> = { "content-type": asset.contentType, "cache-control": "public, max-age=86400", vary: "accept-encoding" };
-  if (gzip) headers["content-encoding"] = "gzip";
-  return new Response(gzip ? await asset.gzipped() : await asset.bytes(), { headers });
-}
 
 export function apiDocs() {
   const plugin = new Elysia({ name: "api-docs" })

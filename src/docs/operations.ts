@@ -7,7 +7,7 @@ import type { Flag } from "../http/envelope.ts";
 import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
 import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
-import { ref } from "./schemas.ts";
+import { ANSWER_HEADERS, ref } from "./schemas.ts";
 
 /** What of the running configuration the documented answers show. */
 export interface DocumentedSettings {
@@ -166,9 +166,19 @@ const leadLookupDoc = {
   },
 };
 
+type Responses = Record<number, { description: string; headers?: object }>;
+
+/** Each response with the headers every answer carries. */
+const withAnswerHeaders = <D extends { responses: Responses }>(doc: D): D => ({
+  ...doc,
+  responses: Object.fromEntries(
+    Object.entries(doc.responses).map(([status, response]) => [status, { ...response, headers: { ...ANSWER_HEADERS, ...response.headers } }]),
+  ),
+});
+
 // TypeBox emits JSON Schema, as OpenAPI 3.1 takes it; Elysia types `detail` with OpenAPI 3.0's
 // types, which differ only in details such as `const` and `examples`. One cast, here.
-const operation = (doc: object) => doc as DocumentDecoration;
+const operation = (doc: { responses: Responses }) => withAnswerHeaders(doc) as DocumentDecoration;
 
 /**
  * The /v1 operations, each given to its route as its `detail` by the app that composes them

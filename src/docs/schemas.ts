@@ -4,6 +4,7 @@
 import { Type as t, type TSchema } from "@sinclair/typebox";
 import { LEAD_ACCEPTED } from "../contract/texts.ts";
 import { LeadRequest, PrePingRequest } from "../intake/lead-schema.ts";
+import { REQUEST_ID_HEADER, REQUEST_ID_RULE } from "../http/request-id.ts";
 
 export type SchemaName =
   | "LeadRequest"
@@ -72,3 +73,15 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
   CallbackAccepted,
   CallbackRejected,
 };
+
+/** The headers every answer carries, in components.headers: declared once, referenced by each response. */
+export const HEADERS = {
+  RequestId: {
+    description: `This request's id: the \`${REQUEST_ID_HEADER}\` you sent when it is at most ${REQUEST_ID_RULE.maxLength} letters, digits and \`._:+=/-\`, else one the service made. Quote it when asking about a request: the service's log line for it carries it.`,
+    schema: { type: "string" as const, ...REQUEST_ID_RULE },
+    example: "AZqKTEn7dqqDghIXFbB8hQ",
+  },
+};
+
+/** The header every answer carries, as its responses refer to it. */
+export const ANSWER_HEADERS = { [REQUEST_ID_HEADER]: { $ref: "#/components/headers/RequestId" } };

@@ -21,7 +21,7 @@ export interface FinalResultJobDeps {
   batchSize: number;
   leaseMs: number;
   /** Each lead recorded as decided, by its final status. */
-  onDecided: (status: "accepted" | "rejected", leadId: string) => void;
+  onDecided: (status: "accepted" | "rejected", leadId: string, vendorId: string) => void;
   /** PostgreSQL's: a claimed batch decided with one read and one write (backend/pg-worker.ts); without it each lead is scripts of its own. */
   batches?: DecisionBatches;
 }
@@ -65,7 +65,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       await log.flush();
       const now = deps.clock();
       const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now), BACKGROUND);
-      if (outcome === "recorded") deps.onDecided(result.status, lead.id);
+      if (outcome === "recorded") deps.onDecided(result.status, lead.id, lead.vendorId);
       if (outcome !== "changed") return;
     }
   }
@@ -89,7 +89,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     const recorded = await batches.record(decided, token, now).catch(() => new Set<string>());
     await Promise.all(
       decided.map(({ lead, result, certificate }) =>
-        recorded.has(lead.id) ? deps.onDecided(result.status, lead.id) : decideAndRecord(lead, token, certificate),
+        recorded.has(lead.id) ? deps.onDecided(result.status, lead.id, lead.vendorId) : decideAndRecord(lead, token, certificate),
       ),
     );
   }

@@ -1,19 +1,35 @@
 // An operator's decision during the hold (CONTRACT §7): recorded now, applied when the hold ends.
 import { op, type Script } from "../db/script.ts";
+import { auditEntry } from "../store/audit/index.ts";
 import type { Store, Tables } from "../store/index.ts";
 import type { LeadStatus } from "../db/schema.ts";
 import type { OperatorDecision } from "../store/leads/index.ts";
 
 export class DecisionError extends Error {}
 
-/** Records the decision on a pending lead; otherwise answers the lead's status (null: no such lead). */
-function* decide(t: Tables, leadId: string, decision: OperatorDecision, reason: string | null): Script<"recorded" | LeadStatus | null> {
-  if (yield* op(t.leads.recordOperatorDecision(leadId, decision, reason))) return "recorded";
-  return yield* op(t.leads.statusOf(leadId));
+/** Records the decision on a pending lead, audited; otherwise answers the lead's status (null: no such lead). */
+function* decide(
+  t: Tables,
+  leadId: string,
+  decision: OperatorDecision,
+  reason: string | null,
+  actor: string,
+  now: number,
+): Script<"recorded" | LeadStatus | null> {
+  if (!(yield* op(t.leads.recordOperatorDecision(leadId, decision, reason)))) return yield* op(t.leads.statusOf(leadId));
+  yield* op(t.audit.append(auditEntry({ actor, action: "lead.decide", subject: leadId, detail: reason ? `${decision}: ${reason}` : decision }, now)));
+  return "recorded";
 }
 
-export async function recordOperatorDecision(store: Store, leadId: string, decision: OperatorDecision, reason: string | null): Promise<void> {
-  const outcome = await store.write((t) => decide(t, leadId, decision, reason));
+export async function recordOperatorDecision(
+  store: Store,
+  leadId: string,
+  decision: OperatorDecision,
+  reason: string | null,
+  actor: string,
+  now = Date.now(),
+): Promise<void> {
+  const outcome = await store.write((t) => decide(t, leadId, decision, reason, actor, now));
   if (outcome === "recorded") return;
   throw new DecisionError(outcome ? `Lead ${leadId} is already ${outcome}; final results never change` : `No such lead: ${leadId}`);
 }

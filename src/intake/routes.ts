@@ -4,7 +4,7 @@ import { Elysia, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
-import type { Metrics } from "../metrics/index.ts";
+import { note, noted } from "../http/request-note.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
@@ -45,21 +45,17 @@ const intakeOutcome = (outcome: SubmitOutcome) =>
 // before the vendor is known, and `response` would replace the documented examples with bare
 // schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
 // `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
-export function intakeRoutes(
-  auth: VendorAuth,
-  deps: IntakeDeps,
-  metrics: Metrics,
-  bodyLimitBytes: number,
-  docs: Record<"prePing" | "postLead", DocumentDecoration>,
-) {
+export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes: number, docs: Record<"prePing" | "postLead", DocumentDecoration>) {
   return new Elysia({ name: "intake" })
     .use(auth.plugin)
     .post(
       "/v1/prePing",
       async ({ request, set }) => {
         const body = await readJsonObject(request, bodyLimitBytes);
-        const outcome = prePing(deps, body.value);
-        return answer(set, prePingReply(outcome instanceof Promise ? await outcome : outcome));
+        const pending = prePing(deps, body.value);
+        const outcome = pending instanceof Promise ? await pending : pending;
+        note(request, { outcome: outcome.kind });
+        return answer(set, noted(request, prePingReply(outcome)));
       },
       { parse: "none", detail: docs.prePing },
     )
@@ -73,8 +69,8 @@ export function intakeRoutes(
           rawBody: body.text,
           idempotencyKey: request.headers.get("idempotency-key"),
         });
-        metrics.intake.inc({ outcome: intakeOutcome(outcome) });
-        return answer(set, postLeadReply(outcome));
+        note(request, { outcome: intakeOutcome(outcome), leadId: outcome.kind === "accepted" ? outcome.leadId : undefined });
+        return answer(set, noted(request, postLeadReply(outcome)));
       },
       { parse: "none", detail: docs.postLead },
     );

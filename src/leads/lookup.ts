@@ -2,6 +2,7 @@
 import { Elysia, t, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
+import { noted } from "../http/request-note.ts";
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadState } from "../store/leads/index.ts";
@@ -39,5 +40,9 @@ const params = t.Object({ lead_id: t.String({ description: "The lead_id from pos
 export function leadRoutes(auth: VendorAuth, store: Store, detail: DocumentDecoration) {
   return new Elysia({ name: "leads" })
     .use(auth.plugin)
-    .get("/v1/leads/:lead_id", async ({ params, set, vendor }) => answer(set, await leadStatusReply(store, vendor.id, params.lead_id)), { params, detail });
+    .get(
+      "/v1/leads/:lead_id",
+      async ({ params, request, set, vendor }) => answer(set, noted(request, await leadStatusReply(store, vendor.id, params.lead_id))),
+      { params, detail },
+    );
 }

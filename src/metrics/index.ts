@@ -1,8 +1,12 @@
-// The service's metrics (CONTRACT §9): requests by route and status, leads by outcome, callback
-// attempts by result, and the callback queue's depth and oldest due item, read at scrape time.
+// The service's metrics (CONTRACT §9): requests by route and status, leads by vendor and outcome,
+// refused credentials by vendor, callback attempts by result, and, read at scrape time, the callback
+// queue's depth and oldest due item and whether storage takes writes. Vendor labels only ever carry
+// a known vendor's name or "unknown" (never a name a stranger sent), so their number is bounded by
+// the vendors table; each known vendor's series are there at 0 from the scrape after it is added.
 import { op, type Script } from "../db/script.ts";
 import type { QueueDepth } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
+import { AUTH_REFUSALS, UNKNOWN_VENDOR, type AuthRefusal, type RequestNote } from "../http/request-note.ts";
 import { VERSION } from "../config/build-info.ts";
 import { Counter, Histogram, renderGauge } from "./registry.ts";
 
@@ -20,11 +24,15 @@ export function createMetrics() {
       ["route"] as const,
       [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     ),
-    intake: new Counter(
-      "lead_ingress_intake_total",
-      "postLead answers by outcome (accepted, replayed, invalid, blocked, idempotency_conflict).",
-      ["outcome"] as const,
-      each("outcome", INTAKE_OUTCOMES),
+    intake: new Counter("lead_ingress_intake_total", "postLead answers by vendor and outcome (accepted, replayed, invalid, blocked, idempotency_conflict).", [
+      "vendor",
+      "outcome",
+    ] as const),
+    authRefusals: new Counter(
+      "lead_ingress_auth_refusals_total",
+      'Refused credentials by vendor ("unknown" when they name none) and reason (unauthorized, too_many_failures, rate_limited).',
+      ["vendor", "reason"] as const,
+      AUTH_REFUSALS.map((reason) => ({ vendor: UNKNOWN_VENDOR, reason })),
     ),
     finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const, each("status", FINAL_STATUSES)),
     intakeToDecision: new Histogram(
@@ -52,6 +60,24 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** A vendor's series at 0, so a rate over them exists before its first request. */
+function showVendor(metrics: Metrics, vendor: string): void {
+  for (const outcome of INTAKE_OUTCOMES) metrics.intake.show({ vendor, outcome });
+  for (const reason of AUTH_REFUSALS) metrics.authRefusals.show({ vendor, reason });
+}
+
+const isAuthRefusal = (outcome: string): outcome is AuthRefusal => (AUTH_REFUSALS as readonly string[]).includes(outcome);
+
+/** Counts an answered request: by route and status, its duration, and what its note says became of it. */
+export function countAnswer(metrics: Metrics, route: string, status: number, seconds: number, note: RequestNote): void {
+  metrics.httpRequests.inc({ route, status });
+  metrics.httpRequestDuration.observe({ route }, seconds);
+  const { outcome, vendor = UNKNOWN_VENDOR } = note;
+  if (outcome === undefined) return;
+  if (isAuthRefusal(outcome)) metrics.authRefusals.inc({ vendor, reason: outcome });
+  else if (route === "/v1/postLead") metrics.intake.inc({ vendor, outcome });
+}
+
 const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead"]);
 
 /** A path as a metrics label: known routes as themselves, lead ids folded, anything else "other". */
@@ -66,11 +92,19 @@ function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingL
   return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()), deadCallbacks: yield* op(t.callbacks.countDead()) };
 }
 
-export async function renderMetrics(metrics: Metrics, store: Store, now: number): Promise<string> {
+/** What a scrape reads besides the counters: the store, and readiness (the backend's, as /readyz answers it). */
+export interface ScrapeSources {
+  store: Store;
+  ready: () => boolean | Promise<boolean>;
+}
+
+export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, now: number): Promise<string> {
+  const vendors = await sources.store.read((t) => op(t.vendors.list()));
+  for (const vendor of vendors) showVendor(metrics, vendor.name);
   // Counters before the gauges' read: an event counted shows its effect in the same scrape's gauges
   // (on PostgreSQL the read is awaited while deliveries go on and are counted).
   const counters = Object.values(metrics).map((counter) => counter.render());
-  const { queue, pendingLeads, deadCallbacks } = await store.read((t) => readings(t, now));
+  const [{ queue, pendingLeads, deadCallbacks }, ready] = await Promise.all([sources.store.read((t) => readings(t, now)), sources.ready()]);
   return `${[
     ...counters,
     renderGauge({
@@ -89,6 +123,11 @@ export async function renderMetrics(metrics: Metrics, store: Store, now: number)
       name: "lead_ingress_callbacks_dead",
       help: "Callbacks whose retries ran out (or 410 Gone), waiting for an operator's replay.",
       value: deadCallbacks,
+    }),
+    renderGauge({
+      name: "lead_ingress_ready",
+      help: "1 while /readyz answers 200 (the database answers and takes writes); 0 while the disk is full or storage has failed.",
+      value: ready ? 1 : 0,
     }),
     renderGauge({ name: "lead_ingress_build_info", help: "The running version (always 1).", value: 1, labels: { version: VERSION } }),
   ].join("\n\n")}\n`;

@@ -14,7 +14,8 @@ class LabelledSeries<L extends string, S> {
   ) {}
 
   // Called on every request, so the common case is one short string and one map lookup. Label
-  // values are the service's own (routes folded by routeLabel, statuses, outcome names): no NULs.
+  // values are the service's own (routes folded by routeLabel, statuses, outcome names, vendor names,
+  // which VENDOR_NAME keeps to letters, digits and `._-`): no NULs.
   of(labels: Record<L, string | number>): S {
     let id = "";
     for (const name of this.labelNames) id += `${labels[name]}\u0000`;
@@ -37,7 +38,12 @@ export class Counter<L extends string> {
     present: Record<L, string>[] = [],
   ) {
     this.values = new LabelledSeries(labelNames, () => ({ value: 0 }));
-    for (const labels of present) this.values.of(labels);
+    for (const labels of present) this.show(labels);
+  }
+
+  /** Shows this label set (at 0 until counted). */
+  show(labels: Record<L, string>): void {
+    this.values.of(labels);
   }
 
   inc(labels: Record<L, string | number>, by = 1): void {

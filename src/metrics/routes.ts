@@ -2,13 +2,12 @@
 // keep it off the public interface with the listen address or a reverse proxy. Documented in the
 // README, not on the vendors' API page.
 import { Elysia } from "elysia";
-import type { Store } from "../store/index.ts";
-import { renderMetrics, type Metrics } from "./index.ts";
+import { renderMetrics, type Metrics, type ScrapeSources } from "./index.ts";
 
-export function metricsRoutes(metrics: Metrics, store: Store, clock: () => number) {
+export function metricsRoutes(metrics: Metrics, sources: ScrapeSources, clock: () => number) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
-    async () => new Response(await renderMetrics(metrics, store, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+    async () => new Response(await renderMetrics(metrics, sources, clock()), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
     { detail: { hide: true } },
   );
 }

@@ -10,6 +10,7 @@ import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
 import type { LeadsTable } from "./leads/index.ts";
 import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
 import type { OperatorsTable } from "./operators/index.ts";
+import type { OutcomeCountsTable } from "./outcome-counts/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
@@ -24,6 +25,7 @@ export interface Tables {
   operators: OperatorsTable;
   operatorSessions: OperatorSessionsTable;
   audit: AuditTable;
+  outcomeCounts: OutcomeCountsTable;
 }
 
 /**

@@ -10,6 +10,7 @@ import { WriteConflict, type Store, type Tables } from "./index.ts";
 import { pgLeads } from "./leads/pg.ts";
 import { pgOperatorSessions } from "./operator-sessions/pg.ts";
 import { pgOperators } from "./operators/pg.ts";
+import { pgOutcomeCounts } from "./outcome-counts/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
@@ -31,6 +32,7 @@ function tablesOn(db: PgDb): TablesOn {
     const operators = pgOperators(db);
     const operatorSessions = pgOperatorSessions(db);
     const audit = pgAudit(db);
+    const outcomeCounts = pgOutcomeCounts(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -41,6 +43,7 @@ function tablesOn(db: PgDb): TablesOn {
       operators: operators(on),
       operatorSessions: operatorSessions(on),
       audit: audit(on),
+      outcomeCounts: outcomeCounts(on),
     });
     tablesByDb.set(db, build);
   }

@@ -71,6 +71,7 @@ export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; lea
     status: "held",
     payload: null,
     attemptCount: 0,
+    attemptsBeforeReplay: 0,
     nextAttemptAt: null,
     lockedUntil: null,
     claimToken: null,
@@ -79,4 +80,13 @@ export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; lea
     updatedAt: now,
     deliveredAt: null,
   };
+}
+
+/**
+ * What a replay sets (the `now` placeholder): due now, unleased, and its attempts so far kept as
+ * the base its retry schedule counts from, so the total stays counted.
+ */
+export function replayedCallback(attemptCount: Column) {
+  const now = sql`${sql.placeholder("now")}`;
+  return { status: "pending" as const, attemptsBeforeReplay: sql`${attemptCount}`, nextAttemptAt: now, updatedAt: now, lockedUntil: null, claimToken: null };
 }

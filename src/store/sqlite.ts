@@ -13,6 +13,7 @@ import type { ConnectionStore, ServiceStore, Tables } from "./index.ts";
 import { sqliteLeads } from "./leads/sqlite.ts";
 import { sqliteOperatorSessions } from "./operator-sessions/sqlite.ts";
 import { sqliteOperators } from "./operators/sqlite.ts";
+import { sqliteOutcomeCounts } from "./outcome-counts/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
@@ -41,6 +42,7 @@ export function sqliteTables(connection: Connection): Tables {
       operators: sqliteOperators(db),
       operatorSessions: sqliteOperatorSessions(db),
       audit: sqliteAudit(db),
+      outcomeCounts: sqliteOutcomeCounts(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

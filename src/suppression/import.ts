@@ -7,6 +7,8 @@
 // for that one statement (about 0.5 s per million numbers on our 2-core VM), not for the reading
 // and checking of the file.
 import { stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { auditEntry } from "../store/audit/index.ts";
 import type { StagedSuppression } from "../store/suppressions/index.ts";
 import type { OperatorDatabase } from "../store/index.ts";
 import { pgSuppressionImport } from "../store/suppressions/pg-import.ts";
@@ -46,14 +48,24 @@ export interface ImportOptions {
   now?: number;
 }
 
-/** `suppress import FILE`: the file at `path`. */
-export async function importSuppressionCsv(database: OperatorDatabase, path: string, options: ImportOptions = {}): Promise<ImportResult> {
+/** `suppress import FILE`: the file at `path`, audited under the file's name. */
+export async function importSuppressionCsv(database: OperatorDatabase, path: string, actor: string, options: ImportOptions = {}): Promise<ImportResult> {
   await checkIsFile(path);
-  return importSuppressionFile(database, Bun.file(path), options);
+  return importSuppressionFile(database, Bun.file(path), basename(path), actor, options);
 }
 
-/** A CSV's bytes however they came (a file on disk, the console's upload): the same checks, the same all-or-none import. */
-export async function importSuppressionFile(database: OperatorDatabase, file: Blob, options: ImportOptions = {}): Promise<ImportResult> {
+/**
+ * A CSV's bytes however they came (a file on disk, the console's upload): the same checks, the
+ * same all-or-none import, audited as `subject` (the file's name) with its counts in the same
+ * transaction.
+ */
+export async function importSuppressionFile(
+  database: OperatorDatabase,
+  file: Blob,
+  subject: string,
+  actor: string,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const totalBytes = file.size;
   const problems: RowProblem[] = [];
   let problemCount = 0;
@@ -97,7 +109,10 @@ export async function importSuppressionFile(database: OperatorDatabase, file: Bl
     if (!header && problemCount === 0) report(1, `the file is empty: ${EXPECTED_HEADER}`);
     if (problemCount > 0) return { kind: "malformed", problems, problemCount };
     await staging.stage(chunk);
-    const added = await staging.copyIntoList(options.now ?? Date.now());
+    const now = options.now ?? Date.now();
+    const auditOf = (added: number) =>
+      auditEntry({ actor, action: "suppression.import", subject, detail: `${rows} rows, ${added} added, ${rows - added} already listed` }, now);
+    const added = await staging.copyIntoList(now, auditOf);
     return { kind: "imported", rows, added, alreadyListed: rows - added };
   } finally {
     await staging.drop();

@@ -3,6 +3,7 @@
 import { op } from "../db/script.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
 import type { Suppression } from "../store/suppressions/index.ts";
+import { auditedChange, auditEntry } from "../store/audit/index.ts";
 import type { Store } from "../store/index.ts";
 
 export class SuppressionError extends Error {}
@@ -19,16 +20,18 @@ export function normalisePhone(phone: string): string {
   return e164;
 }
 
-/** Adds a number; true when it was not listed before. */
-export async function addSuppression(store: Store, phone: string, reason: string | null = null, now = Date.now()): Promise<boolean> {
+/** Adds a number; true when it was not listed before (only then is the addition audited, with its reason). */
+export async function addSuppression(store: Store, phone: string, reason: string | null, actor: string, now = Date.now()): Promise<boolean> {
   const row = { phoneE164: normalisePhone(phone), reason, createdAt: now };
-  return store.write((t) => op(t.suppressions.add(row)));
+  const audit = auditEntry({ actor, action: "suppression.add", subject: row.phoneE164, detail: reason }, now);
+  return store.write((t) => auditedChange(t.suppressions.add(row), t.audit, audit));
 }
 
-/** Removes a number; true when it was listed. */
-export async function removeSuppression(store: Store, phone: string): Promise<boolean> {
+/** Removes a number; true when it was listed (only then is the removal audited). */
+export async function removeSuppression(store: Store, phone: string, actor: string, now = Date.now()): Promise<boolean> {
   const phoneE164 = normalisePhone(phone);
-  return store.write((t) => op(t.suppressions.remove(phoneE164)));
+  const audit = auditEntry({ actor, action: "suppression.remove", subject: phoneE164 }, now);
+  return store.write((t) => auditedChange(t.suppressions.remove(phoneE164), t.audit, audit));
 }
 
 /** A number's entry (any spelling), or null when it is not listed. */

@@ -9,6 +9,8 @@ import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import { isCallbackKind } from "../stats/kinds.ts";
+import { NO_TALLY, type Tally } from "../stats/tally.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { WorkerBatches } from "../backend/pg-worker.ts";
 import { startLoop } from "./loop.ts";
@@ -19,6 +21,8 @@ export interface WorkerDeps {
   store: Store<Answering, "promise">;
   log: Logger;
   metrics: Metrics;
+  /** The console's counts; none are kept without it. */
+  tally?: Tally;
   /** HTTP requests in flight now (the foreground the worker yields to). */
   foregroundLoad: () => number;
   clock?: () => number;
@@ -46,6 +50,7 @@ const LEASE_MARGIN_MS = 5_000;
 export function startWorker(deps: WorkerDeps): Worker {
   const { config, log } = deps;
   const clock = deps.clock ?? Date.now;
+  const tally = deps.tally ?? NO_TALLY;
   const decisions = createFinalResultJob({
     store: deps.store,
     clock,
@@ -54,9 +59,10 @@ export function startWorker(deps: WorkerDeps): Worker {
       ? certificateVerifier({ allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.certificateTimeoutMs })
       : null,
     batchSize: DECISION_BATCH,
-    onDecided: (status, leadId) => {
+    onDecided: (status, leadId, vendorId) => {
       deps.metrics.finalResults.inc({ status });
       deps.metrics.intakeToDecision.observe({}, (clock() - leadCreatedAt(leadId)) / 1000);
+      tally.record(vendorId, `decided_${status}`, clock() - leadCreatedAt(leadId));
     },
     batches: deps.batches?.decisions,
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
@@ -75,6 +81,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     onAttempt: (result, durationMs) => {
       deps.metrics.callbackAttempts.inc({ result });
       deps.metrics.callbackAttemptDuration.observe({ result }, durationMs / 1000);
+      if (isCallbackKind(result)) tally.record("", result, durationMs);
     },
     recordAttempt: deps.batches?.recordAttempt,
   });

@@ -113,18 +113,18 @@ describe("vendor changes", () => {
     const header = basic("umbrella", "umbrella-password");
     expect((await vendorOf(header))?.name).toBe("umbrella");
 
-    await setVendorEnabled(storeOn(handle.db), "umbrella", false);
+    await setVendorEnabled(storeOn(handle.db), "umbrella", false, "test");
     await nextTurn();
     expect(await vendorOf(header)).toBeNull();
 
-    await setVendorEnabled(storeOn(handle.db), "umbrella", true);
+    await setVendorEnabled(storeOn(handle.db), "umbrella", true, "test");
     await nextTurn();
     expect((await vendorOf(header))?.name).toBe("umbrella");
   });
 
   test("a vendor disabled before its first request is refused with the right password", async () => {
     await createVendor(storeOn(handle.db), "hooli", "hooli-password");
-    await setVendorEnabled(storeOn(handle.db), "hooli", false);
+    await setVendorEnabled(storeOn(handle.db), "hooli", false, "test");
     expect(await vendorOf(basic("hooli", "hooli-password"))).toBeNull();
   });
 
@@ -133,7 +133,7 @@ describe("vendor changes", () => {
     const oldHeader = basic("soylent", "soylent-old-password");
     expect((await vendorOf(oldHeader))?.name).toBe("soylent");
 
-    const { password } = await rotatePassword(storeOn(handle.db), "soylent", "soylent-new-password");
+    const { password } = await rotatePassword(storeOn(handle.db), "soylent", "test", "soylent-new-password");
     expect(password).toBe("soylent-new-password");
     expect(await vendorOf(oldHeader)).toBeNull();
     expect((await vendorOf(basic("soylent", "soylent-new-password")))?.name).toBe("soylent");
@@ -143,7 +143,7 @@ describe("vendor changes", () => {
     await createVendor(storeOn(handle.db), "vandelay", "vandelay-password-a");
     const laterHeader = basic("vandelay", "vandelay-password-b");
     expect(await vendorOf(laterHeader)).toBeNull();
-    await rotatePassword(storeOn(handle.db), "vandelay", "vandelay-password-b");
+    await rotatePassword(storeOn(handle.db), "vandelay", "test", "vandelay-password-b");
     expect((await vendorOf(laterHeader))?.name).toBe("vandelay");
   });
 
@@ -193,7 +193,7 @@ describe("a flood of bad credentials (CONTRACT §9)", () => {
 
   test("an unknown or disabled name costs no argon2 check; it is answered after a timer, not at once", async () => {
     await createVendor(storeOn(handle.db), "stark", "stark-password");
-    await setVendorEnabled(storeOn(handle.db), "stark", false);
+    await setVendorEnabled(storeOn(handle.db), "stark", false, "test");
     const fresh = createAuthenticator(storedCredentials(storeOn(handle.db)));
     const verify = spyOn(Bun.password, "verify");
     try {

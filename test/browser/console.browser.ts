@@ -283,3 +283,60 @@ test("replay a dead callback from the Callbacks page and see it delivered; uploa
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
 }, 240_000);
+
+/** How many pixels of a canvas are painted (not transparent): a drawn chart has its lines and axes. */
+function paintedPixels(canvas: any): number {
+  const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+  let painted = 0;
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) painted++;
+  return painted;
+}
+
+test("the Overview draws its charts with data in them, and refreshes them in place", async () => {
+  // Leads of two outcomes (accepted through the hold to its callback, and a 400), counted within the flush interval (5 s).
+  await postLead({});
+  expect((await vendorPost({ phone_number: "555" })).status).toBe(400);
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const seen = record(page);
+  // Signed in already when the tests before ran; alone (-t), this one signs in.
+  await page.goto(`${consoleUrl}/overview`);
+  if (new URL(page.url()).pathname === "/login") {
+    await page.getByLabel("Operator").fill(OPERATOR.name);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+  const overview = page.locator("#overview");
+  const invalidCell = page.locator('[data-cell="total:invalid"]');
+  await waitUntil(async () => {
+    await page.goto(`${consoleUrl}/overview`);
+    await overview.and(page.locator("[data-drawn]")).waitFor();
+    return Number(await invalidCell.innerText()) > 0;
+  }, 30_000);
+
+  const charts = page.locator("#overview .chart");
+  expect(await charts.count()).toBe(5);
+  for (const chart of await charts.all()) expect(await chart.locator("canvas").evaluate(paintedPixels)).toBeGreaterThan(500);
+  // The legend, with no cursor on the chart, shows each series' total over the window.
+  const legendOf = (chart: string) => page.locator(`[data-chart="${chart}"] .u-legend .u-series:not(:first-child)`);
+  const total = async (chart: string, label: string) => Number(await legendOf(chart).filter({ hasText: label }).locator(".u-value").innerText());
+  expect(await total("outcomes", "Accepted (200)")).toBeGreaterThan(0);
+  expect(await total("outcomes", "Invalid (400)")).toBeGreaterThan(0);
+  expect(await total("callbacks", "Delivered")).toBeGreaterThan(0);
+  expect(await total("vendors", VENDOR.name)).toBeGreaterThan(0);
+  expect(await legendOf("decisionSeconds").locator(".u-value").innerText()).toMatch(/^\d+(\.\d)? s$/);
+  await screenshot(page, "console-overview.png");
+
+  // Another 400: the page shows it within a flush and a refresh, without being loaded again.
+  const before = Number(await invalidCell.innerText());
+  const loads: string[] = [];
+  page.on("framenavigated", (frame) => loads.push(frame.url()));
+  expect((await vendorPost({ phone_number: "555" })).status).toBe(400);
+  await waitUntil(async () => Number(await invalidCell.innerText()) > before, 30_000, 250);
+  expect(await total("outcomes", "Invalid (400)")).toBe(before + 1);
+  expect(loads).toEqual([]);
+
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+}, 240_000);

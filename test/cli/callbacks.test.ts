@@ -91,6 +91,8 @@ test("replay ID (a callback id or its lead's id) sends a dead callback again, wi
   await waitUntil(() => callbackOf(failing).status === "delivered");
   expect(receiver.received("/failing").at(-1)!.headers["webhook-id"]).toBe(callbackId);
   expect(JSON.parse((await cli(server.config.databasePath, "leads", "show", failing, "--json")).out).attempts).toHaveLength(3);
+  // Every attempt still counted: 2 before the replay, 1 since (the retry schedule restarted there).
+  expect(JSON.parse((await callbacks("show", failing, "--json")).out).callback).toMatchObject({ attempt_count: 3, attempts_before_replay: 2 });
   // A delivered callback can be sent again too.
   expect((await callbacks("replay", callbackId)).code).toBe(0);
 });

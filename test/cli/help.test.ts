@@ -1,6 +1,7 @@
 // Every command and subcommand answers --help (exit 0, on stdout); wrong usage is exit 2 with the
 // reason and the usage on stderr.
 import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
 import { cli, emptyDatabase, run } from "./run.ts";
 
 const database = emptyDatabase();
@@ -55,6 +56,22 @@ test("unknown commands, missing and extra arguments are usage errors: exit 2, me
   expect(extra).toMatchObject({ code: 2, err: expect.stringContaining("Unexpected argument(s): surplus") });
   expect(badLimit).toMatchObject({ code: 2, err: expect.stringContaining("--limit: expected a whole number from 1 to 1000000") });
   expect(badStatus).toMatchObject({ code: 2, err: expect.stringContaining("--status must be one of held, pending, delivered, dead") });
+});
+
+test("an unknown command is one line that points to --help, not the whole help", async () => {
+  expect(await run(["frobnicate"])).toEqual({ code: 2, out: "", err: "Unknown command: frobnicate ('lead-ingress --help' lists the commands)\n" });
+});
+
+test("a file that is not a database, or a folder, is one line naming it (exit 1, as an unreachable PostgreSQL)", async () => {
+  const notDatabase = `${database.path}.txt`;
+  await Bun.write(notDatabase, "phone\n2125550100\n");
+  const folder = join(database.path, "..");
+  expect(await cli(notDatabase, "vendors", "list")).toEqual({
+    code: 1,
+    out: "",
+    err: `could not open the SQLite database ${notDatabase}: file is not a database\n`,
+  });
+  expect(await cli(folder, "leads", "list")).toEqual({ code: 1, out: "", err: `could not open the SQLite database ${folder}: unable to open database file\n` });
 });
 
 test("an operator command never creates a database: a wrong path is an error, not an empty list", async () => {

@@ -49,7 +49,7 @@ test("A 100,000-line file is imported, its progress streamed, and the import aud
     `operator:${OPERATOR.name}`,
     "suppression.import",
     "numbers.csv",
-    "100000 rows, 100000 added",
+    "100000 rows, 100000 added, 0 already listed",
   ]);
 });
 

@@ -39,7 +39,7 @@ test("the database setting as logs show it: a URL's password masked, a file's pa
   expect(databaseForDisplay("postgres://lead:secret@[bad")).not.toContain("secret");
 });
 
-test("PostgreSQL's write failure (disk full) is cleared by a probe write that really wrote, not by any write that succeeded (a claim with nothing due)", async () => {
+test("PostgreSQL's write failure (disk full) is reported once, and cleared by a probe write that really wrote, not by any write that succeeded (a claim with nothing due)", async () => {
   const diskFull = wrapped({ code: "ERR_POSTGRES_SERVER_ERROR", errno: "53100" });
   let writesFail = true;
   let probeFails = true;
@@ -50,9 +50,15 @@ test("PostgreSQL's write failure (disk full) is cleared by a probe write that re
       return (await script(undefined as never).next()).value as never;
     },
   };
-  const tracked = trackedWrites(store, async () => {
-    if (probeFails) throw diskFull;
-  });
+  const reported: Error[] = [];
+  const tracked = trackedWrites(
+    store,
+    async () => {
+      if (probeFails) throw diskFull;
+    },
+    (error) => reported.push(error),
+  );
+  await expect(tracked.store.write(() => op(1))).rejects.toBe(diskFull);
   await expect(tracked.store.write(() => op(1))).rejects.toBe(diskFull);
   writesFail = false; // the worker's claim, nothing due: it commits without writing
   // biome-ignore lint/correctness/useYield: a write script that reads nothing (a claim with nothing due)
@@ -62,4 +68,6 @@ test("PostgreSQL's write failure (disk full) is cleared by a probe write that re
   expect(await tracked.writeFailure()).toBe(diskFull);
   probeFails = false;
   expect(await tracked.writeFailure()).toBeNull();
+  // Reported (logged as storage_failed, at error) once per run of failures.
+  expect(reported).toEqual([diskFull]);
 });

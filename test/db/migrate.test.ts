@@ -114,3 +114,31 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
   ).toThrow(/UNIQUE/);
   sqlite.close();
 });
+
+test("0007 keeps every attempt counted: a callback replayed before it (its count reset) counts its recorded attempts again, and its retry schedule stays where it was", () => {
+  const sqlite = databaseBefore("0007_callbacks_attempts_before_replay");
+  insertVendor(sqlite);
+  // [recorded attempts, attempt_count]: replayed after 3 and tried once since; never replayed; held.
+  const callbacks = [
+    [4, 1],
+    [2, 2],
+    [0, 0],
+  ];
+  callbacks.forEach(([recorded, count], i) => {
+    const id = Bun.randomUUIDv7();
+    sqlite.run(
+      `INSERT INTO callbacks (lead_key, id, lead_id, vendor_id, url, status, attempt_count, created_at, updated_at) VALUES (?1, ?2, ?3, 'v1', 'u', 'pending', ?4, 0, 0)`,
+      [leadKey(id), `msg_${i}`, id, count!],
+    );
+    for (let n = 1; n <= recorded!; n++)
+      sqlite.run("INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms) VALUES (?1, ?2, 0, 1)", [`msg_${i}`, n]);
+  });
+
+  applyMigrations(sqlite);
+  expect(sqlite.query("SELECT id, attempt_count, attempts_before_replay FROM callbacks ORDER BY id").all()).toEqual([
+    { id: "msg_0", attempt_count: 4, attempts_before_replay: 3 },
+    { id: "msg_1", attempt_count: 2, attempts_before_replay: 0 },
+    { id: "msg_2", attempt_count: 0, attempts_before_replay: 0 },
+  ]);
+  sqlite.close();
+});

@@ -84,7 +84,7 @@ describe("final result callbacks", () => {
     const path = freshPath();
     const phone = uniquePhone();
     const leadId = await submit({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}` });
-    await addSuppression(server.store, phone);
+    await addSuppression(server.store, phone, null, "test");
     const [received] = await receiver.waitFor(1, { path });
     expect(received!.json).toMatchObject({
       lead_id: leadId,
@@ -102,7 +102,7 @@ describe("final result callbacks", () => {
     const path = freshPath();
     const phone = uniquePhone();
     const leadId = await submit({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}` });
-    await recordOperatorDecision(server.store, leadId, "reject", "duplicate in CRM");
+    await recordOperatorDecision(server.store, leadId, "reject", "duplicate in CRM", "test");
     const [received] = await receiver.waitFor(1, { path });
     expect(received!.json).toMatchObject({ status: "rejected", message: [{ error: "Rejected by operator: duplicate in CRM" }] });
     expect((await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization: server.auth })).status).toBe(200);
@@ -148,7 +148,7 @@ describe("delivery and retries", () => {
     expect(callback).toMatchObject({ last_error: "HTTP 500", attempt_count: SCHEDULE.length + 1 });
 
     receiver.resetBehaviour(path);
-    expect((await replayCallback(server.store, leadId, Date.now())).kind).toBe("replayed");
+    expect((await replayCallback(server.store, leadId, "test", Date.now())).kind).toBe("replayed");
     await waitUntil(callbackStatus(leadId, "delivered"));
     expect(receiver.received(path).at(-1)!.headers["webhook-id"]).toBe(callback.id);
   });

@@ -170,7 +170,9 @@ test("below the reserve intake gets 503 and readiness fails, while the leads alr
   const refused = await postLead();
   expect(refused.status).toBe(503);
   expect(refused.body).toEqual({ success_bit: false, message: [{ error: "Service temporarily unavailable" }] });
-  expect(events(service, "disk_space_low")).toHaveLength(1);
+  expect(events(service, "disk_space_low")).toEqual([expect.objectContaining({ level: "error" })]);
+  // Visible to Prometheus too (the StorageFailure alert of monitoring/alerts.yml).
+  expect(await (await fetch(`${service.url}/metrics`)).text()).toContain("\nlead_ingress_ready 0\n");
   await waitUntil(() => accepted.every((id) => calledBack(receiver).has(id)), 15_000, 100);
   expect(pendingLeads(service.databasePath)).toBe(0);
   expect(events(service, "worker_error")).toEqual([]);

@@ -74,7 +74,7 @@ describe("401 Unauthorized", () => {
     const headers = { authorization: basicAuth("vendor-disabled", "password-disabled") };
     await untilAuthenticates(server, headers.authorization);
     expect((await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers)).status).toBe(200);
-    await setVendorEnabled(server.store, "vendor-disabled", false);
+    await setVendorEnabled(server.store, "vendor-disabled", false, "test");
     await afterVendorChange();
     expectFailure(await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, headers), 401, "can_post_phone_bit", "Unauthorized");
   });

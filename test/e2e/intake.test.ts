@@ -160,14 +160,14 @@ describe("phone eligibility (422), shared by prePing and postLead", () => {
 
   test("a suppressed number gets 422 from both endpoints", async () => {
     const phone = uniquePhone();
-    await addSuppression(server.store, phone, "asked not to be called");
+    await addSuppression(server.store, phone, "asked not to be called", "test");
     expect((await prePing({ phone_number: phone })).status).toBe(422);
     expect((await postLead(validLead({ phone_number: phone }))).status).toBe(422);
   });
 
   test("a failed validation is answered before eligibility", async () => {
     const phone = uniquePhone();
-    await addSuppression(server.store, phone);
+    await addSuppression(server.store, phone, null, "test");
     const answer = await postLead(validLead({ phone_number: phone, email: "" }));
     expect(answer).toMatchObject({ status: 400, body: { message: [{ error: "Missing Field: email" }] } });
   });

@@ -1,9 +1,10 @@
 // GET /metrics after real traffic: requests by route and status, intake outcomes, final results,
 // callback attempts and the queue gauges (CONTRACT §9). On either backend (LEAD_INGRESS_TEST_BACKEND).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createVendor } from "../../src/auth/vendors.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { afterVendorChange, basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 let server: ApiTestServer;
@@ -29,7 +30,10 @@ test("before any traffic, every outcome's counter is there at 0, with the versio
   try {
     const text = await (await fetch(`${fresh.url}/metrics`)).text();
     for (const outcome of ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"])
-      expect(text).toContain(`lead_ingress_intake_total{outcome="${outcome}"} 0`);
+      expect(text).toContain(`lead_ingress_intake_total{vendor="vendor-a",outcome="${outcome}"} 0`);
+    for (const vendor of ["vendor-a", "unknown"])
+      for (const reason of ["unauthorized", "too_many_failures", "rate_limited"])
+        expect(text).toContain(`lead_ingress_auth_refusals_total{vendor="${vendor}",reason="${reason}"} 0`);
     for (const result of ["delivered", "retry", "dead", "lease_lost"]) expect(text).toContain(`lead_ingress_callback_attempts_total{result="${result}"} 0`);
     expect(text).toContain('lead_ingress_final_results_total{status="rejected"} 0');
     expect(text).toContain("lead_ingress_intake_to_decision_seconds_count 0");
@@ -54,9 +58,9 @@ test("metrics count requests, intake outcomes, decisions and callback attempts",
   expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="200"} 1');
   expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="422"} 1');
   expect(text).toContain('lead_ingress_http_requests_total{route="/v1/postLead",status="400"} 1');
-  expect(text).toContain('lead_ingress_intake_total{outcome="accepted"} 1');
-  expect(text).toContain('lead_ingress_intake_total{outcome="blocked"} 1');
-  expect(text).toContain('lead_ingress_intake_total{outcome="invalid"} 1');
+  expect(text).toContain('lead_ingress_intake_total{vendor="vendor-a",outcome="accepted"} 1');
+  expect(text).toContain('lead_ingress_intake_total{vendor="vendor-a",outcome="blocked"} 1');
+  expect(text).toContain('lead_ingress_intake_total{vendor="vendor-a",outcome="invalid"} 1');
   expect(text).toContain('lead_ingress_final_results_total{status="accepted"} 1');
   expect(text).toContain("lead_ingress_callback_queue_depth 0");
   expect(text).toContain("lead_ingress_callback_due 0");
@@ -84,4 +88,36 @@ test("the queue gauges show an undelivered callback and its age since the final 
   expect(age).toBeLessThan(120);
   await server.rows("UPDATE callbacks SET status = 'dead' WHERE lead_id = $1", id);
   expect(await scrape()).toContain("lead_ingress_callbacks_dead 1");
+});
+
+describe("vendor labels: known vendors only", () => {
+  test("a vendor added at runtime is shown at 0 from the next scrape, and its leads are counted under its name", async () => {
+    const name = `vendor-${crypto.randomUUID().slice(0, 8)}`;
+    expect(await scrape()).not.toContain(`vendor="${name}"`);
+    await createVendor(server.store, name, "password-b-123");
+    await afterVendorChange();
+    expect(await scrape()).toContain(`lead_ingress_intake_total{vendor="${name}",outcome="accepted"} 0`);
+    const auth = { authorization: basicAuth(name, "password-b-123") };
+    expect((await post(`${server.url}/v1/postLead`, validLead(), auth)).status).toBe(200);
+    expect(await scrape()).toContain(`lead_ingress_intake_total{vendor="${name}",outcome="accepted"} 1`);
+  });
+
+  test('refused credentials: under a known vendor\'s name, or "unknown" (never the name a stranger sent); 429 over the rate limit under the vendor', async () => {
+    const limited = await startApiTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1 });
+    try {
+      const scrapeLimited = async () => (await fetch(`${limited.url}/metrics`)).text();
+      const prePing = (authorization: string) => post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization });
+      expect((await prePing(basicAuth(VENDOR.name, "wrong-password"))).status).toBe(401);
+      expect((await prePing(basicAuth("stranger-name", "whatever"))).status).toBe(401);
+      expect((await prePing(limited.auth)).status).toBe(200);
+      expect((await prePing(limited.auth)).status).toBe(429);
+      const text = await scrapeLimited();
+      expect(text).toContain(`lead_ingress_auth_refusals_total{vendor="${VENDOR.name}",reason="unauthorized"} 1`);
+      expect(text).toContain('lead_ingress_auth_refusals_total{vendor="unknown",reason="unauthorized"} 1');
+      expect(text).toContain(`lead_ingress_auth_refusals_total{vendor="${VENDOR.name}",reason="rate_limited"} 1`);
+      expect(text).not.toContain("stranger-name");
+    } finally {
+      await limited.stop();
+    }
+  });
 });

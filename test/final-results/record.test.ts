@@ -71,6 +71,6 @@ test("checksNow sees a suppression added during the hold", async () => {
   await h.accept(validLead({ phone_number: phone }));
   const [lead] = claim(h.now.value + HOLD, "t1");
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: false, operatorDecision: null });
-  await addSuppression(storeOn(h.database.db), phone);
+  await addSuppression(storeOn(h.database.db), phone, null, "test");
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: true, operatorDecision: null });
 });

@@ -48,7 +48,7 @@ function submission(body: Body, options: { key?: string; vendorId?: string; rawB
 
 const rows = (sql: string, ...params: (string | number | bigint)[]) => handle.sqlite.query(sql).all(...params) as Record<string, unknown>[];
 const count = (table: string) => (handle.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const suppress = (phone: string) => addSuppression(storeOn(handle.db), phone, "test", now);
+const suppress = (phone: string) => addSuppression(storeOn(handle.db), phone, "test", "test", now);
 /** What the final-result code does when a lead is rejected: its claim stops blocking the number. */
 const releaseClaim = (leadId: string) => handle.sqlite.run("DELETE FROM phone_claims WHERE lead_id = ?", [leadId]);
 

@@ -89,7 +89,7 @@ test("a suppression landing between the line and the commit: nothing recorded fr
   h.now.value += HOLD;
   onFlush = () => {
     onFlush = () => {};
-    void addSuppression(storeOn(h.database.db), phone, "test", h.now.value);
+    void addSuppression(storeOn(h.database.db), phone, "test", "test", h.now.value);
   };
   await decisionJob(recordingLog()).runOnce();
   expect(events).toEqual([

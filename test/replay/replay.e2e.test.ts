@@ -51,7 +51,7 @@ beforeAll(async () => {
   await createVendor(database.store, OTHER.user, OTHER.password);
   await untilAuthenticates(server, basicAuth(OTHER.user, OTHER.password));
   const suppressed = freshPhone().display;
-  await addSuppression(database.store, suppressed, "replay test");
+  await addSuppression(database.store, suppressed, "replay test", "test");
   const vendor = await database.store.read((t) => op(t.vendors.findByName(VENDOR.user)));
   receiver = startMockReceiver({ secret: vendor!.signingSecret });
   options = {

@@ -1,5 +1,6 @@
 // The callback table, on both backends: hold, release, claims, fenced outcomes, replay.
 import { beforeEach, describe, expect, test } from "bun:test";
+import { nextStep } from "../../src/callbacks/next-step.ts";
 import type { AttemptRecord } from "../../src/store/callbacks/index.ts";
 import { describeOnBothBackends } from "../helpers/store-backends.ts";
 import { leadFields, vendorRow } from "../helpers/tables.ts";
@@ -123,8 +124,33 @@ describeOnBothBackends("callbacks", (backend) => {
     expect(await t.callbacks.replay(due!.leadId, decidedAt)).toBe(false);
     await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "dead" }, decidedAt);
     expect(await t.callbacks.replay(due!.leadId, decidedAt + 10)).toBe(true);
-    expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 0, next_attempt_at: decidedAt + 10 });
+    expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 1, next_attempt_at: decidedAt + 10 });
     expect(await t.callbacks.claimDue(decidedAt + 10, 10, 1000, "t2")).toHaveLength(1);
+  });
+
+  test("a replay keeps the attempts counted and restarts only the retry schedule", async () => {
+    const t = backend.tables;
+    const backoff = { scheduleMs: [5_000, 300_000], jitter: 0 };
+    const leadId = await decidedLead();
+    /** Claims the callback at `at`, fails its attempt there, and records what the schedule says next. */
+    const failAt = async (at: number) => {
+      const [due] = await t.callbacks.claimDue(at, 10, 1000, `at-${at}`);
+      const step = nextStep({ statusCode: 500, retryAfterMs: null }, due!.attemptCount + 1, backoff, at);
+      await t.callbacks.recordAttempt(due!, `at-${at}`, attempt({ startedAt: at }), step, at);
+      return step;
+    };
+    expect(await failAt(decidedAt)).toEqual({ kind: "retry", at: decidedAt + 5_000 });
+    expect(await failAt(decidedAt + 5_000)).toEqual({ kind: "retry", at: decidedAt + 305_000 });
+    expect(await failAt(decidedAt + 305_000)).toEqual({ kind: "dead" });
+    expect(await callback(leadId)).toMatchObject({ status: "dead", attempt_count: 3 });
+
+    const replayedAt = decidedAt + 3_000_000;
+    expect(await t.callbacks.replay(leadId, replayedAt)).toBe(true);
+    expect(await failAt(replayedAt)).toEqual({ kind: "retry", at: replayedAt + 5_000 });
+    expect(await callback(leadId)).toMatchObject({ status: "pending", attempt_count: 4, next_attempt_at: replayedAt + 5_000 });
+    expect((await t.callbacks.list({ status: "pending", limit: 10 }))[0]).toMatchObject({ lead_id: leadId, attempt_count: 4 });
+    expect((await t.callbacks.detailOf(leadId))!.callback).toMatchObject({ attempt_count: 4 });
+    expect(await attempts(`msg_${leadId}`)).toHaveLength(4);
   });
 
   test("depth counts the pending and the due (numbers, not strings), and the oldest decision among them", async () => {

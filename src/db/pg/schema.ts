@@ -105,6 +105,7 @@ export const callbacks = pgTable(
     status: text("status", { enum: CALLBACK_STATUSES }).notNull(),
     payload: text("payload"),
     attemptCount: integer("attempt_count").notNull().default(0),
+    attemptsBeforeReplay: integer("attempts_before_replay").notNull().default(0),
     nextAttemptAt: millis("next_attempt_at"),
     lockedUntil: millis("locked_until"),
     claimToken: text("claim_token"),
@@ -167,4 +168,17 @@ export const auditLog = pgTable(
     detail: text("detail"),
   },
   (t) => [index("audit_log_at").on(t.at)],
+);
+
+export const outcomeCounts = pgTable(
+  "outcome_counts",
+  {
+    bucketMs: integer("bucket_ms").notNull(),
+    bucketAt: millis("bucket_at").notNull(),
+    vendorId: text("vendor_id").notNull(),
+    kind: text("kind").notNull(),
+    count: bigint("count", { mode: "number" }).notNull(),
+    totalMs: bigint("total_ms", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
 );

@@ -14,6 +14,7 @@ export interface DueCallback {
   leadId: string;
   url: string;
   payload: string;
+  /** Attempts since it was last queued (decided or replayed): its retry schedule's step, not its total. */
   attemptCount: number;
   signingSecret: string;
 }
@@ -73,7 +74,10 @@ export interface CallbacksTable {
    * callback changes only if `token` still holds its lease (answers whether it did).
    */
   recordAttempt(callback: Pick<DueCallback, "id" | "leadId">, token: string, attempt: AttemptRecord, next: NextStep, now: number): Op<boolean>;
-  /** Queues a lead's dead or delivered callback again with a fresh schedule; false if it is neither. */
+  /**
+   * Queues a lead's dead or delivered callback again with a fresh schedule (its attempts so far
+   * stay counted); false if it is neither.
+   */
   replay(leadId: string, now: number): Op<boolean>;
   /**
    * A lead's pending callback becomes due now (its schedule otherwise unchanged); false if it is

@@ -3,7 +3,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
-import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
+import { columnsByName, everyColumn, heldCallbackRow, replayedCallback } from "../rows.ts";
 import { callbackListing } from "./search.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
@@ -55,7 +55,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
       leadId: callbacks.leadId,
       url: callbacks.url,
       payload: sql<string>`${callbacks.payload}`,
-      attemptCount: callbacks.attemptCount,
+      attemptCount: sql<number>`${callbacks.attemptCount} - ${callbacks.attemptsBeforeReplay}`,
       signingSecret: sql<string>`(select ${vendors.signingSecret} from ${vendors} where ${vendors.id} = ${callbacks.vendorId})`,
     })
     .prepare("callbacks_claim");
@@ -87,7 +87,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .prepare("callbacks_finish");
   const replay = db
     .update(callbacks)
-    .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
+    .set(replayedCallback(callbacks.attemptCount))
     .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"])))
     .prepare("callbacks_replay");
   const depth = db

@@ -3,7 +3,7 @@ import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
-import { columnsByName, everyColumn, heldCallbackRow } from "../rows.ts";
+import { columnsByName, everyColumn, heldCallbackRow, replayedCallback } from "../rows.ts";
 import { callbackListing } from "./search.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
@@ -27,7 +27,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   // Measured against the single UPDATE … WHERE id IN (subquery) RETURNING: about 40% cheaper for
   // the claims of a few rows the worker makes while intake is busy. (Raw SQL: kept as measured.)
   const due = sqlite.prepare<DueCallback, [number, number]>(`
-    SELECT c.id, c.lead_id AS leadId, c.url, c.payload, c.attempt_count AS attemptCount, v.signing_secret AS signingSecret
+    SELECT c.id, c.lead_id AS leadId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret
     FROM callbacks c LEFT JOIN vendors v ON v.id = c.vendor_id
     WHERE c.status = 'pending' AND c.next_attempt_at <= ?1 AND (c.locked_until IS NULL OR c.locked_until < ?1)
     ORDER BY c.next_attempt_at LIMIT ?2`);
@@ -72,7 +72,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
     sqlite,
     db
       .update(callbacks)
-      .set({ status: "pending", attemptCount: 0, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}`, lockedUntil: null, claimToken: null })
+      .set(replayedCallback(callbacks.attemptCount))
       .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.leadId, p("leadId")), inArray(callbacks.status, ["dead", "delivered"]))),
   );
   // Age counts from the final decision (when the callback was released), so a callback failing

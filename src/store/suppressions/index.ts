@@ -1,5 +1,6 @@
 // The suppression (do-not-contact) list, keyed by the E.164 number.
 import type { Op } from "../../db/script.ts";
+import type { AuditEntry } from "../audit/index.ts";
 
 export interface Suppression {
   phoneE164: string;
@@ -29,8 +30,11 @@ export interface StagedSuppression {
 /** A bulk import: all its rows are staged first, then added to the list in one write, or none are. */
 export interface SuppressionImport {
   stage(rows: StagedSuppression[]): Op<void>;
-  /** Adds the staged numbers not yet listed (a number staged twice keeps its first reason); answers how many. */
-  copyIntoList(now: number): Op<number>;
+  /**
+   * Adds the staged numbers not yet listed (a number staged twice keeps its first reason) and the
+   * import's audit entry, made from that count, in one transaction; answers how many were added.
+   */
+  copyIntoList(now: number, auditOf: (added: number) => AuditEntry): Op<number>;
   /** Forgets the staged rows. */
   drop(): Op<void>;
 }

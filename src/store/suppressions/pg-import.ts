@@ -2,7 +2,10 @@
 // rows are staged in a TEMP table of one reserved connection (temp tables belong to a session),
 // unlogged and invisible to the service; the copy into the list is one INSERT … SELECT in one
 // transaction, so the list gets every number of the file or none. (Raw SQL: a temp table.)
+import { drizzle } from "drizzle-orm/bun-sql";
 import type { PostgresHandle } from "../../db/pg/client.ts";
+import * as schema from "../../db/pg/schema.ts";
+import { pgTables } from "../pg.ts";
 import type { StagedSuppression, SuppressionImport } from "./index.ts";
 
 /** Rows per multi-row INSERT: PostgreSQL takes at most 65,535 parameters, 3 per row here. */
@@ -19,14 +22,17 @@ export async function pgSuppressionImport(postgres: PostgresHandle): Promise<Sup
         await session`insert into suppression_import ${session(chunk, "line", "phone_e164", "reason")}`;
       }
     },
-    async copyIntoList(now: number) {
-      // DISTINCT ON keeps a number's first line (and so its first reason), as on SQLite.
-      const added = await session`
-        insert into suppressions (phone_e164, reason, created_at)
-        select distinct on (phone_e164) phone_e164, reason, ${now} from suppression_import order by phone_e164, line
-        on conflict (phone_e164) do nothing`;
-      return added.count;
-    },
+    copyIntoList: (now, auditOf) =>
+      // On the reserved connection (its temp table), the list and the audit log in one transaction.
+      session.begin(async (tx) => {
+        // DISTINCT ON keeps a number's first line (and so its first reason), as on SQLite.
+        const { count } = await tx`
+          insert into suppressions (phone_e164, reason, created_at)
+          select distinct on (phone_e164) phone_e164, reason, ${now} from suppression_import order by phone_e164, line
+          on conflict (phone_e164) do nothing`;
+        await pgTables(postgres.db, drizzle({ client: tx, schema })).audit.append(auditOf(count));
+        return count;
+      }),
     async drop() {
       try {
         await session`drop table if exists suppression_import`;

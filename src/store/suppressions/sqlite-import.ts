@@ -2,7 +2,7 @@
 // importing connection, on disk, so millions of rows neither fill memory nor take a lock the service
 // waits on; the copy into the list is one INSERT … SELECT in one write transaction, about 0.5 s per
 // million numbers on our 2-core VM. (Raw SQL: temp tables and multi-row inserts sized at run time.)
-import { sqliteOf, type Connection } from "../sqlite.ts";
+import { sqliteOf, sqliteTables, type Connection } from "../sqlite.ts";
 import type { StagedSuppression, SuppressionImport } from "./index.ts";
 
 /** One prepared multi-row INSERT stages this many rows: several times faster than a row per statement. */
@@ -28,8 +28,8 @@ export function sqliteSuppressionImport(connection: Connection): SuppressionImpo
         insertMany.run(...rows.slice(i, i + ROWS_PER_INSERT).flatMap((row) => [row.line, row.e164, row.reason]));
       for (; i < rows.length; i++) insertOne.run(rows[i]!.line, rows[i]!.e164, rows[i]!.reason);
     }),
-    /** Copies the staged numbers not yet listed, in one write transaction; returns how many were added. */
-    copyIntoList(now: number): number {
+    /** Copies the staged numbers not yet listed and audits it, in one write transaction; returns how many were added. */
+    copyIntoList(now, auditOf) {
       // Built before the write transaction, so the service never waits for this sort.
       sqlite.run("CREATE INDEX temp.suppression_import_order ON suppression_import (phone_e164, line, reason)");
       // In line order within a number, so a number listed twice in the file keeps its first reason.
@@ -37,7 +37,13 @@ export function sqliteSuppressionImport(connection: Connection): SuppressionImpo
         INSERT OR IGNORE INTO main.suppressions (phone_e164, reason, created_at)
         SELECT phone_e164, reason, ?1 FROM temp.suppression_import ORDER BY phone_e164, line`);
       try {
-        return sqlite.transaction(() => copy.run(now).changes).immediate();
+        return sqlite
+          .transaction(() => {
+            const added = copy.run(now).changes;
+            sqliteTables(connection).audit.append(auditOf(added));
+            return added;
+          })
+          .immediate();
       } finally {
         copy.finalize();
       }

@@ -17,7 +17,8 @@ export function pgVendors(db: PgDb): (on: PgOn) => VendorsTable {
     return {
       findByName: async (name) => (await on.select().from(vendors).where(eq(vendors.name, name)))[0],
       credentialsOf: async (name) => (await at(credentials).execute({ name }))[0] ?? null,
-      list: () => on.select().from(vendors).orderBy(vendors.name),
+      // Awaited: a query builder is a thenable, not a Promise, and a script (db/script.ts op) waits only for a Promise.
+      list: async () => await on.select().from(vendors).orderBy(vendors.name),
       // The name's UNIQUE index decides between instances adding one name at once.
       insert: async (vendor) => (await on.insert(vendors).values(vendor).onConflictDoNothing().returning({ id: vendors.id })).length === 1,
       setEnabled: (id, enabled, now) => update(id, { enabled, updatedAt: now }),

@@ -49,6 +49,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "leads",
     "operator_sessions",
     "operators",
+    "outcome_counts",
     "phone_claims",
     "suppressions",
     "vendors",
@@ -130,4 +131,30 @@ test("openPostgres on an unreachable server fails with an error naming the serve
   const opening = openPostgres(`postgres://app:s3cret@127.0.0.1:${port}/leads`, { poolSize: 1 });
   await expect(opening).rejects.toThrow(`could not open PostgreSQL at 127.0.0.1:${port}/leads: Failed to connect`);
   await expect(opening).rejects.not.toThrow(/s3cret/);
+});
+
+test("0002 keeps every attempt counted: a callback replayed before it (its count reset) counts its recorded attempts again, its retry schedule where it was", async () => {
+  const handle = await open(await cluster.createDatabase());
+  const index = PG_MIGRATIONS.findIndex((migration) => migration.sql.some((statement) => statement.includes("attempts_before_replay")));
+  expect(index).toBeGreaterThan(0);
+  await applyMigrations(handle.db, PG_MIGRATIONS.slice(0, index));
+  // [recorded attempts, attempt_count]: replayed after 3 and tried once since; never replayed; held.
+  const rows = [
+    [4, 1],
+    [2, 2],
+    [0, 0],
+  ] as const;
+  for (const [i, [recorded, count]] of rows.entries()) {
+    await handle.sql`insert into callbacks (lead_key, id, lead_id, vendor_id, url, status, attempt_count, created_at, updated_at)
+      values (${i}, ${`msg_${i}`}, ${`lead-${i}`}, 'v1', 'u', 'pending', ${count}, 0, 0)`;
+    for (let n = 1; n <= recorded; n++)
+      await handle.sql`insert into callback_attempts (callback_id, attempt_no, started_at, duration_ms) values (${`msg_${i}`}, ${n}, 0, 1)`;
+  }
+
+  await applyMigrations(handle.db);
+  expect(await handle.sql`select id, attempt_count, attempts_before_replay from callbacks order by id`).toEqual([
+    { id: "msg_0", attempt_count: 4, attempts_before_replay: 3 },
+    { id: "msg_1", attempt_count: 2, attempts_before_replay: 0 },
+    { id: "msg_2", attempt_count: 0, attempts_before_replay: 0 },
+  ]);
 });

@@ -1,0 +1,2 @@
+ALTER TABLE "callbacks" ADD COLUMN "attempts_before_replay" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+UPDATE "callbacks" SET "attempts_before_replay" = "recorded"."n" - "callbacks"."attempt_count", "attempt_count" = "recorded"."n" FROM (SELECT "callback_id", count(*)::integer AS "n" FROM "callback_attempts" GROUP BY "callback_id") AS "recorded" WHERE "recorded"."callback_id" = "callbacks"."id" AND "recorded"."n" > "callbacks"."attempt_count";
