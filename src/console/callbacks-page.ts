@@ -1,29 +1,98 @@
-// The Callbacks page: the queue by status, dead first; each dead or delivered one can be replayed
-// (on its lead's page action), or every dead one at once. The CLI's operations, audited.
+// The Callbacks page: the queue by status (dead first), a vendor and the lead's received dates
+// (UTC), a page at a time by keyset (each status in the order of its own index, so any page costs
+// the same; store/callbacks/search.ts). A dead or delivered callback is replayed on its row (its
+// lead's action), or every one the filter selects at once after a confirmation. The CLI's
+// operations, audited.
+import { listVendors } from "../auth/vendors.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
-import { listCallbacks, replayDeadCallbacks, type CallbackSummary } from "../operations/callbacks.ts";
+import { countCallbacks, cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
-import { actionButton, actorOf, htmlResponse, layout, noticeBox, redirect, timeText, type PageContext } from "./page.ts";
+import { dayRange } from "./leads-page.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
 
-const SHOWN = 100;
+const PAGE_SIZE = 50;
 /** Dead first: those are the ones an operator must act on. */
 const TABS: CallbackStatus[] = ["dead", "pending", "held", "delivered"];
+const REPLAYABLE: CallbackStatus[] = ["dead", "delivered"];
+const FILTER_FIELDS = ["status", "vendor", "since", "until"] as const;
+type FilterField = (typeof FILTER_FIELDS)[number];
+
+interface Selection {
+  /** What the operator chose, to show back and to carry to the next page and the confirmation. */
+  typed: Record<FilterField, string>;
+  filter: Omit<CallbackFilter, "limit" | "after"> & { status: CallbackStatus };
+  problems: string[];
+}
+
+/** The filter in a Callbacks URL or form; an unusable date is a problem, and a selection with problems lists nothing. */
+function parseSelection(params: URLSearchParams): Selection {
+  const typed = Object.fromEntries(FILTER_FIELDS.map((field) => [field, params.get(field)?.trim() ?? ""])) as Record<FilterField, string>;
+  const status = (CALLBACK_STATUSES as readonly string[]).includes(typed.status) ? (typed.status as CallbackStatus) : "dead";
+  typed.status = status;
+  const filter: Selection["filter"] = { status };
+  const problems: string[] = [];
+  if (typed.vendor) filter.vendorName = typed.vendor;
+  const days = dayRange(typed, problems);
+  if (days.from !== undefined) filter.receivedFrom = days.from;
+  if (days.before !== undefined) filter.receivedBefore = days.before;
+  return { typed, filter, problems };
+}
+
+/** The selection as URL parameters: only what was chosen. */
+const paramsOf = (selection: Selection) => new URLSearchParams(Object.entries(selection.typed).filter(([, value]) => value !== ""));
+
+/** A page's end in a URL: `AT~LEAD` (AT empty where the order is by lead alone). */
+const cursorText = (cursor: { at: number | null; leadId: string }) => `${cursor.at ?? ""}~${cursor.leadId}`;
+function parseCursor(text: string | null): CallbackFilter["after"] {
+  const match = text ? /^(-?\d*)~([0-9a-f-]{36})$/.exec(text) : null;
+  return match ? { at: match[1] ? Number(match[1]) : null, leadId: match[2]! } : undefined;
+}
+
+/** How a selection reads in a sentence: "dead callbacks of vendor-a, leads received 2026-11-01 to 2026-11-23". */
+function describe({ typed }: Selection): string {
+  const received = typed.since || typed.until ? `, leads received ${typed.since || "…"} to ${typed.until || "…"} (UTC)` : "";
+  return `${typed.status} callbacks${typed.vendor ? ` of ${typed.vendor}` : ""}${received}`;
+}
 
 export async function callbacksPage({ store, viewer, url }: PageContext): Promise<Response> {
-  const asked = url.searchParams.get("status");
-  const status: CallbackStatus = (CALLBACK_STATUSES as readonly string[]).includes(asked ?? "") ? (asked as CallbackStatus) : "dead";
-  const callbacks = await listCallbacks(store, { status, limit: SHOWN });
-  const replayed = url.searchParams.get("done") === "replayed-dead" ? Number.parseInt(url.searchParams.get("count") ?? "", 10) : Number.NaN;
+  const selection = parseSelection(url.searchParams);
+  const after = parseCursor(url.searchParams.get("after"));
+  const [vendors, found] = await Promise.all([
+    listVendors(store),
+    selection.problems.length > 0 ? [] : listCallbacks(store, { ...selection.filter, after, limit: PAGE_SIZE + 1 }),
+  ]);
+  const callbacks = found.slice(0, PAGE_SIZE);
+  const replayed = url.searchParams.get("done") === "replayed" ? Number.parseInt(url.searchParams.get("count") ?? "", 10) : Number.NaN;
+  const { status } = selection.filter;
+  const replayAll = paramsOf(selection);
   const content = html`<h1>Callbacks</h1>
-${noticeBox(Number.isNaN(replayed) ? null : `${replayed} dead callback(s) queued again, each with its webhook-id.`)}
-<p class="tabs">${TABS.map((tab) => html`<a href="/callbacks?status=${tab}"${tab === status ? html` class="current"` : ""}>${tab}</a>`)}</p>
-${status === "dead" && callbacks.length > 0 ? html`<p>${actionButton(viewer, "/callbacks/replay-dead", "Replay every dead callback")}</p>` : ""}
-${callbacks.length === 0 ? html`<p class="muted">No ${status} callbacks.</p>` : callbackTable(callbacks, viewer)}
-${callbacks.length === SHOWN ? html`<p class="muted">The ${SHOWN} most recently changed.</p>` : ""}`;
+${noticeBox(Number.isNaN(replayed) ? null : `${replayed} callback(s) queued again, each with its webhook-id.`)}
+<p class="tabs">${TABS.map((tab) => html`<a href="/callbacks?${new URLSearchParams({ ...selection.typed, status: tab }).toString()}"${tab === status ? html` class="current"` : ""}>${tab}</a>`)}</p>
+${filterForm(
+  selection,
+  vendors.map((vendor) => vendor.name),
+)}
+${selection.problems.map((problem) => problemBox(problem))}
+${REPLAYABLE.includes(status) && callbacks.length > 0 ? html`<p><a class="button" href="/callbacks/replay?${replayAll.toString()}">Replay every one of these ${status} callbacks…</a></p>` : ""}
+${callbacks.length === 0 ? html`<p class="muted">No ${describe(selection)}.</p>` : callbackTable(callbacks, viewer)}
+${pager(selection, found.length > PAGE_SIZE ? cursorText(cursorAfter(selection.filter, callbacks.at(-1)!)) : null, after !== undefined)}`;
   return htmlResponse(layout("Callbacks", viewer, content));
 }
 
-function callbackTable(callbacks: CallbackSummary[], viewer: PageContext["viewer"]): Html {
+function filterForm(selection: Selection, vendorNames: string[]): Html {
+  const { typed } = selection;
+  const option = (value: string, label: string) => html`<option value="${value}"${value === typed.vendor ? html` selected` : ""}>${label}</option>`;
+  return html`<form class="filters" method="get" action="/callbacks">
+<input type="hidden" name="status" value="${typed.status}">
+<label>Vendor<select name="vendor">${option("", "any")}${vendorNames.map((name) => option(name, name))}</select></label>
+<label>Lead received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
+<label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
+<button type="submit">Filter</button>
+<a href="/callbacks?status=${typed.status}">Clear</a>
+</form>`;
+}
+
+function callbackTable(callbacks: CallbackSummary[], viewer: Viewer): Html {
   return html`<table>
 <thead><tr><th>Changed</th><th>Lead</th><th>Vendor</th><th>Status</th><th>Attempts</th><th>Next attempt</th><th>Last error</th><th>URL</th><th></th></tr></thead>
 <tbody>${callbacks.map(
@@ -36,14 +105,53 @@ function callbackTable(callbacks: CallbackSummary[], viewer: PageContext["viewer
 <td class="mono">${timeText(callback.next_attempt_at)}</td>
 <td>${callback.last_error ?? ""}</td>
 <td class="mono">${callback.url}</td>
-<td>${callback.status === "dead" || callback.status === "delivered" ? actionButton(viewer, `/leads/${encodeURIComponent(callback.lead_id)}/replay`, "Replay", {}, true) : ""}</td>
+<td>${REPLAYABLE.includes(callback.status) ? actionButton(viewer, `/leads/${encodeURIComponent(callback.lead_id)}/replay`, "Replay", {}, true) : ""}</td>
 </tr>`,
   )}</tbody>
 </table>`;
 }
 
-/** POST /callbacks/replay-dead */
-export async function replayEveryDead(context: PageContext): Promise<Response> {
-  const replayed = await replayDeadCallbacks(context.store, null, actorOf(context), context.now);
-  return redirect(`/callbacks?status=pending&done=replayed-dead&count=${replayed}`);
+/** "First page" back to the start; "Next page" after the last callback shown, with the same filter. */
+function pager(selection: Selection, next: string | null, paged: boolean): Html {
+  const params = paramsOf(selection);
+  const first = `/callbacks?${params}`;
+  if (next) params.set("after", next);
+  return html`<p class="pager">${paged ? html`<a href="${first}">First page</a>` : ""}${next ? html`<a href="/callbacks?${params.toString()}" rel="next">Next page</a>` : ""}</p>`;
+}
+
+/** The confirmation counts this many at most: counting every delivered callback of a busy day takes a while. */
+const COUNT_CAP = 10_000;
+
+/** GET /callbacks/replay: what a replay of the selection would do, and the one button that does it. */
+export async function replayConfirmation({ store, viewer, url }: PageContext): Promise<Response> {
+  const selection = parseSelection(url.searchParams);
+  const back = html`<a href="/callbacks?${paramsOf(selection).toString()}">Cancel</a>`;
+  const refusal = !REPLAYABLE.includes(selection.filter.status) ? "Only dead or delivered callbacks can be replayed." : (selection.problems[0] ?? null);
+  const selected = refusal ? 0 : await countCallbacks(store, selection.filter, COUNT_CAP + 1);
+  const howMany = selected > COUNT_CAP ? `more than ${COUNT_CAP.toLocaleString("en-US")}` : selected.toLocaleString("en-US");
+  const content = refusal
+    ? html`<h1>Replay callbacks</h1>${problemBox(refusal)}<p>${back}</p>`
+    : selected === 0
+      ? html`<h1>Replay callbacks</h1><p>No ${describe(selection)}: nothing to replay.</p><p>${back}</p>`
+      : html`<h1>Replay callbacks</h1>
+<p>All <strong>${describe(selection)}</strong> (${howMany} in all, on every page, not only the one shown) will be queued
+again: each is sent once more to its URL with its own webhook-id, as soon as the worker reaches it.</p>
+<form method="post" action="/callbacks/replay" class="actions">${csrfField(viewer)}${[...paramsOf(selection)].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit">Replay ${howMany} callback${selected === 1 ? "" : "s"}</button> ${back}</form>`;
+  return htmlResponse(layout("Callbacks", viewer, content), refusal ? 400 : 200);
+}
+
+/** POST /callbacks/replay: replays the selection the confirmation named; audited with how many. */
+export async function replaySelection(context: PageContext): Promise<Response> {
+  const selection = parseSelection(context.form);
+  const { status } = selection.filter;
+  if (!REPLAYABLE.includes(status) || selection.problems.length > 0)
+    return replayConfirmation({ ...context, url: new URL(`/callbacks/replay?${paramsOf(selection)}`, context.url) });
+  const filter = { ...selection.filter, status: status as "dead" | "delivered" };
+  const replayed = await replaySelectedCallbacks(context.store, filter, describe(selection), actorOf(context), context.now);
+  const params = paramsOf(selection);
+  params.set("status", "pending");
+  params.set("done", "replayed");
+  params.set("count", String(replayed));
+  return redirect(`/callbacks?${params}`);
 }

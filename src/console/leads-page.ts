@@ -27,6 +27,22 @@ function utcDay(text: string): number | null {
   return Number.isNaN(day) ? null : day;
 }
 
+/**
+ * The UTC days typed as "since" and "until" (YYYY-MM-DD, either may be empty) as times: from the
+ * first day's start, before the end of the last. Each unusable one is pushed to `problems`.
+ */
+export function dayRange(typed: { since: string; until: string }, problems: string[]): { from?: number; before?: number } {
+  const range: { from?: number; before?: number } = {};
+  for (const field of ["since", "until"] as const) {
+    if (!typed[field]) continue;
+    const day = utcDay(typed[field]);
+    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
+    else if (field === "since") range.from = day;
+    else range.before = day + DAY_MS;
+  }
+  return range;
+}
+
 /** The search in a Leads URL; each unusable value is a problem, and a search with problems lists nothing. */
 export function parseSearch(params: URLSearchParams): Search {
   const typed = Object.fromEntries(SEARCH_FIELDS.map((field) => [field, params.get(field)?.trim() ?? ""])) as Record<SearchField, string>;
@@ -47,15 +63,9 @@ export function parseSearch(params: URLSearchParams): Search {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
   }
-  for (const [field, set] of [
-    ["since", (day: number) => (filter.createdFrom = day)],
-    ["until", (day: number) => (filter.createdBefore = day + DAY_MS)],
-  ] as const) {
-    if (!typed[field]) continue;
-    const day = utcDay(typed[field]);
-    if (day === null) problems.push(`Not a date (YYYY-MM-DD): ${typed[field]}`);
-    else set(day);
-  }
+  const days = dayRange(typed, problems);
+  if (days.from !== undefined) filter.createdFrom = days.from;
+  if (days.before !== undefined) filter.createdBefore = days.before;
   const older = params.get("older");
   if (older) filter.olderThan = older;
   return { typed, filter, problems };

@@ -1,7 +1,9 @@
 // The frame of every console page, and the responses the console sends.
+import type { Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
+import type { ImportOptions, ImportResult } from "../suppression/import.ts";
 import { consoleActor } from "./audit.ts";
-import { html, type Html } from "./html.ts";
+import { html, Html } from "./html.ts";
 
 /** The operator a page is shown to, and the token its forms must carry back (CSRF). */
 export interface Viewer {
@@ -18,7 +20,12 @@ export interface PageContext {
   url: URL;
   /** A POST's form fields (its CSRF token already checked); empty on a GET. */
   form: URLSearchParams;
+  /** A multipart POST's file (the suppression import's upload); null otherwise. */
+  upload: File | null;
+  /** Imports a suppression CSV on a database connection of its own, as `suppress import` does, audited as `subject` by `actor`. */
+  importSuppressions: (file: Blob, subject: string, actor: string, options: ImportOptions) => Promise<ImportResult>;
   now: number;
+  log: Logger;
 }
 
 /** Who the audit log says made a change: the viewer. The operations record it with the change. */
@@ -70,6 +77,13 @@ ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">`
 <main>${content}</main>
 </body>
 </html>`;
+}
+
+/** The frame of a page whose content is streamed as it is made: the markup before the content and after it. */
+export function layoutAround(title: string, viewer: Viewer): [before: string, after: string] {
+  const slot = "<!--content-->";
+  const [before, after] = layout(title, viewer, new Html(slot)).text.split(slot);
+  return [before!, after!];
 }
 
 export function htmlResponse(body: Html, status = 200, headers: Record<string, string> = {}): Response {

@@ -6,9 +6,11 @@ import { isDatabaseUnavailable } from "../backend/index.ts";
 import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
+import { withOwnConnection } from "../store/own-connection.ts";
+import { importSuppressionFile } from "../suppression/import.ts";
 import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
-import { callbacksPage, replayEveryDead } from "./callbacks-page.ts";
+import { callbacksPage, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
@@ -17,7 +19,7 @@ import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type Page
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
-import { suppressionAction, suppressionPage } from "./suppression-page.ts";
+import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
 import { vendorAction, vendorsPage } from "./vendors-page.ts";
 
 export interface ConsoleDeps {
@@ -33,6 +35,9 @@ export interface ConsoleDeps {
 
 /** A change larger than this is no form of the console's. */
 const FORM_LIMIT_BYTES = 64 * 1024;
+/** The one multipart form: a suppression CSV. A million numbers with reasons are about 30 MB. */
+const UPLOAD_PATH = "/suppression/import";
+const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */
 type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
@@ -46,12 +51,14 @@ const ROUTES: Route[] = [
   ["GET", /^\/leads\/([^/]+)$/, (context, leadId) => leadPage(context, leadId!)],
   ["POST", /^\/leads\/([^/]+)\/(decide|retry|replay)$/, (context, leadId, action) => leadAction(context, leadId!, action!)],
   ["GET", /^\/callbacks$/, callbacksPage],
-  ["POST", /^\/callbacks\/replay-dead$/, replayEveryDead],
+  ["GET", /^\/callbacks\/replay$/, replayConfirmation],
+  ["POST", /^\/callbacks\/replay$/, replaySelection],
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
   ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
+  ["POST", /^\/suppression\/import$/, suppressionImport],
   ["GET", /^\/audit$/, auditPage],
 ];
 
@@ -69,6 +76,9 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     secure: deps.config.tlsCertFile !== undefined,
   });
 
+  const importSuppressions: PageContext["importSuppressions"] = (file, subject, actor, options) =>
+    withOwnConnection(deps.config.databasePath, (database) => importSuppressionFile(database, file, subject, actor, options));
+
   async function answer(request: Request, url: URL): Promise<Response> {
     const { pathname: path } = url;
     const method = request.method === "HEAD" ? "GET" : request.method;
@@ -80,16 +90,31 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     // Browsers ask for it on their own; no icon, and no 404 in the browser's console.
     if (path === "/favicon.ico") return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
-    const form = method === "POST" ? await formOf(request) : null;
-    if (method === "POST" && !form) return refused(400, "Not a form of the console.");
+    const isUpload = method === "POST" && path === UPLOAD_PATH;
+    const form = method === "POST" && !isUpload ? await formOf(request) : null;
+    if (method === "POST" && !isUpload && !form) return refused(400, "Not a form of the console.");
     if (path === "/login") return form ? signIn.attempt(request, form) : signInPage();
 
     const session = await currentSession(store, request, clock());
     if (!session) return method === "GET" ? redirect("/login") : refused(403, "Sign in first.");
-    if (form && !csrfHolds(session, form.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
+    // An upload's body is read only for a signed-in operator.
+    const upload = isUpload ? await uploadOf(request) : null;
+    if (isUpload && !upload) return refused(400, "Not a file upload of the console.");
+    const fields = upload?.form ?? form;
+    if (fields && !csrfHolds(session, fields.get("csrf"))) return refused(403, "This form has expired: reload the page and try again.");
     if (method === "POST" && path === "/logout") return signIn.signOut(session);
     const viewer = { operatorName: session.operatorName, csrfToken: session.csrfToken };
-    const context: PageContext = { store, vendorsChanged: deps.vendorsChanged, viewer, url, form: form ?? new URLSearchParams(), now: clock() };
+    const context: PageContext = {
+      store,
+      vendorsChanged: deps.vendorsChanged,
+      viewer,
+      url,
+      form: fields ?? new URLSearchParams(),
+      upload: upload?.file ?? null,
+      importSuppressions,
+      now: clock(),
+      log,
+    };
     for (const [routeMethod, pattern, handle] of ROUTES) {
       const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
       if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));
@@ -143,7 +168,39 @@ async function formOf(request: Request): Promise<URLSearchParams | null> {
   const type = request.headers.get("content-type") ?? "";
   const length = Number(request.headers.get("content-length") ?? "0");
   if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
-  return new URLSearchParams(await request.text());
+  const text = await textUpTo(request, FORM_LIMIT_BYTES);
+  return text === null ? null : new URLSearchParams(text);
+}
+
+/**
+ * The body as text, or null past `limit` bytes, read no further: a chunked body names no length,
+ * and the listener accepts bodies as large as an upload, on any path, before anyone signed in.
+ */
+async function textUpTo(request: Request, limit: number): Promise<string | null> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.byteLength;
+    if (size > limit) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A multipart form's text fields, and its file (the first one, if any); null when it is no such form or too large. */
+async function uploadOf(request: Request): Promise<{ form: URLSearchParams; file: File | null } | null> {
+  const type = request.headers.get("content-type") ?? "";
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (!type.startsWith("multipart/form-data") || length > UPLOAD_LIMIT_BYTES) return null;
+  const data = await request.formData().catch(() => null);
+  if (!data) return null;
+  const form = new URLSearchParams();
+  let file: File | null = null;
+  for (const [name, value] of data) {
+    if (typeof value === "string") form.append(name, value);
+    else file ??= value;
+  }
+  return { form, file };
 }
 
 export interface ConsoleListener {
@@ -160,7 +217,7 @@ export function startConsole(deps: Omit<ConsoleDeps, "peerAddress">): ConsoleLis
   server = Bun.serve({
     hostname: config.consoleHost,
     port: config.consolePort,
-    maxRequestBodySize: FORM_LIMIT_BYTES,
+    maxRequestBodySize: UPLOAD_LIMIT_BYTES,
     tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
     fetch: handle,
   });

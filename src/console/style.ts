@@ -23,7 +23,12 @@ pre { background: #fff; border: 1px solid var(--line); padding: 10px; white-spac
 form.filters { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; margin-bottom: 16px; }
 label { display: flex; flex-direction: column; gap: 2px; font-size: 12px; color: var(--muted); }
 input, select, button { font: inherit; padding: 5px 8px; border: 1px solid #b8bec8; border-radius: 4px; background: #fff; }
-button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
+button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; white-space: nowrap; }
+select { height: 32px; }
+form.filters > a { padding: 6px 0; }
+a.button { display: inline-block; padding: 5px 10px; border: 1px solid var(--accent); border-radius: 4px; background: #fff; text-decoration: none; }
+ol.progress { color: var(--muted); margin: 0 0 16px; }
+table.problems { width: auto; min-width: 480px; }
 button.secondary { background: #fff; color: var(--accent); }
 header button { background: transparent; border-color: #6b7585; color: #fff; }
 .status-accepted, .status-delivered { color: var(--good); font-weight: 600; }

@@ -4,14 +4,17 @@
 import { op, type Script } from "../db/script.ts";
 import type { CallbackStatus } from "../db/schema.ts";
 import type { CallbackSummary } from "../store/callbacks/index.ts";
-import { auditedChange, auditEntry } from "../store/audit/index.ts";
+import { auditedChange, auditEntry, type AuditEntry } from "../store/audit/index.ts";
+import { cursorAfter, type CallbackCursor, type CallbackFilter } from "../store/callbacks/search.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { leadDetail, type LeadDetail } from "./leads.ts";
 
 export type { CallbackSummary } from "../store/callbacks/index.ts";
+export type { CallbackCursor, CallbackFilter } from "../store/callbacks/search.ts";
+export { cursorAfter } from "../store/callbacks/search.ts";
 
-/** Most recently changed first: the callbacks that just died or were just delivered lead. */
-export async function listCallbacks(store: Store, filter: { status?: CallbackStatus; limit: number }): Promise<CallbackSummary[]> {
+/** A page of callbacks: dead ones most recently died first, pending ones next due first, others newest lead first. */
+export async function listCallbacks(store: Store, filter: CallbackFilter): Promise<CallbackSummary[]> {
   return store.read((t) => op(t.callbacks.list(filter)));
 }
 
@@ -57,15 +60,29 @@ export async function retryCallbackNow(store: Store, id: string, actor: string, 
   return { kind: "notPending", callbackId: callback.id, status: callback.status };
 }
 
-function* replayDead(t: Tables, diedSince: number | null, actor: string, now: number): Script<number> {
+/** Replays the callbacks of these leads that are dead or delivered; answers how many. */
+function* replayEach(t: Tables, leadIds: string[], now: number): Script<number> {
   let replayed = 0;
-  for (const leadId of yield* op(t.callbacks.deadSince(diedSince ?? Number.MIN_SAFE_INTEGER))) {
+  for (const leadId of leadIds) {
     if (yield* op(t.callbacks.replay(leadId, now))) replayed++;
   }
-  const since = diedSince === null ? "" : ` (died since ${new Date(diedSince).toISOString()})`;
-  if (replayed > 0)
-    yield* op(t.audit.append(auditEntry({ actor, action: "callback.replay-dead", subject: "dead callbacks", detail: `${replayed} queued${since}` }, now)));
   return replayed;
+}
+
+/**
+ * Replays these leads' callbacks and, when the whole replay (`earlier` of it queued in writes
+ * before this one) queued any, appends its entry naming the total, in this transaction.
+ */
+function* replayAudited(t: Tables, leadIds: string[], earlier: number, entryFor: (total: number) => AuditEntry, now: number): Script<number> {
+  const replayed = yield* replayEach(t, leadIds, now);
+  if (earlier + replayed > 0) yield* op(t.audit.append(entryFor(earlier + replayed)));
+  return replayed;
+}
+
+function* replayDead(t: Tables, diedSince: number | null, actor: string, now: number): Script<number> {
+  const since = diedSince === null ? "" : ` (died since ${new Date(diedSince).toISOString()})`;
+  const entryFor = (total: number) => auditEntry({ actor, action: "callback.replay-dead", subject: "dead callbacks", detail: `${total} queued${since}` }, now);
+  return yield* replayAudited(t, yield* op(t.callbacks.deadSince(diedSince ?? Number.MIN_SAFE_INTEGER)), 0, entryFor, now);
 }
 
 /**
@@ -74,4 +91,40 @@ function* replayDead(t: Tables, diedSince: number | null, actor: string, now: nu
  */
 export async function replayDeadCallbacks(store: Store, diedSince: number | null, actor: string, now: number): Promise<number> {
   return store.write((t) => replayDead(t, diedSince, actor, now));
+}
+
+/** How many callbacks a filter selects, up to `cap`: what a replay of them would queue. */
+export async function countCallbacks(store: Store, filter: Omit<CallbackFilter, "limit" | "after">, cap: number): Promise<number> {
+  return store.read((t) => op(t.callbacks.countUpTo(filter, cap)));
+}
+
+/** Callbacks replayed per write transaction: the service's other writers wait for one chunk at most. */
+const REPLAY_CHUNK = 1_000;
+
+/**
+ * Queues again every dead or delivered callback a filter selects (every page of it, not one), a
+ * chunk per write transaction, walking the listing's keyset: a replayed callback leaves a dead
+ * listing, and one delivered again is behind the cursor, so none is replayed twice. Audited once,
+ * as `subject` with the count, in the last chunk's transaction (an entry per chunk would fill the
+ * audit page); a crash between chunks leaves the earlier ones queued without an entry. Returns how many.
+ */
+export async function replaySelectedCallbacks(
+  store: Store,
+  filter: Omit<CallbackFilter, "limit" | "after"> & { status: "dead" | "delivered" },
+  subject: string,
+  actor: string,
+  now: number,
+): Promise<number> {
+  const entryFor = (total: number) => auditEntry({ actor, action: "callback.replay-selected", subject, detail: `${total} queued` }, now);
+  let replayed = 0;
+  let after: CallbackCursor | undefined;
+  for (;;) {
+    const chunk = await listCallbacks(store, { ...filter, after, limit: REPLAY_CHUNK });
+    const leadIds = chunk.map((callback) => callback.lead_id);
+    const last = chunk.length < REPLAY_CHUNK;
+    const earlier = replayed;
+    if (last) return earlier + (await store.write((t) => replayAudited(t, leadIds, earlier, entryFor, now)));
+    replayed += await store.write((t) => replayEach(t, leadIds, now));
+    after = cursorAfter(filter, chunk.at(-1)!);
+  }
 }

@@ -43,14 +43,30 @@ interface Header {
   width: number;
 }
 
-/** Imports the file, or nothing; an import is audited (under the file's name, with its counts) in the same transaction. */
-export async function importSuppressionCsv(
+export interface ImportOptions {
+  onProgress?: (progress: ImportProgress) => void;
+  now?: number;
+}
+
+/** `suppress import FILE`: the file at `path`, audited under the file's name. */
+export async function importSuppressionCsv(database: OperatorDatabase, path: string, actor: string, options: ImportOptions = {}): Promise<ImportResult> {
+  await checkIsFile(path);
+  return importSuppressionFile(database, Bun.file(path), basename(path), actor, options);
+}
+
+/**
+ * A CSV's bytes however they came (a file on disk, the console's upload): the same checks, the
+ * same all-or-none import, audited as `subject` (the file's name) with its counts in the same
+ * transaction.
+ */
+export async function importSuppressionFile(
   database: OperatorDatabase,
-  path: string,
+  file: Blob,
+  subject: string,
   actor: string,
-  options: { onProgress?: (progress: ImportProgress) => void; now?: number } = {},
+  options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const totalBytes = await fileSize(path);
+  const totalBytes = file.size;
   const problems: RowProblem[] = [];
   let problemCount = 0;
   const report = (line: number, error: string) => {
@@ -62,7 +78,7 @@ export async function importSuppressionCsv(
   let chunk: StagedSuppression[] = [];
   const staging = database.kind === "sqlite" ? sqliteSuppressionImport(database.connection.sqlite) : await pgSuppressionImport(database.connection);
   try {
-    for await (const record of readCsvRecords(counted(Bun.file(path).stream(), (n) => (bytesRead += n)))) {
+    for await (const record of readCsvRecords(counted(file.stream(), (n) => (bytesRead += n)))) {
       if ("error" in record) {
         report(record.line, record.error);
         continue;
@@ -94,7 +110,6 @@ export async function importSuppressionCsv(
     if (problemCount > 0) return { kind: "malformed", problems, problemCount };
     await staging.stage(chunk);
     const now = options.now ?? Date.now();
-    const subject = basename(path);
     const auditOf = (added: number) =>
       auditEntry({ actor, action: "suppression.import", subject, detail: `${rows} rows, ${added} added, ${rows - added} already listed` }, now);
     const added = await staging.copyIntoList(now, auditOf);
@@ -104,13 +119,12 @@ export async function importSuppressionCsv(
   }
 }
 
-async function fileSize(path: string): Promise<number> {
+async function checkIsFile(path: string): Promise<void> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") throw new SuppressionError(`No such file: ${path}`);
     throw error;
   });
   if (!info.isFile()) throw new SuppressionError(`Not a file: ${path}`);
-  return info.size;
 }
 
 async function* counted(chunks: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {

@@ -216,6 +216,74 @@ test("decide a held lead from its page and see its callback reach the receiver; 
   expect(seen.errors).toEqual([]);
 }, 240_000);
 
+test("replay a dead callback from the Callbacks page and see it delivered; upload a CSV with one bad row and see its line number; sign-in and every page's screenshot", async () => {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const seen = record(page);
+  // A receiver of this test's own: 410 Gone (dead after one attempt) until it is told to take them.
+  let answer = 410;
+  const delivered: string[] = [];
+  const failing = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (request) => {
+      if (answer === 200) delivered.push(((await request.json()) as { lead_id: string }).lead_id);
+      return new Response(null, { status: answer });
+    },
+  });
+  try {
+    const leadId = (await vendorPost({ call_back_url: `http://127.0.0.1:${failing.port}/cb` })).body.lead_id as string;
+    await waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "dead", 15_000);
+    answer = 200;
+
+    await page.goto(`${consoleUrl}/callbacks`);
+    const row = page.locator("tr", { hasText: leadId });
+    await row.waitFor();
+    await screenshot(page, "console-callbacks-dead.png");
+    await page.getByRole("link", { name: /Replay every one of these dead callbacks/ }).click();
+    await page.getByRole("button", { name: /^Replay \d+ callbacks?$/ }).waitFor();
+    await screenshot(page, "console-callbacks-replay-confirm.png");
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await row.getByRole("button", { name: "Replay" }).click();
+    await page.getByText("The callback is queued again").waitFor();
+    await waitUntil(async () => delivered.includes(leadId), 15_000);
+    await callbackDelivered(leadId);
+  } finally {
+    await failing.stop(true);
+  }
+
+  const importCsv = async (csv: string) => {
+    await page.getByLabel("CSV file").setInputFiles({ name: "do-not-call.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByRole("button", { name: "Import" }).click();
+  };
+  await page.goto(`${consoleUrl}/suppression`);
+  await importCsv("phone,reason\n(212) 555-0181,asked\n555-01,typo\n(212) 555-0182,asked\n");
+  await page.getByText("Nothing was imported: do-not-call.csv has 1 malformed row.").waitFor();
+  expect(await page.locator("table.problems tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^3\s+not a valid US phone number: "555-01"$/)]);
+  await screenshot(page, "console-suppression-import-problems.png");
+  await page.getByRole("link", { name: "Back to Suppression" }).click();
+  await importCsv("phone,reason\n(212) 555-0181,asked\n(212) 555-0182,asked\n");
+  await page.getByText("Imported do-not-call.csv: 2 rows, 2 added, 0 already listed.").waitFor();
+  await screenshot(page, "console-suppression-imported.png");
+  await page.goto(`${consoleUrl}/suppression?phone=2125550181`);
+  await page.getByText(/^\+12125550181 is on the suppression list \(since .+ UTC, reason: asked\)\.$/).waitFor();
+  await screenshot(page, "console-suppression-check.png");
+  await page.goto(`${consoleUrl}/audit`);
+  await page.getByText("suppression.import").waitFor();
+  await screenshot(page, "console-audit-after.png");
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Operator").waitFor();
+  await screenshot(page, "console-sign-in.png");
+  await page.getByLabel("Operator").fill(OPERATOR.name);
+  await page.getByLabel("Password").fill(OPERATOR.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+}, 240_000);
+
 /** How many pixels of a canvas are painted (not transparent): a drawn chart has its lines and axes. */
 function paintedPixels(canvas: any): number {
   const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);

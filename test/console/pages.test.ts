@@ -115,30 +115,6 @@ test("Replay callback: a dead callback is queued again and delivered, with the s
   ]);
 });
 
-test("Callbacks lists dead ones first; Replay every dead callback queues them, and they are delivered", async () => {
-  receiverStatus = 500;
-  const leadId = await postLead();
-  await waitUntil(async () => (await callbackOf(leadId)).attempts.length === 1, 10_000);
-  await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });
-  await waitUntil(async () => (await callbackOf(leadId)).callback.status === "dead", 10_000);
-
-  const dead = await operator.get("/callbacks");
-  expect(dead.status).toBe(200);
-  expect(dead.text).toContain(`href="/leads/${leadId}"`);
-  expect(dead.text).toContain('action="/callbacks/replay-dead"');
-
-  receiverStatus = 200;
-  const replayed = await operator.post("/callbacks/replay-dead", { csrf: operator.csrf });
-  expect([replayed.status, replayed.headers.get("location")]).toEqual([
-    303,
-    expect.stringMatching(/^\/callbacks\?status=pending&done=replayed-dead&count=[1-9]\d*$/),
-  ]);
-  await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
-  expect((await operator.get("/callbacks?status=dead")).text).not.toContain(leadId);
-  const audit = await operator.get("/audit");
-  expect(audit.text).toMatch(/callback\.replay-dead<\/td><td class="mono">dead callbacks<\/td><td>[1-9]\d* queued/);
-});
-
 test("Overview counts the last hour's leads by outcome and by vendor (flushed every few seconds), and the callback queue", async () => {
   const accepted = `<td data-cell="total:accepted">${posted}</td>`;
   await waitUntil(async () => (await operator.get("/overview")).text.includes(accepted), 15_000);

@@ -35,6 +35,7 @@ const PAGES = () => [
   `/leads/${leadId}`,
   "/leads?phone=2125550100",
   "/callbacks",
+  "/callbacks/replay?status=dead",
   "/vendors",
   "/suppression?phone=2125550100",
   "/audit",
@@ -45,7 +46,7 @@ const CHANGES = () => [
   `/leads/${leadId}/decide`,
   `/leads/${leadId}/retry`,
   `/leads/${leadId}/replay`,
-  "/callbacks/replay-dead",
+  "/callbacks/replay",
   "/vendors/add",
   `/vendors/${VENDOR.name}/disable`,
   `/vendors/${VENDOR.name}/rotate-password`,
@@ -192,4 +193,16 @@ test("under TLS the console speaks HTTPS too, and its session cookie is Secure",
     await own.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a form larger than 64 KiB is refused unread, even sent in chunks with no length (the listener takes uploads far larger)", async () => {
+  const chunk = new TextEncoder().encode(`name=${"a".repeat(16 * 1024)}&`);
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < 8; i++) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  const answer = await fetch(`${consoleUrl}/login`, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+  expect([answer.status, await answer.text()]).toEqual([400, expect.stringContaining("Not a form of the console.")]);
 });

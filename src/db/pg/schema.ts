@@ -5,8 +5,8 @@
 // jsonb value as a JSON string: drizzle-orm issues 4942, 4385).
 // SQLite's rowid keys (leads.id_key, callbacks.lead_key, phone_claims.phone_number) are ordinary
 // bigint primary keys here: PostgreSQL has no rowid, and a B-tree primary key serves the lookups.
-import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { sql, type SQL } from "drizzle-orm";
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { CALLBACK_STATUSES, LEAD_STATUSES } from "../schema.ts";
 
 /** A time in integer ms since the epoch. */
@@ -21,6 +21,9 @@ export const vendors = pgTable("vendors", {
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
 });
+
+/** An E.164 number's digits as a bigint, in SQL: the leads_phone index's key (phoneClaimKey in JS). */
+export const phoneKeyOf = (phoneE164: AnyPgColumn): SQL => sql`CAST(${phoneE164} AS bigint)`;
 
 export const leads = pgTable(
   "leads",
@@ -58,7 +61,13 @@ export const leads = pgTable(
     lockedUntil: millis("locked_until"),
     claimToken: text("claim_token"),
   },
-  (t) => [index("leads_status_decide_after").on(t.status, t.decideAfter), index("leads_vendor_created").on(t.vendorId, t.createdAt)],
+  (t) => [
+    index("leads_status_decide_after").on(t.status, t.decideAfter),
+    index("leads_vendor_created").on(t.vendorId, t.createdAt),
+    // The console's searches by phone and campaign (../schema.ts says why and what they cost).
+    index("leads_phone").on(phoneKeyOf(t.phoneE164)),
+    index("leads_campaign").on(t.vendorCampaignName, t.idKey),
+  ],
 );
 
 export const phoneClaims = pgTable("phone_claims", {

@@ -4,6 +4,7 @@
 // the current token; an expired lease makes the row claimable again, which is how deliveries
 // interrupted by a crash are retried (at least once, same id). An operator may replay a dead or
 // delivered one. Every attempt is kept as history, one row each.
+import type { CallbackFilter } from "./search.ts";
 import type { Op } from "../../db/script.ts";
 import type { CallbackStatus } from "../../db/schema.ts";
 import type { StoredRow } from "../leads/index.ts";
@@ -88,8 +89,10 @@ export interface CallbacksTable {
   depth(now: number): Op<QueueDepth>;
   /** How many callbacks are dead (read from the partial index of dead ones). */
   countDead(): Op<number>;
-  /** Most recently changed first, with the vendor's name. */
-  list(filter: { status?: CallbackStatus; limit: number }): Op<CallbackSummary[]>;
+  /** A page of the listing a filter makes (search.ts gives each status's order), with the vendor's name. */
+  list(filter: CallbackFilter): Op<CallbackSummary[]>;
+  /** How many callbacks a filter selects, counted up to `cap` (a count of them all can take a while). */
+  countUpTo(filter: Omit<CallbackFilter, "limit" | "after">, cap: number): Op<number>;
   /** A callback found by its lead's id or else by its own id (the webhook-id; a scan). */
   find(id: string): Op<{ id: string; leadId: string; status: CallbackStatus } | null>;
   /** The leads of the callbacks dead since `since` (updated_at: when their last attempt failed). */

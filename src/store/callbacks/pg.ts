@@ -1,12 +1,14 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, lte, min, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lt, lte, min, or, sql, type SQL } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import { columnsByName, everyColumn, heldCallbackRow, replayedCallback } from "../rows.ts";
+import { callbackListing } from "./search.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
+const listingColumns = { ...callbacks, vendorName: vendors.name };
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
 
 /** leadKey in SQL: the first 64 bits of the UUID's hex digits as a signed integer. */
@@ -140,8 +142,20 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
         ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
       countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
-      list: ({ status, limit }) =>
-        on
+      async countUpTo(filter, cap) {
+        const { where } = callbackListing(listingColumns, filter);
+        const selected = on
+          .select({ one: sql`1` })
+          .from(callbacks)
+          .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
+          .where(where)
+          .limit(cap)
+          .as("selected");
+        return (await on.select({ n: count() }).from(selected))[0]!.n;
+      },
+      list(filter) {
+        const { where, orderBy } = callbackListing(listingColumns, filter);
+        return on
           .select({
             id: callbacks.id,
             lead_id: callbacks.leadId,
@@ -157,9 +171,10 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
           })
           .from(callbacks)
           .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
-          .where(status ? eq(callbacks.status, status) : undefined)
-          .orderBy(desc(callbacks.updatedAt), desc(callbacks.id))
-          .limit(limit),
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(filter.limit);
+      },
       find: async (id) => (await findBy(byLead(id))) ?? (await findBy(eq(callbacks.id, id))) ?? null,
       deadSince: async (since) =>
         (

@@ -1,14 +1,16 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, min, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lt, min, or, sql } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
 import { callbackAttempts, callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, heldCallbackRow, replayedCallback } from "../rows.ts";
+import { callbackListing } from "./search.ts";
 import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
 // Keys are found from lead ids (leadKey), never read back: 64-bit keys do not fit a JS number.
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
+const listingColumns = { ...callbacks, vendorName: vendors.name };
 const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now));
 
 export function sqliteCallbacks(db: Db): CallbacksTable {
@@ -125,8 +127,14 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       ) === 1,
     depth: (now) => depth.get({ now })!,
     countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
-    list: ({ status, limit }) =>
-      db
+    countUpTo(filter, cap) {
+      const { where } = callbackListing(listingColumns, filter);
+      const selected = db.select({ one: sql`1` }).from(callbacks).innerJoin(vendors, eq(vendors.id, callbacks.vendorId)).where(where).limit(cap).as("selected");
+      return db.select({ n: count() }).from(selected).get()!.n;
+    },
+    list(filter) {
+      const { where, orderBy } = callbackListing(listingColumns, filter);
+      return db
         .select({
           id: callbacks.id,
           lead_id: callbacks.leadId,
@@ -142,10 +150,11 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
         })
         .from(callbacks)
         .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
-        .where(status ? eq(callbacks.status, status) : undefined)
-        .orderBy(desc(callbacks.updatedAt), desc(callbacks.id))
-        .limit(limit)
-        .all(),
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(filter.limit)
+        .all();
+    },
     find: (id) => db.select(found).from(callbacks).where(byLead(id)).get() ?? db.select(found).from(callbacks).where(eq(callbacks.id, id)).get() ?? null,
     deadSince: (since) =>
       db

@@ -1,11 +1,13 @@
 import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
-import { callbacks, leads, vendors } from "../../db/pg/schema.ts";
+import { callbacks, leads, phoneKeyOf, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 import { leadSearch } from "./search.ts";
+
+const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
 
 const p = sql.placeholder;
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));
@@ -99,7 +101,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
           .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-          .where(leadSearch({ ...leads, vendorName: vendors.name }, filter))
+          .where(leadSearch(searchColumns, filter))
           .orderBy(desc(leads.idKey))
           .limit(filter.limit),
       // async: drizzle's builder is a thenable, not a Promise, and a script's op() awaits only Promises.
@@ -113,7 +115,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           })
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-          .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+          .where(leadSearch(searchColumns, { createdFrom: since }))
           .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
         ((

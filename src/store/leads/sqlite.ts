@@ -2,10 +2,12 @@ import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type Colum
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareWrite } from "../../db/prepared.ts";
-import { callbacks, leadKey, leads, vendors } from "../../db/schema.ts";
+import { callbacks, leadKey, leads, phoneKeyOf, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 import { leadSearch } from "./search.ts";
+
+const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
 
 const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
@@ -84,7 +86,7 @@ export function sqliteLeads(db: Db): LeadsTable {
         // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.
         .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
-        .where(leadSearch({ ...leads, vendorName: vendors.name }, filter, unindexed))
+        .where(leadSearch(searchColumns, filter, unindexed))
         .orderBy(desc(leads.idKey))
         .limit(filter.limit)
         .all(),
@@ -98,7 +100,7 @@ export function sqliteLeads(db: Db): LeadsTable {
         })
         .from(leads)
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-        .where(leadSearch({ ...leads, vendorName: vendors.name }, { createdFrom: since }))
+        .where(leadSearch(searchColumns, { createdFrom: since }))
         .groupBy(vendors.name, leads.status)
         .all(),
     detail: (leadId) =>
