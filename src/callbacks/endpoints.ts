@@ -93,14 +93,14 @@ export function createEndpointGuard(options: { maxSlow: () => number }) {
     slow(endpoint: string, now: number): void {
       stateOf(endpoint, now).slow++;
     },
-    /** A request for `callbackId` admitted by `admit` ended (`slow` if it was marked so): delivered (a 2xx) or not. */
-    settled(endpoint: string, request: { callbackId: string; delivered: boolean; slow: boolean }, now: number): void {
-      const { callbackId, delivered } = request;
+    /** A request for `callbackId` admitted by `admit` ended (`slow` if it was marked so): answered for good (a 2xx or 410) or not. */
+    settled(endpoint: string, request: { callbackId: string; answered: boolean; slow: boolean }, now: number): void {
+      const { callbackId, answered } = request;
       const state = stateOf(endpoint, now);
       state.inFlight = Math.max(0, state.inFlight - 1);
       if (request.slow) state.slow = Math.max(0, state.slow - 1);
       state.lastActivity = now;
-      if (delivered) {
+      if (answered) {
         state.failing.clear();
         state.cooldownMs = 0;
         state.openUntil = 0;

@@ -11,7 +11,7 @@ import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
 import { createEndpointGuard, endpointOf, SLOW_MS, type Admission } from "./endpoints.ts";
-import { nextStep } from "./next-step.ts";
+import { answeredForGood, nextStep } from "./next-step.ts";
 
 export interface DeliveryJobDeps {
   store: Store<Answering, "promise">;
@@ -98,14 +98,14 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
       pump();
       deps.onSettled();
     }, SLOW_MS);
-    let delivered = false;
+    let answered = false;
     try {
       const result = await deps.attempt(callback);
-      delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      answered = answeredForGood(result.statusCode);
       return result;
     } finally {
       clearTimeout(slowTimer);
-      endpoints.settled(endpoint, { callbackId: callback.id, delivered, slow: isSlow }, deps.clock());
+      endpoints.settled(endpoint, { callbackId: callback.id, answered, slow: isSlow }, deps.clock());
       sending--;
       if (isSlow) slow--;
       pump();

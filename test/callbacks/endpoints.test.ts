@@ -18,7 +18,7 @@ const T0 = 1_000_000;
 function trip(guard: ReturnType<typeof createEndpointGuard>, now: number) {
   for (let i = 0; i < FAILURES_TO_OPEN; i++) {
     expect(guard.admit(HOOK, now).kind).toBe("send");
-    guard.settled(HOOK, { callbackId: `cb-${i}`, delivered: false, slow: false }, now);
+    guard.settled(HOOK, { callbackId: `cb-${i}`, answered: false, slow: false }, now);
   }
 }
 
@@ -31,12 +31,12 @@ test("an endpoint is a callback URL's origin and path: the query (a lead's id, s
 test("a busy endpoint that answers in time is not capped; one with a slow request out gets no more than maxSlow out, others are not affected", () => {
   const guard = createEndpointGuard({ maxSlow: () => 2 });
   for (let i = 0; i < 10; i++) expect(guard.admit(HOOK, T0).kind).toBe("send");
-  for (let i = 0; i < 9; i++) guard.settled(HOOK, { callbackId: `fast-${i}`, delivered: true, slow: false }, T0 + 1);
+  for (let i = 0; i < 9; i++) guard.settled(HOOK, { callbackId: `fast-${i}`, answered: true, slow: false }, T0 + 1);
   guard.slow(HOOK, T0 + SLOW_MS); // the tenth is still out
   expect(guard.admit(HOOK, T0 + SLOW_MS).kind).toBe("send");
   expect(guard.admit(HOOK, T0 + SLOW_MS)).toEqual({ kind: "overCap", retryAt: T0 + SLOW_MS + OVER_CAP_WAIT_MS });
   expect(guard.admit("https://other.example/hook", T0 + SLOW_MS).kind).toBe("send");
-  guard.settled(HOOK, { callbackId: "slow", delivered: true, slow: true }, T0 + 2 * SLOW_MS);
+  guard.settled(HOOK, { callbackId: "slow", answered: true, slow: true }, T0 + 2 * SLOW_MS);
   expect(guard.admit(HOOK, T0 + 2 * SLOW_MS).kind).toBe("send");
   expect(guard.admit(HOOK, T0 + 2 * SLOW_MS).kind).toBe("send"); // no slow request out: no cap
 });
@@ -45,7 +45,7 @@ test("one callback failing again and again never opens the circuit: its own sche
   const guard = createEndpointGuard({ maxSlow: () => 8 });
   for (let i = 0; i < 3 * FAILURES_TO_OPEN; i++) {
     expect(guard.admit(HOOK, T0 + i).kind).toBe("send");
-    guard.settled(HOOK, { callbackId: "the-same-callback", delivered: false, slow: false }, T0 + i);
+    guard.settled(HOOK, { callbackId: "the-same-callback", answered: false, slow: false }, T0 + i);
   }
   expect(guard.admit(HOOK, T0 + 100).kind).toBe("send");
 });
@@ -54,12 +54,12 @@ test("the attempts of several callbacks failing in a row open the circuit for a 
   const guard = createEndpointGuard({ maxSlow: () => 8 });
   for (let i = 0; i < FAILURES_TO_OPEN - 1; i++) {
     guard.admit(HOOK, T0);
-    guard.settled(HOOK, { callbackId: `early-${i}`, delivered: false, slow: false }, T0);
+    guard.settled(HOOK, { callbackId: `early-${i}`, answered: false, slow: false }, T0);
   }
   guard.admit(HOOK, T0);
-  guard.settled(HOOK, { callbackId: "ok", delivered: true, slow: false }, T0);
+  guard.settled(HOOK, { callbackId: "ok", answered: true, slow: false }, T0);
   expect(guard.admit(HOOK, T0).kind).toBe("send"); // the run was broken
-  guard.settled(HOOK, { callbackId: "ok-again", delivered: true, slow: false }, T0);
+  guard.settled(HOOK, { callbackId: "ok-again", answered: true, slow: false }, T0);
   trip(guard, T0 + 1);
   expect(guard.admit(HOOK, T0 + 2)).toEqual({ kind: "open", until: T0 + 1 + FIRST_COOLDOWN_MS, failures: FAILURES_TO_OPEN });
   expect(guard.admit("https://other.example/hook", T0 + 2).kind).toBe("send");
@@ -71,17 +71,17 @@ test("after the cooldown one probe goes (half open): success closes the circuit,
   let now = T0 + FIRST_COOLDOWN_MS;
   expect(guard.admit(HOOK, now).kind).toBe("send"); // the probe
   expect(guard.admit(HOOK, now).kind).toBe("open"); // one probe at a time
-  guard.settled(HOOK, { callbackId: "probe", delivered: false, slow: false }, now);
+  guard.settled(HOOK, { callbackId: "probe", answered: false, slow: false }, now);
   expect(guard.admit(HOOK, now + 2 * FIRST_COOLDOWN_MS - 1).kind).toBe("open");
   now += 2 * FIRST_COOLDOWN_MS;
   for (let cooldown = 2 * FIRST_COOLDOWN_MS; cooldown < MAX_COOLDOWN_MS; cooldown *= 2) {
     expect(guard.admit(HOOK, now).kind).toBe("send");
-    guard.settled(HOOK, { callbackId: "probe", delivered: false, slow: false }, now);
+    guard.settled(HOOK, { callbackId: "probe", answered: false, slow: false }, now);
     now += Math.min(MAX_COOLDOWN_MS, cooldown * 2);
   }
   expect(guard.admit(HOOK, now - 1).kind).toBe("open"); // the cooldown stays at the maximum
   expect(guard.admit(HOOK, now).kind).toBe("send");
-  guard.settled(HOOK, { callbackId: "probe", delivered: true, slow: false }, now);
+  guard.settled(HOOK, { callbackId: "probe", answered: true, slow: false }, now);
   expect(guard.admit(HOOK, now).kind).toBe("send");
   expect(guard.admit(HOOK, now).kind).toBe("send");
 });
@@ -90,6 +90,6 @@ test("requests sent before the circuit opened that fail while it is open do not 
   const guard = createEndpointGuard({ maxSlow: () => 8 });
   for (let i = 0; i < 3; i++) guard.admit(HOOK, T0); // three stragglers out
   trip(guard, T0);
-  for (let i = 0; i < 3; i++) guard.settled(HOOK, { callbackId: `straggler-${i}`, delivered: false, slow: false }, T0 + 100);
+  for (let i = 0; i < 3; i++) guard.settled(HOOK, { callbackId: `straggler-${i}`, answered: false, slow: false }, T0 + 100);
   expect(guard.admit(HOOK, T0 + FIRST_COOLDOWN_MS).kind).toBe("send");
 });

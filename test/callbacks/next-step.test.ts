@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nextStep } from "../../src/callbacks/next-step.ts";
+import { answeredForGood, nextStep } from "../../src/callbacks/next-step.ts";
 
 const backoff = { scheduleMs: [1000, 2000], jitter: 0 };
 const now = 1_000_000;
@@ -24,5 +24,11 @@ describe("nextStep", () => {
 
   test("a longer Retry-After is honoured", () => {
     expect(nextStep({ statusCode: 429, retryAfterMs: 60_000 }, 1, backoff, now)).toEqual({ kind: "retry", at: now + 60_000 });
+  });
+
+  // An endpoint answering 410 for many callbacks works: its circuit (endpoints.ts) must not open
+  // and turn those answers into "Not sent" retries instead of the dead the receiver asked for.
+  test("a 2xx or 410 is an answer for good (the endpoint works); a 5xx, 404 or no answer is not", () => {
+    expect([200, 204, 410, 500, 404, 429, null].map(answeredForGood)).toEqual([true, true, true, false, false, false, false]);
   });
 });
