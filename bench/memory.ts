@@ -150,12 +150,12 @@ function slopePerMinute(samples: Sample[]): number {
 }
 
 /**
- * RSS over the minute before `at`: median and highest. One sample lands wherever the garbage
- * collector happens to be (samples a few seconds apart differed by up to 30 MiB); the median does not.
+ * RSS over the minute up to a point (its samples and the point's own reading): median and highest.
+ * One reading lands wherever the garbage collector happens to be (samples a few seconds apart
+ * differed by up to 30 MiB); the median does not.
  */
-function lastMinute(samples: Sample[], at: number): { median: number; max: number } {
-  const rss = samples.filter((s) => s.at > at - 60 && s.at <= at).map((s) => s.rss);
-  if (rss.length === 0) return { median: Number.NaN, max: Number.NaN };
+function lastMinute(samples: Sample[], point: Point): { median: number; max: number } {
+  const rss = [...samples.filter((s) => s.at > point.at - 60 && s.at <= point.at).map((s) => s.rss), point.rss];
   rss.sort((a, b) => a - b);
   return { median: rss[Math.floor(rss.length / 2)]!, max: rss.at(-1)! };
 }
@@ -166,8 +166,8 @@ function printTable(points: Point[], samples: Sample[]): void {
     p.label,
     String(p.sent),
     p.rss.toFixed(0),
-    lastMinute(samples, p.at).median.toFixed(0),
-    lastMinute(samples, p.at).max.toFixed(0),
+    lastMinute(samples, p).median.toFixed(0),
+    lastMinute(samples, p).max.toFixed(0),
     p.anon.toFixed(0),
     p.file.toFixed(0),
     String(p.pendingLeads),
@@ -243,7 +243,7 @@ async function main() {
   console.log(`peak RSS ${Math.max(...points.map((p) => p.peak)).toFixed(0)} MiB`);
   if (soakMinutes > 0) console.log(`soak: RSS slope ${slope.toFixed(2)} MiB/min over ${soakSamples.length} samples (${soakMinutes} min at ${rate}/s)`);
   const goalMiB = (GOAL_MB * 1e6) / 2 ** 20;
-  const judged = lastMinute(samples, after.at).median;
+  const judged = lastMinute(samples, after).median;
   console.log(
     `goal: RSS after ${requests} requests ≤ ${GOAL_MB} MB (${goalMiB.toFixed(0)} MiB), judged on the last minute's median: ${judged.toFixed(0)} MiB, ${judged <= goalMiB ? "met" : "NOT MET"}`,
   );
