@@ -105,7 +105,7 @@ export function sqliteReady(sqlite: Database, writeFailure: () => Error | null):
 
 function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): ServiceBackend {
   // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
-  const database = hooks.standIns?.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20 });
+  const database = hooks.standIns?.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20, cacheBytes: config.sqliteCacheBytes });
   const diskSpace = watchDiskSpace(config.databasePath, {
     reserveBytes: config.diskReserveBytes,
     freeBytes: hooks.standIns?.freeBytes,

@@ -14,6 +14,7 @@ import {
   parseSize,
 } from "./parse.ts";
 import { LOG_LEVELS, type LogLevel } from "../log/index.ts";
+import { SQLITE_CACHE_BYTES } from "../db/client.ts";
 
 export interface Config {
   host: string;
@@ -22,6 +23,8 @@ export interface Config {
   databasePath: string;
   /** PostgreSQL connections per instance (unused on SQLite). */
   databasePoolSize: number;
+  /** SQLite's page cache of the server's connection, in bytes. */
+  sqliteCacheBytes: number;
   bodyLimitBytes: number;
   duplicateWindowMs: number;
   /** Requests per second per vendor; 0 turns the limit off. */
@@ -96,6 +99,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", default: undefined, parse: parseReadableFile, doc: "PEM private key file for --tls-cert." }),
   option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, secret: true, doc: "SQLite database file, or a postgres:// URL; created (SQLite) and migrated at start." }),
   option({ key: "databasePoolSize", flag: "--database-pool-size", env: "LEAD_INGRESS_DATABASE_POOL_SIZE", default: 20, parse: parseInteger(1, 1_000), doc: "PostgreSQL connections per instance (ignored on SQLite)." }),
+  option({ key: "sqliteCacheBytes", flag: "--sqlite-cache-size", env: "LEAD_INGRESS_SQLITE_CACHE_SIZE", default: SQLITE_CACHE_BYTES, parse: within(parseSize, 64 * 1024, 64 * 1024 ** 3, (n) => `${n} bytes`), doc: "SQLite's page cache (e.g. 8MiB): more keeps more of a large database's indexes in the process (resident memory), less reads them from the kernel's file cache more often." }),
   option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),

@@ -218,6 +218,11 @@ describe("loadConfig", () => {
     });
   });
 
+  test("SQLite's page cache is a size: 4 MiB unless set", () => {
+    expect(loadConfig({}, []).sqliteCacheBytes).toBe(4 * 1024 * 1024);
+    expect(loadConfig({ LEAD_INGRESS_SQLITE_CACHE_SIZE: "16MiB" }, []).sqliteCacheBytes).toBe(16 * 1024 * 1024);
+  });
+
   test("an empty environment variable is treated as unset", () => {
     expect(loadConfig({ LEAD_INGRESS_PORT: "" }, []).port).toBe(defaultConfig().port);
   });
@@ -307,6 +312,7 @@ describe("bounds that keep the service sane", () => {
     [["--worker-poll-interval", "0ms"], "--worker-poll-interval"],
     [["--callback-timeout", "0ms"], "--callback-timeout"],
     [["--callback-retry-scale", "1e308"], "--callback-retry-scale"],
+    [["--sqlite-cache-size", "1KiB"], "--sqlite-cache-size"],
   ])("%p is refused", (argv, flag) => {
     expect(problemsOf({}, argv)).toEqual([expect.stringContaining(flag)]);
   });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { openDatabase } from "../../src/db/client.ts";
+import { openDatabase, SQLITE_CACHE_BYTES } from "../../src/db/client.ts";
 import { tempDatabasePath } from "../helpers/server.ts";
 
 test("opening migrates even while another process holds the write lock; the short busy timeout applies after", async () => {
@@ -21,6 +21,20 @@ test("opening migrates even while another process holds the write lock; the shor
     handle.close();
   } finally {
     await holder.exited;
+    temp.cleanup();
+  }
+});
+
+test("the page cache is the size asked for, SQLITE_CACHE_BYTES when none is (cache_size in KiB when negative)", () => {
+  const temp = tempDatabasePath();
+  try {
+    const sized = openDatabase(temp.path, { cacheBytes: 2 * 1024 * 1024 });
+    expect(sized.sqlite.query("PRAGMA cache_size").get()).toEqual({ cache_size: -2048 });
+    sized.close();
+    const byDefault = openDatabase(temp.path);
+    expect(byDefault.sqlite.query("PRAGMA cache_size").get()).toEqual({ cache_size: -SQLITE_CACHE_BYTES / 1024 });
+    byDefault.close();
+  } finally {
     temp.cleanup();
   }
 });
