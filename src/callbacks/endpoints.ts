@@ -1,6 +1,6 @@
 // Per-endpoint protection for callback delivery, so that one vendor's failing endpoint cannot slow
-// intake or the other vendors' callbacks. An endpoint is a callback URL without its query: a
-// vendor's hook, whatever lead it is about. Two rules, in memory, per instance:
+// intake or the other vendors' callbacks. An endpoint is a callback URL's origin: a vendor's
+// server, whatever lead or path a URL names. Two rules, in memory, per instance:
 //
 // - A cap on slow endpoints: a request out for longer than SLOW_MS no longer holds a delivery slot
 //   (callbacks/job.ts), and an endpoint with such a request out may have at most `maxSlow` requests
@@ -42,11 +42,14 @@ interface EndpointState {
   lastActivity: number;
 }
 
-/** The endpoint of a callback URL: its origin and path. */
+/**
+ * The endpoint of a callback URL: its origin (scheme, host, port). A vendor's server fails as a
+ * whole, and callback URLs are given per lead, often with the lead in the path: keyed by path, a
+ * down server would never trip a circuit and every lead would hold an entry.
+ */
 export function endpointOf(url: string): string {
   try {
-    const parsed = new URL(url);
-    return parsed.origin + parsed.pathname;
+    return new URL(url).origin;
   } catch {
     return url;
   }
@@ -74,6 +77,8 @@ export function createEndpointGuard(options: { maxSlow: () => number }) {
   }
 
   return {
+    /** The endpoints remembered (with requests out, or failing). */
+    size: () => endpoints.size,
     /** Whether a request to `endpoint` may go now; "send" counts it in flight until `settled`. */
     admit(endpoint: string, now: number): Admission {
       sweep(now);
@@ -101,9 +106,14 @@ export function createEndpointGuard(options: { maxSlow: () => number }) {
       if (request.slow) state.slow = Math.max(0, state.slow - 1);
       state.lastActivity = now;
       if (answered) {
-        state.failing.clear();
-        state.cooldownMs = 0;
-        state.openUntil = 0;
+        // A working endpoint with nothing out has nothing to remember: the map holds only the
+        // endpoints with requests out or failing.
+        if (state.inFlight === 0) endpoints.delete(endpoint);
+        else {
+          state.failing.clear();
+          state.cooldownMs = 0;
+          state.openUntil = 0;
+        }
         return;
       }
       if (state.failing.size < FAILURES_TO_OPEN) state.failing.add(callbackId);

@@ -22,10 +22,24 @@ function trip(guard: ReturnType<typeof createEndpointGuard>, now: number) {
   }
 }
 
-test("an endpoint is a callback URL's origin and path: the query (a lead's id, say) does not make another", () => {
+test("an endpoint is a callback URL's origin: the lead in its query or path does not make another, another host or port does", () => {
   expect(endpointOf("https://vendor.example/hook?lead=1")).toBe(endpointOf("https://vendor.example/hook?lead=2"));
-  expect(endpointOf("https://vendor.example/hook")).not.toBe(endpointOf("https://vendor.example/other"));
+  expect(endpointOf("https://vendor.example/hooks/1")).toBe(endpointOf("https://vendor.example/hooks/2"));
   expect(endpointOf("https://vendor.example:8443/hook")).not.toBe(endpointOf("https://vendor.example/hook"));
+  expect(endpointOf("https://other.example/hook")).not.toBe(endpointOf("https://vendor.example/hook"));
+});
+
+test("a working endpoint is forgotten once nothing is out to it; a failing one is remembered", () => {
+  const guard = createEndpointGuard({ maxSlow: () => 2 });
+  for (let i = 0; i < 1_000; i++) {
+    const endpoint = `https://vendor-${i}.example`;
+    guard.admit(endpoint, T0);
+    guard.settled(endpoint, { callbackId: `cb-${i}`, answered: true, slow: false }, T0);
+  }
+  expect(guard.size()).toBe(0);
+  guard.admit(HOOK, T0);
+  guard.settled(HOOK, { callbackId: "failed", answered: false, slow: false }, T0);
+  expect(guard.size()).toBe(1);
 });
 
 test("a busy endpoint that answers in time is not capped; one with a slow request out gets no more than maxSlow out, others are not affected", () => {

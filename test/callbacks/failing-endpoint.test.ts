@@ -11,7 +11,8 @@ import { waitUntil } from "../helpers/wait.ts";
 const TIMEOUT_MS = 8_000;
 const CONCURRENCY = 8;
 let server: ApiTestServer;
-let receiver: MockReceiver;
+/** One receiver, so one endpoint (an origin), for each behaviour. */
+let receivers: Record<"/hangs" | "/fails" | "/ok", MockReceiver>;
 
 beforeAll(async () => {
   server = await startApiTestServer({
@@ -22,17 +23,19 @@ beforeAll(async () => {
     callbackRetrySchedule: [60_000], // a failed callback does not come back within the test
     allowPrivateCallbacks: true,
   });
-  receiver = startMockReceiver({});
-  receiver.setBehaviour({ path: "/hangs", hang: true });
-  receiver.setBehaviour({ path: "/fails", status: 503 });
+  receivers = { "/hangs": startMockReceiver({}), "/fails": startMockReceiver({}), "/ok": startMockReceiver({}) };
+  receivers["/hangs"].setBehaviour({ path: "/hangs", hang: true });
+  receivers["/fails"].setBehaviour({ path: "/fails", status: 503 });
 });
 afterAll(async () => {
   await server.stop();
-  await receiver.stop();
+  await Promise.all(Object.values(receivers).map((receiver) => receiver.stop()));
 });
 
-async function submit(path: string): Promise<string> {
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}${path}` }), { authorization: server.auth });
+async function submit(path: keyof typeof receivers): Promise<string> {
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receivers[path].url.origin}${path}` }), {
+    authorization: server.auth,
+  });
   expect(answer.status).toBe(200);
   return answer.body.lead_id;
 }
@@ -40,15 +43,15 @@ async function submit(path: string): Promise<string> {
 test("an endpoint that hangs holds the delivery slots for a second, not for the attempt timeout: another's callbacks arrive meanwhile", async () => {
   // Five times the slots' worth of callbacks to the hanging endpoint, decided first.
   for (let i = 0; i < 5 * CONCURRENCY; i++) await submit("/hangs");
-  await waitUntil(() => receiver.received("/hangs").length > 0, 5_000, 10);
+  await waitUntil(() => receivers["/hangs"].received("/hangs").length > 0, 5_000, 10);
   const sentAt = Date.now();
   for (let i = 0; i < 20; i++) await submit("/ok");
-  await receiver.waitFor(20, { path: "/ok", timeoutMs: 20_000 });
+  await receivers["/ok"].waitFor(20, { path: "/ok", timeoutMs: 20_000 });
   // Well under one attempt timeout: had the hanging endpoint held every slot, none would be
   // delivered before the first of its attempts timed out. It got the slots for its first second,
   // then no more requests than its cap (a quarter of the slots, at least 4).
   expect(Date.now() - sentAt).toBeLessThan(TIMEOUT_MS / 2);
-  expect(receiver.received("/hangs").length).toBeLessThanOrEqual(CONCURRENCY);
+  expect(receivers["/hangs"].received("/hangs").length).toBeLessThanOrEqual(CONCURRENCY);
 }, 30_000);
 
 test("once the attempts of 5 callbacks to an endpoint fail in a row, the next ones are recorded as not sent instead of going out", async () => {
@@ -64,5 +67,5 @@ test("once the attempts of 5 callbacks to an endpoint fail in a row, the next on
   for (let i = 0; i < 7; i++) later.push(await submit("/fails"));
   // Within the circuit's first cooldown (5 s): recorded, not sent.
   for (const error of await firstErrors(later)) expect(error).toStartWith("Not sent: the endpoint failed 5 attempts in a row; no attempt to it before ");
-  expect(receiver.received("/fails")).toHaveLength(5);
+  expect(receivers["/fails"].received("/fails")).toHaveLength(5);
 }, 30_000);

@@ -20,7 +20,7 @@ const LEASE = 10_000;
  */
 async function decidedLeadsAndDeliveryJob(leads: number, log: Logger, attempt: (callback: DueCallback) => Promise<AttemptResult>, concurrency: number) {
   const h = await intakeHarness({ holdPeriodMs: HOLD });
-  for (let i = 0; i < leads; i++) await h.accept(validLead({ call_back_url: `https://example.com/hooks/${i}` }));
+  for (let i = 0; i < leads; i++) await h.accept(validLead({ call_back_url: `https://hooks-${i}.example.com/hook` }));
   h.now.value += HOLD;
   const decisions = { store: h.deps.store, clock: () => h.now.value, log, verifyCertificate: null, batchSize: leads, leaseMs: LEASE, onDecided: () => {} };
   await createFinalResultJob(decisions).runOnce();
