@@ -18,7 +18,7 @@ import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workload
 import { cpuSnapshot, cpuUsed, rssMiB, type CpuUsed } from "./cpu.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
-import { playWorkloadBehaviours, startReceiver, type BenchReceiver } from "./receiver.ts";
+import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
 import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
@@ -38,12 +38,12 @@ const CONNECTIONS = 256;
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-latency-"));
 const logPath = join(tmp, "server.log");
 let server: BenchServer | undefined;
-let receiver: BenchReceiver | undefined;
+let receivers: WorkloadReceivers | undefined;
 
 async function cleanUp() {
   killLoad();
   await server?.stop();
-  await receiver?.stop();
+  await receivers?.stop();
   if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
 }
@@ -62,7 +62,7 @@ interface Row {
 const cores = (row: Row, seconds: number) => seconds / row.cpu.seconds;
 
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
-  const [running, callbacks] = [server!, receiver!];
+  const [running, callbacks] = [server!, receivers!.healthy];
   const before = cpuSnapshot(running.pid, callbacks.pid);
   const result = await runOpenLoopLoad({
     url: running.url,
@@ -86,8 +86,18 @@ const describe = (row: Row) => {
   );
 };
 
-function workloadFor(template: string, phoneStart: number, callbackBase: string, workloadShares: WorkloadShares) {
-  return { template, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase, shares: workloadShares, seed: phoneStart };
+function workloadFor(template: string, phoneStart: number, workloadShares: WorkloadShares) {
+  const { healthy, failingBases } = receivers!;
+  return {
+    template,
+    slot: PHONE_SLOT,
+    invalidBody: invalidLead,
+    phoneStart,
+    callbackBase: healthy.url,
+    failingBases,
+    shares: workloadShares,
+    seed: phoneStart,
+  };
 }
 
 function printTable(rows: Row[]): void {
@@ -141,8 +151,7 @@ async function main() {
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
-  receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(tmp, "receiver.log") });
-  await playWorkloadBehaviours(receiver.url);
+  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
   server = await startServer({
     binary: undefined,
     databasePath: join(tmp, "latency.db"),
@@ -154,10 +163,8 @@ async function main() {
   const rows: Row[] = [];
   rows.push(await measure("generator alone (no-op route)", { path: "/bench/noop", rate: Math.max(...rates), body: noopBody }));
   for (const rate of rates) {
-    rows.push(await measure("prePing", { path: "/v1/prePing", rate, workload: workloadFor(prePingTemplate, blocks[`prePing@${rate}`]!, receiver.url, {}) }));
-    rows.push(
-      await measure("postLead", { path: "/v1/postLead", rate, workload: workloadFor(workloadLeadTemplate, blocks[`postLead@${rate}`]!, receiver.url, shares) }),
-    );
+    rows.push(await measure("prePing", { path: "/v1/prePing", rate, workload: workloadFor(prePingTemplate, blocks[`prePing@${rate}`]!, {}) }));
+    rows.push(await measure("postLead", { path: "/v1/postLead", rate, workload: workloadFor(workloadLeadTemplate, blocks[`postLead@${rate}`]!, shares) }));
   }
 
   console.log("");

@@ -17,11 +17,10 @@ import { parseArgs } from "node:util";
 import { basicAuth, invalidLead, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
-import { startReceiver, type BenchReceiver } from "./receiver.ts";
+import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
 import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
-import { RECEIVER_BEHAVIOURS } from "./workload.mjs";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -49,12 +48,12 @@ const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-memory-"));
 const logPath = join(tmp, "server.log");
 const databasePath = join(tmp, "memory.db");
 let server: BenchServer | undefined;
-let receiver: BenchReceiver | undefined;
+let receivers: WorkloadReceivers | undefined;
 
 async function cleanUp() {
   killLoad();
   await server?.stop();
-  await receiver?.stop();
+  await receivers?.stop();
   if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
   else rmSync(tmp, { recursive: true, force: true });
 }
@@ -108,13 +107,6 @@ async function point(label: string, at: number, sent: number): Promise<Point> {
   return p;
 }
 
-async function configureReceiver(url: string): Promise<void> {
-  for (const behaviour of RECEIVER_BEHAVIOURS) {
-    const response = await fetch(`${url}/_mock/behaviour`, { method: "PUT", body: JSON.stringify(behaviour) });
-    if (!response.ok) throw new Error(`mock receiver refused ${JSON.stringify(behaviour)}: ${await response.text()}`);
-  }
-}
-
 /** Sends `count` requests at `rate` (postLead and prePing side by side, each its own generator); resolves when both are done. */
 async function sendLoad(count: number, phoneStart: number): Promise<OpenLoopResult[]> {
   const seconds = count / rate;
@@ -124,7 +116,8 @@ async function sendLoad(count: number, phoneStart: number): Promise<OpenLoopResu
     slot: PHONE_SLOT,
     invalidBody: invalidLead,
     phoneStart: start,
-    callbackBase: receiver!.url,
+    callbackBase: receivers!.healthy.url,
+    failingBases: receivers!.failingBases,
     shares: workloadShares,
     seed: start,
   });
@@ -191,8 +184,7 @@ async function main() {
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
-  receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(tmp, "receiver.log") });
-  await configureReceiver(receiver.url);
+  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
   server = await startServer({
     binary: undefined,
     databasePath,

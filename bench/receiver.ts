@@ -1,6 +1,7 @@
 // Runs the mock vendor receiver (`bun src/main.ts mock-receiver`) as its own process for the
 // callbacks benchmark, and reads back its log: one JSON line per callback received.
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { freePort, stopChild, waitUntilReady } from "./server.ts";
 import { RECEIVER_BEHAVIOURS } from "./workload.mjs";
 
@@ -75,4 +76,33 @@ export function readReceiverLog(logPath: string): ReceiverLog {
   }
   out.distinctIds = ids.size;
   return out;
+}
+
+export interface WorkloadReceivers {
+  /** The healthy vendors' server (and the paths that fail once); its log is `receiver.log`. */
+  healthy: BenchReceiver;
+  /** The down and hanging vendors' servers, for the workload's `failingBases`. */
+  failingBases: { dead: string; hang: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * The workload's receivers: the healthy one, and the down and the hanging vendor each on a server
+ * (an origin) of its own, as vendors are; the service guards each origin (callbacks/endpoints.ts),
+ * so on one receiver a hanging share would cap the healthy callbacks with it.
+ */
+export async function startWorkloadReceivers(options: { repoDir: string; dir: string; secret?: string }): Promise<WorkloadReceivers> {
+  const start = async (name: string) => {
+    const receiver = await startReceiver({ repoDir: options.repoDir, logPath: join(options.dir, `${name}.log`), secret: options.secret });
+    await playWorkloadBehaviours(receiver.url);
+    return receiver;
+  };
+  const [healthy, down, hanging] = await Promise.all([start("receiver"), start("receiver-down"), start("receiver-hanging")]);
+  return {
+    healthy,
+    failingBases: { dead: down.url, hang: hanging.url },
+    stop: async () => {
+      await Promise.all([healthy.stop(), down.stop(), hanging.stop()]);
+    },
+  };
 }

@@ -13,6 +13,8 @@ export interface WorkloadOptions {
   invalidBody: string;
   phoneStart: number;
   callbackBase: string;
+  /** Origins of the down and hanging vendors' servers (default: callbackBase). */
+  failingBases?: { dead?: string; hang?: string };
   shares?: WorkloadShares;
   seed?: number;
 }

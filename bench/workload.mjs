@@ -42,17 +42,21 @@ export function seededRandom(seed) {
  */
 export function createWorkload(options) {
   const { template, slot, invalidBody, phoneStart, callbackBase } = options;
+  // The down and hanging endpoints are other vendors' servers (origins of their own: the service
+  // guards each origin, callbacks/endpoints.ts); without them, the healthy receiver's.
+  const failingBase = { dead: callbackBase, hang: callbackBase, ...options.failingBases };
   const shares = { duplicate: 0, invalid: 0, callbackRetry: 0, callbackDead: 0, callbackHang: 0, ...options.shares };
   const random = seededRandom(options.seed ?? 1);
   const [beforePhone, afterPhone] = template.split(slot);
-  const body = (phone, callbackPath) => (beforePhone + phone + afterPhone).replace(CALLBACK_SLOT, callbackBase + callbackPath);
+  const body = (phone, callbackUrl) => (beforePhone + phone + afterPhone).replace(CALLBACK_SLOT, callbackUrl);
   let validSent = 0;
 
-  function callbackPath() {
+  function callbackUrl() {
     const draw = random();
-    if (draw < shares.callbackRetry) return CALLBACK_PATHS.retryPrefix + validSent;
-    if (draw < shares.callbackRetry + shares.callbackDead) return CALLBACK_PATHS.dead;
-    return draw < shares.callbackRetry + shares.callbackDead + shares.callbackHang ? CALLBACK_PATHS.hang : CALLBACK_PATHS.ok;
+    if (draw < shares.callbackRetry) return callbackBase + CALLBACK_PATHS.retryPrefix + validSent;
+    if (draw < shares.callbackRetry + shares.callbackDead) return failingBase.dead + CALLBACK_PATHS.dead;
+    if (draw < shares.callbackRetry + shares.callbackDead + shares.callbackHang) return failingBase.hang + CALLBACK_PATHS.hang;
+    return callbackBase + CALLBACK_PATHS.ok;
   }
 
   return {
@@ -63,10 +67,10 @@ export function createWorkload(options) {
       // a second lead with that number (422), not the same lead re-posted (an idempotent 200).
       if (draw < shares.invalid + shares.duplicate && validSent > 0) {
         const earlier = phoneStart + Math.floor(random() * validSent);
-        return { kind: "duplicate", body: body(formattedPhone(earlier), CALLBACK_PATHS.duplicate) };
+        return { kind: "duplicate", body: body(formattedPhone(earlier), callbackBase + CALLBACK_PATHS.duplicate) };
       }
       const phone = formattedPhone(phoneStart + validSent);
-      const lead = { kind: "valid", body: body(phone, callbackPath()) };
+      const lead = { kind: "valid", body: body(phone, callbackUrl()) };
       validSent++;
       return lead;
     },

@@ -91,6 +91,29 @@ describe("workload.mjs", () => {
     expect(paths.filter((p) => !named.has(p) && !retry.includes(p))).toEqual([]);
   });
 
+  test("with failing bases, the down and hanging callbacks go to servers of their own (other origins), the rest to the healthy one", () => {
+    const failingBases = { dead: "http://127.0.0.1:9101", hang: "http://127.0.0.1:9102" };
+    const split = createWorkload({
+      template: workloadLeadTemplate,
+      slot: PHONE_SLOT,
+      invalidBody: invalidLead,
+      phoneStart: 0,
+      callbackBase: CALLBACK_BASE,
+      shares,
+      failingBases,
+      seed: 42,
+    });
+    const urls = Array.from({ length: 2_000 }, () => split.next())
+      .filter((r) => r.kind !== "invalid")
+      .map((r) => new URL(JSON.parse(r.body).call_back_url));
+    const originOf = (path: string) => new Set(urls.filter((url) => url.pathname === path).map((url) => url.origin));
+    expect([originOf(CALLBACK_PATHS.dead), originOf(CALLBACK_PATHS.hang), originOf(CALLBACK_PATHS.ok)]).toEqual([
+      new Set([failingBases.dead]),
+      new Set([failingBases.hang]),
+      new Set([CALLBACK_BASE]),
+    ]);
+  });
+
   test("without shares every request is a valid lead; prePing bodies carry a new valid number each", () => {
     const plain = createWorkload({ template: prePingTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart: 0, callbackBase: CALLBACK_BASE });
     const bodies = Array.from({ length: 1_000 }, () => plain.next());
