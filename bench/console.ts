@@ -15,6 +15,8 @@ import { createVendor } from "../src/auth/vendors.ts";
 import { createOperator } from "../src/console/operators.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { storeOn } from "../src/store/sqlite.ts";
+import { KIND_LABELS } from "../src/stats/kinds.ts";
+import { RESOLUTIONS } from "../src/stats/tally.ts";
 import { formattedPhone } from "./phones.mjs";
 import { seedLeads } from "./seed.ts";
 import { freePort, startServer, type BenchServer } from "./server.ts";
@@ -56,11 +58,26 @@ function diversify(path: string): void {
         attempt_count = 1, updated_at = created_at + 3600000, next_attempt_at = CASE WHEN (lead_key >> 16) % 100 = 3 THEN created_at + 7200000 END,
         last_error = CASE WHEN (lead_key >> 16) % 500 = 7 THEN 'HTTP 500' END, payload = '{}'
         WHERE lead_key IN (SELECT id_key FROM leads WHERE status <> 'pending')`);
+      fillRollup(
+        sqlite,
+        ids.map((vendor) => vendor.id),
+      );
     })();
     sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     sqlite.close();
   }
+}
+
+/**
+ * The Overview's rollup (outcome_counts) full: every bucket each resolution keeps, for every vendor
+ * (and none) and every kind, as a busy week leaves it, so the Overview reads its largest windows.
+ */
+function fillRollup(sqlite: Database, vendorIds: string[], now = Date.now()): void {
+  const insert = sqlite.prepare("INSERT INTO outcome_counts (bucket_ms, bucket_at, vendor_id, kind, count, total_ms) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const { bucketMs, keptMs } of RESOLUTIONS)
+    for (let at = now - keptMs - ((now - keptMs) % bucketMs); at <= now; at += bucketMs)
+      for (const vendorId of ["", ...vendorIds]) for (const kind of Object.keys(KIND_LABELS)) insert.run(bucketMs, at, vendorId, kind, 100, 100_000);
 }
 
 /** The bench's vendors (the bootstrap one exists) and its operator, written while the server is stopped. */
