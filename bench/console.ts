@@ -8,7 +8,7 @@
 // Environment: BENCH_LEADS (default 1,000,000), BENCH_LOADS (loads per page, default 20),
 // BENCH_KEEP_TMP=1 (keep the database and server log). Flag: --binary PATH runs a compiled binary.
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createVendor } from "../src/auth/vendors.ts";
@@ -20,7 +20,7 @@ import { RESOLUTIONS } from "../src/stats/tally.ts";
 import { formattedPhone } from "./phones.mjs";
 import { seedLeads } from "./seed.ts";
 import { freePort, startServer, type BenchServer } from "./server.ts";
-import { positiveInteger, runBenchmark } from "./settings.ts";
+import { discardTmp, positiveInteger, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -192,7 +192,7 @@ await runBenchmark(
   main,
   async () => {
     await server?.stop();
-    if (env.BENCH_KEEP_TMP !== "1") rmSync(tmp, { recursive: true, force: true });
+    discardTmp(tmp);
   },
   tmp,
 );

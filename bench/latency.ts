@@ -11,7 +11,7 @@
 // Environment: BENCH_RATES (req/s, default 1000,2000,5000), BENCH_DURATION (s, default 10, after a
 // 3 s warm-up), BENCH_QUICK=1 (2 s after 1 s), BENCH_HOLD, the workload's shares (settings.ts:
 // workloadShares), BENCH_KEEP_TMP=1.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
@@ -21,7 +21,7 @@ import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
 import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares, discardTmp } from "./settings.ts";
 import type { WorkloadShares } from "./workload.mjs";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
@@ -44,10 +44,8 @@ async function cleanUp() {
   killLoad();
   await server?.stop();
   await receivers?.stop();
-  if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
-  else rmSync(tmp, { recursive: true, force: true });
+  discardTmp(tmp);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
 interface Row {
   scenario: string;

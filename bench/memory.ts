@@ -10,7 +10,7 @@
 //
 // Environment: the workload's shares (settings.ts: workloadShares; duplicates and invalid bodies
 // default to 2% each here), BENCH_KEEP_TMP=1. Results also go to .bench/memory.json.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -20,7 +20,7 @@ import type { OpenLoopResult } from "./open-loop.ts";
 import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { phoneBlocks, positiveInteger, runBenchmark, workloadShares, discardTmp } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -54,10 +54,8 @@ async function cleanUp() {
   killLoad();
   await server?.stop();
   await receivers?.stop();
-  if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
-  else rmSync(tmp, { recursive: true, force: true });
+  discardTmp(tmp);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
 /** A process's memory from /proc/PID/status, in MiB: resident in all, anonymous (heaps, SQLite's cache), file-backed, and the peak. */
 interface Memory {

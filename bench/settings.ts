@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 // Settings shared by the benchmarks.
 import { PHONE_SPACE } from "./phones.mjs";
 import type { WorkloadShares } from "./workload.mjs";
@@ -60,11 +61,18 @@ export function phoneBlocks<K extends string>(...names: K[]): Record<K, number> 
   return Object.fromEntries(names.map((name, i) => [name, base + i * PHONE_BLOCK])) as Record<K, number>;
 }
 
+/** Removes a run's temporary folder, or says where it is kept (BENCH_KEEP_TMP=1). */
+export function discardTmp(tmp: string): void {
+  if (process.env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
+}
+
 /**
- * Runs a benchmark's `main`, then `cleanUp` whatever happens. On failure it says where the logs
+ * Runs a benchmark's `main`, then `cleanUp` whatever happens (an interrupt too). On failure it says where the logs
  * are, keeps them (BENCH_KEEP_TMP=1 for cleanUp) and sets a failing exit code.
  */
 export async function runBenchmark(main: () => Promise<void>, cleanUp: () => Promise<void>, logs: string): Promise<void> {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   try {
     await main();
   } catch (error) {
