@@ -23,7 +23,7 @@ describeOnBothBackends("callbacks", (backend) => {
 
   /** A lead accepted with a call_back_url: its callback is held. */
   async function acceptedLead(madeAt?: number): Promise<string> {
-    const id = Bun.randomUUIDv7(madeAt);
+    const id = Bun.randomUUIDv7("hex", madeAt);
     const t = backend.tables;
     await t.leads.insertPending(leadFields(), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: CREATED + 60_000 });
     await t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
