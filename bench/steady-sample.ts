@@ -7,9 +7,9 @@ import { busyShare, cpuSeconds, machineSample, type MachineSample, rssMiB } from
 import type { BenchReceiver } from "./receiver.ts";
 import type { BenchServer } from "./server.ts";
 
-// As often as a Prometheus scrape typically comes: the scrape's queue gauges read every pending
-// callback and lead, and at one sample every 5 s they took 11% of the server's CPU (its profile at
-// 3,000 leads/s).
+// As often as a Prometheus scrape typically comes: the scrape's queue gauges once read every
+// pending callback's lead, and at one sample every 5 s they took 11% of the server's CPU (its
+// profile at 3,000 leads/s); they read the due index now (store/callbacks/sqlite.ts depth).
 const SAMPLE_EVERY_MS = 15_000;
 const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"] as const;
 type AttemptResult = (typeof ATTEMPT_RESULTS)[number];
@@ -43,6 +43,23 @@ function counters(text: string): Map<string, number> {
   return values;
 }
 
+/** The sum of a counter's series that carry `label` (the intake's are per vendor too). */
+function totalOf(metrics: Map<string, number>, name: string, label: string): number {
+  let total = 0;
+  for (const [series, value] of metrics) if (series.startsWith(`${name}{`) && series.includes(label)) total += value;
+  return total;
+}
+
+/** What a sample takes from a /metrics page: leads accepted (all vendors) and decided, attempts by result. */
+export function countersRead(text: string): Pick<Sample, "accepted" | "decided" | "attempts"> {
+  const metrics = counters(text);
+  const attempts = Object.fromEntries(
+    ATTEMPT_RESULTS.map((result) => [result, metrics.get(`lead_ingress_callback_attempts_total{result="${result}"}`) ?? 0]),
+  ) as Record<AttemptResult, number>;
+  const decided = ["accepted", "rejected"].reduce((n, status) => n + (metrics.get(`lead_ingress_final_results_total{status="${status}"}`) ?? 0), 0);
+  return { accepted: totalOf(metrics, "lead_ingress_intake_total", 'outcome="accepted"'), decided, attempts };
+}
+
 function queues(db: Database, now: number) {
   const leads = db.query<{ n: number; oldest: number | null }, [number]>(
     "SELECT count(*) AS n, min(decide_after) AS oldest FROM leads WHERE status = 'pending' AND decide_after <= ?1",
@@ -61,13 +78,8 @@ export function startSampler(options: { server: BenchServer; receiver: BenchRece
   let stopped = false;
 
   async function sample(): Promise<Sample> {
-    const metrics = counters(await (await fetch(`${options.server.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text());
+    const { accepted, decided, attempts } = countersRead(await (await fetch(`${options.server.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text());
     const now = Date.now();
-    const attempts = Object.fromEntries(
-      ATTEMPT_RESULTS.map((result) => [result, metrics.get(`lead_ingress_callback_attempts_total{result="${result}"}`) ?? 0]),
-    ) as Record<AttemptResult, number>;
-    const decided = ["accepted", "rejected"].reduce((n, status) => n + (metrics.get(`lead_ingress_final_results_total{status="${status}"}`) ?? 0), 0);
-    const accepted = metrics.get('lead_ingress_intake_total{outcome="accepted"}') ?? 0;
     const q = queues(db, now);
     const rss = rssMiB(options.server.pid);
     // The receiver keeps what it received in memory for its control API; its log keeps it all.

@@ -22,8 +22,8 @@ describeOnBothBackends("callbacks", (backend) => {
   const attempts = (callbackId: string) => backend.rows("SELECT * FROM callback_attempts WHERE callback_id = $1 ORDER BY attempt_no", callbackId);
 
   /** A lead accepted with a call_back_url: its callback is held. */
-  async function acceptedLead(): Promise<string> {
-    const id = Bun.randomUUIDv7();
+  async function acceptedLead(madeAt?: number): Promise<string> {
+    const id = Bun.randomUUIDv7("hex", madeAt);
     const t = backend.tables;
     await t.leads.insertPending(leadFields(), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: CREATED + 60_000 });
     await t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
@@ -31,8 +31,8 @@ describeOnBothBackends("callbacks", (backend) => {
   }
 
   /** A lead accepted and decided, so its callback is pending. */
-  async function decidedLead(): Promise<string> {
-    const id = await acceptedLead();
+  async function decidedLead(madeAt?: number): Promise<string> {
+    const id = await acceptedLead(madeAt);
     decidedAt = CREATED + 60_000;
     await backend.tables.callbacks.release(id, '{"lead_id":"x"}', decidedAt);
     return id;
@@ -162,6 +162,17 @@ describeOnBothBackends("callbacks", (backend) => {
     const [due] = await t.callbacks.claimDue(decidedAt, 1, 1000, "t");
     await t.callbacks.recordAttempt(due!, "t", attempt(), { kind: "retry", at: decidedAt + 5000 }, decidedAt);
     expect(await t.callbacks.depth(decidedAt)).toEqual({ pending: 2, due: 1, oldestDecidedAt: decidedAt - 7 });
+  });
+
+  test("depth's oldest decision is exact where leads were decided out of their intake's order", async () => {
+    const t = backend.tables;
+    const decide = (id: string, at: number) => backend.rows("UPDATE leads SET decided_at = $1 WHERE id = $2", at, id);
+    // Made at 0, 1 and 2 s; decided at 30, 20 and 40 s: the second one made waited least.
+    const [first, second, third] = [await decidedLead(CREATED), await decidedLead(CREATED + 1_000), await decidedLead(CREATED + 2_000)];
+    await decide(first, CREATED + 30_000);
+    await decide(second, CREATED + 20_000);
+    await decide(third, CREATED + 40_000);
+    expect(await t.callbacks.depth(decidedAt)).toEqual({ pending: 3, due: 3, oldestDecidedAt: CREATED + 20_000 });
   });
 
   test("the operator's views: list, find by lead or webhook id, dead since, and the detail with its attempts", async () => {
