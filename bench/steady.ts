@@ -12,16 +12,16 @@
 // BENCH_LOG_LEVEL (the server's, default info), BENCH_SERVER_FLAGS (more flags, space-separated),
 // BENCH_CPU_PROF=1 (the server writes a Markdown CPU profile beside its log, kept),
 // the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
-import { playWorkloadBehaviours, startReceiver, type BenchReceiver } from "./receiver.ts";
+import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { discardTmp, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
 import { printVerdict, verdictOf, type Verdict } from "./steady-verdict.ts";
 
@@ -44,21 +44,19 @@ const SEARCH_PRECISION = 1.1;
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-steady-"));
 let server: BenchServer | undefined;
-let receiver: BenchReceiver | undefined;
+let receivers: WorkloadReceivers | undefined;
 
 async function stopRun() {
   killLoad();
   await server?.stop();
-  await receiver?.stop();
-  server = receiver = undefined;
+  await receivers?.stop();
+  server = receivers = undefined;
 }
 
 async function cleanUp() {
   await stopRun();
-  if (env.BENCH_KEEP_TMP === "1") console.log(`kept ${tmp}`);
-  else rmSync(tmp, { recursive: true, force: true });
+  discardTmp(tmp);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
 
 interface RunResult {
   rate: number;
@@ -84,8 +82,7 @@ async function tryRate(rate: number): Promise<Run> {
 async function runAt(rate: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
   const databasePath = join(dir, "steady.db");
-  receiver = await startReceiver({ repoDir: REPO_DIR, logPath: join(dir, "receiver.log") });
-  await playWorkloadBehaviours(receiver.url);
+  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir });
   server = await startServer({
     binary: undefined,
     databasePath,
@@ -95,7 +92,7 @@ async function runAt(rate: number): Promise<RunResult> {
     bunFlags: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${dir}`] : [],
   });
   console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
-  const sampler = startSampler({ server, receiver, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
+  const sampler = startSampler({ server, receiver: receivers.healthy, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
   const phoneStart = phoneBlocks("steady").steady;
   let load: OpenLoopResult;
   let samples: Sample[];
@@ -113,7 +110,8 @@ async function runAt(rate: number): Promise<RunResult> {
         slot: PHONE_SLOT,
         invalidBody: invalidLead,
         phoneStart,
-        callbackBase: receiver.url,
+        callbackBase: receivers.healthy.url,
+        failingBases: receivers.failingBases,
         shares,
         seed: phoneStart,
       },
