@@ -20,6 +20,7 @@ import { callbacks, idempotencyKeys, leads } from "../db/pg/schema.ts";
 import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batches.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
 import type { Store } from "../store/index.ts";
+import { acceptedSince } from "../store/phone-claims/pg.ts";
 import { rawOn } from "../store/pg-session.ts";
 import { heldCallbackRow, pendingLeadRow } from "../store/rows.ts";
 
@@ -101,13 +102,15 @@ function firstOfEachNumberAndKey(waiting: Waiting<LeadToAccept, SubmitOutcome>[]
 }
 
 /**
- * prePing's rule (service.ts isBlocked: suppressed, or claimed after the cutoff) for a batch of
+ * prePing's rule (service.ts isBlocked: suppressed, or held since the cutoff) for a batch of
  * numbers in one statement, instead of two per number; answers the blocked ones' positions.
  */
 const BLOCKED_AMONG = `
   SELECT r.i FROM json_to_recordset($1::text::json) AS r(i int, phone text, cutoff bigint)
   WHERE EXISTS (SELECT 1 FROM suppressions s WHERE s.phone_e164 = r.phone)
-     OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND c.claimed_at > r.cutoff)`;
+     OR EXISTS (
+       SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND (c.claimed_at > r.cutoff OR ${acceptedSince("c.phone_number", "r.cutoff")})
+     )`;
 
 /** The JSON record columns of `table`'s rows as the row builders name them (camelCase), with their SQL names. */
 function recordColumns(table: Table): { names: string[]; columns: string[]; definition: string } {
@@ -151,7 +154,7 @@ const ACCEPT_BATCH = `
     INSERT INTO phone_claims (phone_number, lead_id, claimed_at)
     SELECT substr("phoneE164", 2)::bigint, id, "createdAt" FROM candidate ORDER BY 1
     ON CONFLICT (phone_number) DO UPDATE SET lead_id = excluded.lead_id, claimed_at = excluded.claimed_at
-    WHERE phone_claims.claimed_at <= excluded.claimed_at - $4
+    WHERE phone_claims.claimed_at <= excluded.claimed_at - $4 AND NOT ${acceptedSince("phone_claims.phone_number", "excluded.claimed_at - $4")}
     RETURNING lead_id
   ),
   stored_leads AS (

@@ -31,8 +31,8 @@ const CHECKS_OF = `
 /**
  * record.ts recordIfStill for a batch: each lead is finished only if `token` still holds it and its
  * checks are still those it was decided on (the row lock of the UPDATE orders it after an operator's
- * decision committing meanwhile, which it then sees), and with it its callback is released and its
- * claim renewed (accepted) or dropped (rejected). $2 is the token, $3 now.
+ * decision committing meanwhile, which it then sees), and with it its callback is released and, if
+ * rejected, its number's claim dropped. $2 is the token, $3 now.
  */
 const RECORD_DECISIONS = `
   WITH d AS (
@@ -50,10 +50,6 @@ const RECORD_DECISIONS = `
   released AS (
     UPDATE callbacks c SET status = 'pending', payload = f.payload, next_attempt_at = $3, updated_at = $3
     FROM finished f WHERE c.lead_key = f.key AND c.status = 'held'
-  ),
-  renewed AS (
-    UPDATE phone_claims p SET claimed_at = $3
-    FROM finished f WHERE f.status = 'accepted' AND p.phone_number = substr(f.phone, 2)::bigint AND p.lead_id = f.id
   ),
   dropped AS (
     DELETE FROM phone_claims p USING finished f WHERE f.status = 'rejected' AND p.phone_number = substr(f.phone, 2)::bigint AND p.lead_id = f.id

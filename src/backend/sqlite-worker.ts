@@ -1,6 +1,6 @@
 // The worker's decisions on SQLite, set-based as on PostgreSQL (pg-worker.ts): a claimed batch of
 // due leads is read with one statement (the suppression list joined in) and recorded in one write
-// of four statements (the leads finished, their callbacks released, their phone claims renewed or
+// of three statements (the leads finished, their callbacks released, the rejected ones' phone claims
 // dropped), instead of a read and a write script of their own per lead. The per-lead path cost a
 // promise, a group-commit item and seven statements per lead; bench/README.md has the figures.
 // SQLite cannot write from a CTE, so the statements after the first take the leads it finished.
@@ -43,12 +43,7 @@ const RELEASE = `
 /** The finished leads' numbers as phone_claims keys (schema.ts phoneClaimKey), with their lead ids. */
 const FINISHED_CLAIMS = `SELECT CAST(substr(value ->> '$.phone', 2) AS INTEGER) AS phone, value ->> '$.id' AS id, value ->> '$.status' AS status FROM json_each(?1)`;
 
-/** An accepted lead blocks its number from its final acceptance on (record.ts recordDecision)… */
-const RENEW = `
-  UPDATE phone_claims AS p SET claimed_at = ?2 FROM (${FINISHED_CLAIMS}) AS f
-  WHERE f.status = 'accepted' AND p.phone_number = f.phone AND p.lead_id = f.id`;
-
-/** …and a rejected one not at all. */
+/** A rejected lead does not block its number (an accepted one's claim stands: phone-claims/index.ts). */
 const DROP = `
   DELETE FROM phone_claims WHERE rowid IN (
     SELECT p.rowid FROM (${FINISHED_CLAIMS}) AS f JOIN phone_claims p ON p.phone_number = f.phone AND p.lead_id = f.id WHERE f.status = 'rejected'
@@ -59,7 +54,6 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
   const checksOf = sqlite.prepare<CheckRow, [string]>(CHECKS_OF);
   const finish = sqlite.prepare<{ id: string }, [string, string, number]>(FINISH);
   const release = sqlite.prepare<unknown, [string, number]>(RELEASE);
-  const renew = sqlite.prepare<unknown, [string, number]>(RENEW);
   const drop = sqlite.prepare<unknown, [string]>(DROP);
 
   const decisions: DecisionBatches = {
@@ -73,7 +67,6 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
         const finished = new Set(finish.all(JSON.stringify(rows), token, now).map((row) => row.id));
         const released = JSON.stringify(rows.filter((row) => finished.has(row.id)));
         release.run(released, now);
-        renew.run(released, now);
         drop.run(released);
         return finished;
       }, BACKGROUND);

@@ -98,7 +98,8 @@ export const leads = sqliteTable(
 );
 
 /**
- * One row per phone number that currently blocks new leads: the latest lead accepted for it.
+ * One row per phone number that blocks new leads, or did: the latest lead accepted for it, at its
+ * intake (store/phone-claims/index.ts: a final acceptance since the window holds it too).
  * A new lead claims the number with one conditional upsert, so concurrent submissions of one
  * number are resolved by SQLite itself (exactly one wins), whichever process they come from.
  */

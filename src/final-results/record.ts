@@ -26,9 +26,8 @@ export function* recordDecision(t: Tables, lead: DueLead, token: string, result:
   const reason = result.status === "rejected" ? result.reason : null;
   if (!(yield* op(t.leads.finish(lead.id, token, result.status, reason, now)))) return false;
   yield* op(t.callbacks.release(lead.id, payload, now));
-  // An accepted lead blocks its number from its final acceptance on; a rejected one not at all.
-  if (result.status === "accepted") yield* op(t.phoneClaims.renew(lead.phoneE164, lead.id, now));
-  else yield* op(t.phoneClaims.drop(lead.phoneE164, lead.id));
+  // A rejected lead does not block its number; an accepted one's claim stands (phone-claims/index.ts).
+  if (result.status === "rejected") yield* op(t.phoneClaims.drop(lead.phoneE164, lead.id));
   return true;
 }
 

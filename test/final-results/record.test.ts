@@ -36,7 +36,12 @@ describe("recordDecision", () => {
     expect(record(lead!, "t1", { status: "accepted" }, at, '{"x":1}')).toBe(true);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted", decided_at: at, rejection_reason: null, claim_token: null });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "pending", payload: '{"x":1}', next_attempt_at: at });
-    expect(row("phone_claims", "lead_id", id)).toMatchObject({ claimed_at: at });
+    // The claim stands as taken at intake; the final acceptance blocks the number for the window from `at`.
+    expect(row("phone_claims", "lead_id", id)).toMatchObject({ claimed_at: at - HOLD });
+    h.now.value = at + h.deps.duplicateWindowMs - 1;
+    expect(prePing(h.deps, { phone_number: phone })).toEqual({ kind: "blocked" });
+    h.now.value = at + h.deps.duplicateWindowMs;
+    expect(prePing(h.deps, { phone_number: phone })).toEqual({ kind: "eligible" });
   });
 
   test("rejected: the reason is kept and the number is free again", async () => {

@@ -88,8 +88,9 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
     at: DECIDED,
   });
   expect(handle.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE status = 'pending'").get()).toEqual({ n: 4 });
-  // The accepted lead's claim is renewed at its decision; the rejected ones' claims are dropped.
-  expect(handle.sqlite.query("SELECT lead_id, claimed_at FROM phone_claims").all()).toEqual([{ lead_id: plain, claimed_at: DECIDED }]);
+  // The accepted lead's claim stands as taken (its acceptance holds it from then on); the rejected ones' are dropped.
+  expect(handle.sqlite.query("SELECT lead_id, claimed_at FROM phone_claims").all()).toEqual([{ lead_id: plain, claimed_at: CREATED }]);
+  expect(now(t.phoneClaims.isHeldSince("+12125550001", DECIDED - 1))).toBe(true);
 });
 
 test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {

@@ -9,7 +9,7 @@ import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgIntakeBatches } from "../../src/backend/pg-intake.ts";
 import { validLead } from "../helpers/leads.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
-import { vendorRow } from "../helpers/tables.ts";
+import { leadFields, vendorRow } from "../helpers/tables.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const pg = usePgDatabase();
@@ -116,6 +116,21 @@ test("a claim older than the duplicate window is taken over by the batch; a live
   expect(outcomes[1]).toEqual({ kind: "blocked" });
   expect(await claims.holderOf(e164(expired.phone_number as string))).toBe(taken.leadId);
   expect(await claims.holderOf(e164(live.phone_number as string))).toBe("recent-lead");
+});
+
+test("a claim older than the window still blocks while its lead's final acceptance is within it, in the batch and for prePing", async () => {
+  const lead = validLead();
+  const phone = e164(lead.phone_number as string);
+  const tables = pgTables(pg.handle.db);
+  const intake = NOW - WINDOW_MS - 60_000;
+  const leadId = Bun.randomUUIDv7();
+  await tables.leads.insertPending(leadFields(phone), { id: leadId, vendorId: VENDOR.id, rawRequest: "{}", createdAt: intake, decideAfter: intake + 60_000 });
+  await tables.phoneClaims.claim(phone, leadId, intake, 0);
+  await tables.leads.claimDue(NOW - WINDOW_MS + 1, 1, 1_000, "token");
+  await tables.leads.finish(leadId, "token", "accepted", null, NOW - WINDOW_MS + 1);
+  expect(await submitTogether({ body: lead }, { body: validLead() }).then((o) => o.map((x) => x.kind))).toEqual(["blocked", "accepted"]);
+  expect(await prePing(deps, { phone_number: lead.phone_number })).toEqual({ kind: "blocked" });
+  expect(await tables.phoneClaims.holderOf(phone)).toBe(leadId);
 });
 
 test("a key saved earlier: the same request in a batch replays its lead, another request with it is a conflict", async () => {

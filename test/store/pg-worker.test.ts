@@ -84,8 +84,9 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
   const plainLead = { id: plain, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
   expect(plainCallback).toEqual({ status: "pending", payload: callbackPayload(plainLead, { status: "accepted" }, DECIDED), at: DECIDED });
   expect(await pg.handle.sql`SELECT count(*)::int AS n FROM callbacks WHERE status = 'pending'`).toEqual([{ n: 4 }]);
-  // The accepted lead's claim is renewed at its decision; the rejected ones' claims are dropped.
-  expect(await pg.handle.sql`SELECT lead_id, claimed_at::float8 AS claimed_at FROM phone_claims`).toEqual([{ lead_id: plain, claimed_at: DECIDED }]);
+  // The accepted lead's claim stands as taken (its acceptance holds it from then on); the rejected ones' are dropped.
+  expect(await pg.handle.sql`SELECT lead_id, claimed_at::float8 AS claimed_at FROM phone_claims`).toEqual([{ lead_id: plain, claimed_at: CREATED }]);
+  expect(await t.phoneClaims.isHeldSince("+12125550001", DECIDED - 1)).toBe(true);
 });
 
 test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {

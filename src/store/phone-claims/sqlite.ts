@@ -1,10 +1,17 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { prepareRead, prepareWrite } from "../../db/prepared.ts";
+import { prepareWrite } from "../../db/prepared.ts";
 import { phoneClaimKey, phoneClaims } from "../../db/schema.ts";
 import type { PhoneClaimsTable } from "./index.ts";
 
 const p = sql.placeholder;
+
+/**
+ * A lead with the number (`phone`, a phone_claims key) finally accepted after `cutoff` (index.ts):
+ * found through the leads_phone index, whose expression (schema.ts phoneKeyOf) this repeats.
+ */
+const acceptedSince = (phone: string, cutoff: string) =>
+  `EXISTS (SELECT 1 FROM leads a WHERE CAST(a.phone_e164 AS INTEGER) = ${phone} AND a.status = 'accepted' AND a.decided_at > ${cutoff})`;
 
 export function sqlitePhoneClaims(db: Db): PhoneClaimsTable {
   // The duplicate rule and the suppression list as one statement: insert the claim, or take over a
@@ -15,13 +22,9 @@ export function sqlitePhoneClaims(db: Db): PhoneClaimsTable {
     INSERT INTO phone_claims (phone_number, lead_id, claimed_at)
     SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM suppressions WHERE phone_e164 = ?5)
     ON CONFLICT (phone_number) DO UPDATE SET lead_id = excluded.lead_id, claimed_at = excluded.claimed_at
-    WHERE phone_claims.claimed_at <= ?4`);
-  const heldSince = prepareRead<{ phone: number; cutoff: number }, unknown>(
-    db.$client,
-    db
-      .select({ one: sql`1` })
-      .from(phoneClaims)
-      .where(and(eq(phoneClaims.phoneNumber, p("phone")), gt(phoneClaims.claimedAt, p("cutoff")))),
+    WHERE phone_claims.claimed_at <= ?4 AND NOT ${acceptedSince("?1", "?4")}`);
+  const heldSince = db.$client.prepare<unknown, [number, number]>(
+    `SELECT 1 FROM phone_claims WHERE phone_number = ?1 AND (claimed_at > ?2 OR ${acceptedSince("?1", "?2")})`,
   );
   const holder = db
     .select({ leadId: phoneClaims.leadId })
@@ -29,20 +32,12 @@ export function sqlitePhoneClaims(db: Db): PhoneClaimsTable {
     .where(eq(phoneClaims.phoneNumber, p("phone")))
     .prepare();
   const heldByLead = and(eq(phoneClaims.phoneNumber, p("phone")), eq(phoneClaims.leadId, p("leadId")));
-  const renew = prepareWrite<{ now: number; phone: number; leadId: string }>(
-    db.$client,
-    db
-      .update(phoneClaims)
-      .set({ claimedAt: sql`${p("now")}` })
-      .where(heldByLead),
-  );
   const drop = prepareWrite<{ phone: number; leadId: string }>(db.$client, db.delete(phoneClaims).where(heldByLead));
 
   return {
     claim: (phone, leadId, now, cutoff) => claim.run(phoneClaimKey(phone), leadId, now, cutoff, phone).changes === 1,
-    isHeldSince: (phone, cutoff) => heldSince.get({ phone: phoneClaimKey(phone), cutoff }) !== null,
+    isHeldSince: (phone, cutoff) => heldSince.get(phoneClaimKey(phone), cutoff) !== null,
     holderOf: (phone) => holder.get({ phone: phoneClaimKey(phone) })?.leadId ?? null,
-    renew: (phone, leadId, now) => void renew.run({ now, phone: phoneClaimKey(phone), leadId }),
     drop: (phone, leadId) => void drop.run({ phone: phoneClaimKey(phone), leadId }),
   };
 }
