@@ -10,7 +10,8 @@
 // highest passing rate between them, by bisection to within 10%); BENCH_DURATION (s, default 180),
 // BENCH_HOLD (s, default 10), BENCH_SLACK (s past the hold a lead or callback may take, default 5),
 // BENCH_LOG_LEVEL (the server's, default info), BENCH_SERVER_FLAGS (more flags, space-separated),
-// BENCH_CPU_PROF=1 (the server writes a Markdown CPU profile beside its log, kept),
+// BENCH_CPU_PROF=1 (the server writes a Markdown CPU profile beside its log, kept), BENCH_LAG=1
+// (event-loop-lag.ts in the server: its event loop's lag in its log, kept),
 // the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database.
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -33,7 +34,8 @@ const slackSeconds = positiveInteger(env.BENCH_SLACK, 5, 3600);
 const logLevel = env.BENCH_LOG_LEVEL ?? "info";
 const extraFlags = (env.BENCH_SERVER_FLAGS ?? "").split(" ").filter(Boolean);
 const profile = env.BENCH_CPU_PROF === "1";
-if (profile) env.BENCH_KEEP_TMP = "1";
+const lagProbe = env.BENCH_LAG === "1";
+if (profile || lagProbe) env.BENCH_KEEP_TMP = "1";
 // 10% of callbacks fail: 5% once (503, then 200 on the retry), 4% always (503), 1% never answer.
 const shares = workloadShares(env, { callbackRetry: 0.05, callbackDead: 0.04, callbackHang: 0.01 });
 const CONNECTIONS = 256;
@@ -89,7 +91,7 @@ async function runAt(rate: number): Promise<RunResult> {
     logPath: join(dir, "server.log"),
     repoDir: REPO_DIR,
     flags: ["--allow-private-callbacks", "--hold-period", `${holdSeconds}s`, "--log-level", logLevel, ...extraFlags],
-    bunFlags: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${dir}`] : [],
+    bunFlags: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${dir}`] : lagProbe ? ["--preload", join(import.meta.dir, "event-loop-lag.ts")] : [],
   });
   console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
   const sampler = startSampler({ server, receiver: receivers.healthy, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
