@@ -35,9 +35,16 @@ export interface Decision {
 }
 
 export interface DecisionBatches {
+  /**
+   * Where one process decides (SQLite: one writer, one decision loop), the due leads read, oldest
+   * first, with no lease written: `record` then fences each lead by its status alone, and a lead it
+   * did not record stays pending, to be read again by the next pass. Without it the leads are leased
+   * (LeadsTable.claimDue), and one not recorded is decided again alone, under its lease.
+   */
+  readDue?(now: number, limit: number): Promise<DueLead[]>;
   /** Each lead's checks as they stand now (checksNow); a lead that is gone has none. */
   checksOf(leads: DueLead[]): Promise<Map<string, ChecksNow>>;
-  /** recordIfStill for each decision: recorded if `token` still holds its lead and its checks still stand; answers those lead ids. */
+  /** recordIfStill for each decision: recorded if `token` still holds its lead (with readDue: it is still pending) and its checks still stand; answers those lead ids. */
   record(decisions: Decision[], token: string, now: number): Promise<Set<string>>;
 }
 
@@ -72,8 +79,9 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
 
   /**
    * The batch's checks in one read, each decided by the one rule (decide.ts), logged and flushed
-   * as one, recorded in one write. A lead the write did not record (its lease lost, its checks
-   * changed meanwhile, the write failed) is decided again alone, as the per-lead path would.
+   * as one, recorded in one write. A leased lead the write did not record (its lease lost, its
+   * checks changed meanwhile, the write failed) is decided again alone, as the per-lead path would;
+   * an unleased one (readDue) is left to the next pass, and a failed write fails this one.
    */
   async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches): Promise<void> {
     const checks = await batches.checksOf(due);
@@ -86,11 +94,14 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     });
     for (const { lead, result } of decided) logFinalResult(lead, result);
     await log.flush();
-    const recorded = await batches.record(decided, token, now).catch(() => new Set<string>());
+    const leased = !batches.readDue;
+    const recording = batches.record(decided, token, now);
+    const recorded = leased ? await recording.catch(() => new Set<string>()) : await recording;
     await Promise.all(
-      decided.map(({ lead, result, certificate }) =>
-        recorded.has(lead.id) ? deps.onDecided(result.status, lead.id, lead.vendorId) : decideAndRecord(lead, token, certificate),
-      ),
+      decided.map(({ lead, result, certificate }) => {
+        if (recorded.has(lead.id)) return deps.onDecided(result.status, lead.id, lead.vendorId);
+        if (leased) return decideAndRecord(lead, token, certificate);
+      }),
     );
   }
 
@@ -107,7 +118,10 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     /** Decides one batch of due leads; resolves to how many were claimed. */
     async runOnce(): Promise<number> {
       const token = crypto.randomUUID();
-      const due = await store.write((t) => op(t.leads.claimDue(deps.clock(), deps.batchSize, deps.leaseMs, token)), BACKGROUND);
+      const readDue = deps.batches?.readDue;
+      const due = readDue
+        ? await readDue(deps.clock(), deps.batchSize)
+        : await store.write((t) => op(t.leads.claimDue(deps.clock(), deps.batchSize, deps.leaseMs, token)), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
       if (deps.batches) await decideTogether(due, token, certificates, deps.batches);

@@ -1,6 +1,7 @@
-// The worker's set-based decisions on SQLite (backend/sqlite-worker.ts): a claimed batch of due
-// leads decided with one read and one write, each lead, callback and phone claim written as the
-// per-lead script (record.ts recordIfStill) would; what the batch cannot settle goes alone.
+// The worker's set-based decisions on SQLite (backend/sqlite-worker.ts): a batch of due leads, read
+// without a lease, decided with one read and one write, each lead, callback and phone claim written
+// as the per-lead script (record.ts recordIfStill) would; what the batch cannot settle stays pending
+// for the next pass.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { sqliteWorkerBatches } from "../../src/backend/sqlite-worker.ts";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
@@ -22,7 +23,7 @@ let handle: DatabaseHandle;
 let t: Tables;
 let store: ServiceStore;
 let batches: DecisionBatches;
-/** Scripts run through the store: the claim, and whatever a lead needed alone. */
+/** Scripts run through the store (the batch path needs none: it has statements of its own). */
 let scripts: number;
 
 beforeEach(() => {
@@ -72,7 +73,7 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
   now(t.leads.recordOperatorDecision(operatorAccepted, "accept", null)); // suppression still wins
   const { job, decided } = decisionJob(batches);
   expect(await job.runOnce()).toBe(4);
-  expect(scripts).toBe(1); // the claim; no lead needed a script of its own
+  expect(scripts).toBe(0); // no lease, and no lead needed a script of its own
   expect(decided.sort()).toEqual(["accepted", "rejected", "rejected", "rejected"]);
   expect(leadRows()).toEqual([
     { id: plain, status: "accepted", rejection_reason: null, decided_at: DECIDED, claim_token: null },
@@ -80,7 +81,7 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
     { id: operatorRejected, status: "rejected", rejection_reason: `${REASON_OPERATOR}: bad lead`, decided_at: DECIDED, claim_token: null },
     { id: operatorAccepted, status: "rejected", rejection_reason: REASON_SUPPRESSED, decided_at: DECIDED, claim_token: null },
   ]);
-  expect(now(t.leads.claimDue(DECIDED, 1, LEASE, "unused"))).toEqual([]); // none left: all decided
+  expect(await batches.readDue!(DECIDED, 10)).toEqual([]); // none left: all decided
   const plainLead = { id: plain, vendorId: VENDOR.id, phoneE164: "+12125550001", certificateUrl: null, vendorCampaignName: leadFields().vendorCampaignName };
   expect(handle.sqlite.query("SELECT status, payload, next_attempt_at AS at FROM callbacks WHERE lead_id = ?").get(plain)).toEqual({
     status: "pending",
@@ -93,39 +94,61 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
   expect(now(t.phoneClaims.isHeldSince("+12125550001", DECIDED - 1))).toBe(true);
 });
 
-test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {
+test("the due leads are read oldest first, without a lease: the row is written once, by the decision", async () => {
+  const [first, second] = ["+12125550031", "+12125550032"].map(pendingLead) as [string, string];
+  handle.sqlite.run("UPDATE leads SET decide_after = decide_after - 1 WHERE id = ?", [second]);
+  expect((await batches.readDue!(DECIDED, 10)).map((lead) => lead.id)).toEqual([second, first]);
+  expect((await batches.readDue!(DECIDED - 1, 10)).map((lead) => lead.id)).toEqual([second]);
+  expect((await batches.readDue!(DECIDED, 1)).map((lead) => lead.id)).toEqual([second]);
+  expect(leadRows().map((row) => row.claim_token)).toEqual([null, null]);
+});
+
+test("checks that change between the batch's read and its write: that lead stays pending, and the next pass decides it on the checks as they stand", async () => {
   const [stays, changes] = ["+12125550011", "+12125550012"].map(pendingLead) as [string, string];
+  let reads = 0;
   const { job, decided } = decisionJob({
     ...batches,
     async checksOf(leads) {
       const checks = await batches.checksOf(leads);
-      now(t.suppressions.add({ phoneE164: "+12125550012", reason: null, createdAt: 0 })); // after the read
+      if (reads++ === 0) now(t.suppressions.add({ phoneE164: "+12125550012", reason: null, createdAt: 0 })); // after the first read
       return checks;
     },
   });
-  await job.runOnce();
-  expect(decided.sort()).toEqual(["accepted", "rejected"]);
-  expect(leadRows().map((row) => [row.id, row.status, row.rejection_reason])).toEqual([
-    [stays, "accepted", null],
-    [changes, "rejected", REASON_SUPPRESSED],
+  expect(await job.runOnce()).toBe(2);
+  expect(decided).toEqual(["accepted"]);
+  expect(leadRows().map((row) => [row.id, row.status])).toEqual([
+    [stays, "accepted"],
+    [changes, "pending"],
   ]);
-  expect(scripts).toBe(3); // the claim, then the changed lead's read and write
+  expect(await job.runOnce()).toBe(1);
+  expect(decided).toEqual(["accepted", "rejected"]);
+  expect(leadRows().find((row) => row.id === changes)).toMatchObject({ status: "rejected", rejection_reason: REASON_SUPPRESSED });
+  expect(scripts).toBe(0);
 });
 
-test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {
-  const [kept, lost] = ["+12125550021", "+12125550022"].map(pendingLead) as [string, string];
+test("a lead decided meanwhile (by another process on the file) is not recorded again: its status fences the batch", async () => {
+  const [kept, taken] = ["+12125550021", "+12125550022"].map(pendingLead) as [string, string];
   const { job, decided } = decisionJob({
     ...batches,
     record(decisions, token, at) {
-      handle.sqlite.run("UPDATE leads SET claim_token = 'another worker' WHERE id = ?", [lost]);
+      handle.sqlite.run("UPDATE leads SET status = 'rejected', decided_at = 1, rejection_reason = 'elsewhere' WHERE id = ?", [taken]);
       return batches.record(decisions, token, at);
     },
   });
   await job.runOnce();
   expect(decided).toEqual(["accepted"]);
-  expect(leadRows().map((row) => [row.id, row.status, row.claim_token])).toEqual([
-    [kept, "accepted", null],
-    [lost, "pending", "another worker"],
+  expect(leadRows().map((row) => [row.id, row.status, row.rejection_reason, row.decided_at])).toEqual([
+    [kept, "accepted", null, DECIDED],
+    [taken, "rejected", "elsewhere", 1],
   ]);
-  expect(handle.sqlite.query("SELECT lead_id FROM phone_claims").all()).toEqual([{ lead_id: kept }, { lead_id: lost }]);
+  expect(handle.sqlite.query("SELECT count(*) AS n FROM callbacks WHERE status = 'pending'").get()).toEqual({ n: 1 });
+  expect(await job.runOnce()).toBe(0);
+});
+
+test("a write that fails fails the pass (the loop backs off) and leaves every lead pending", async () => {
+  pendingLead("+12125550041");
+  const { job, decided } = decisionJob({ ...batches, record: () => Promise.reject(new Error("disk full")) });
+  await expect(job.runOnce()).rejects.toThrow("disk full");
+  expect(decided).toEqual([]);
+  expect(leadRows().map((row) => row.status)).toEqual(["pending"]);
 });
