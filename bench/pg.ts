@@ -27,7 +27,7 @@ import { readReceiverLog, startReceiver } from "./receiver.ts";
 import { checkScenario, printRatios, printTable, writeJson, type Ratio, type ScenarioResult } from "./report.ts";
 import { selfCheck } from "./self-check.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { loadTiming, PHONE_BLOCK, phoneBlocks as makePhoneBlocks, runBenchmark } from "./settings.ts";
+import { loadTiming, PHONE_BLOCK, pgSettings, phoneBlocks as makePhoneBlocks, runBenchmark } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -37,19 +37,6 @@ const DRAIN_INSTANCES = 3;
 const DRAIN_TIMEOUT_MS = 180_000;
 const SEED_SENDERS = 32;
 const AUTH = basicAuth("bench", "bench-password");
-
-/** Durable, as a production database would run; BENCH_PG_SETTINGS adds to or overrides these. */
-const DURABLE_SETTINGS: Record<string, string> = { fsync: "on", full_page_writes: "on", synchronous_commit: "on" };
-const extraSettings = Object.fromEntries(
-  (env.BENCH_PG_SETTINGS ?? "")
-    .split(",")
-    .filter(Boolean)
-    .map((pair) => {
-      const [name, value] = pair.split("=");
-      if (!name || value === undefined) throw new Error(`BENCH_PG_SETTINGS: expected NAME=VALUE[,NAME=VALUE…], got ${pair}`);
-      return [name.trim(), value.trim()];
-    }),
-);
 
 const phoneBlocks = makePhoneBlocks("sqlite", "pgOne", "pgTwoA", "pgTwoB", "drain");
 
@@ -241,7 +228,7 @@ async function main() {
       .join(" ")}`,
   );
   selfCheck(Object.values(phoneBlocks), DRAIN_COUNT);
-  const settings = { ...DURABLE_SETTINGS, ...extraSettings };
+  const settings = pgSettings(env);
   cluster = await startPgCluster({ settings });
   console.log(
     `PostgreSQL: ${cluster.binaries}, ${Object.entries(settings)

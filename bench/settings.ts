@@ -84,3 +84,16 @@ export async function runBenchmark(main: () => Promise<void>, cleanUp: () => Pro
     await cleanUp();
   }
 }
+
+/** PostgreSQL durable, as a production database would run; BENCH_PG_SETTINGS (NAME=VALUE,…) adds to or overrides these. */
+export function pgSettings(env: Record<string, string | undefined>): Record<string, string> {
+  const extra = (env.BENCH_PG_SETTINGS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((pair) => {
+      const [name, value] = pair.split("=");
+      if (!name || value === undefined) throw new Error(`BENCH_PG_SETTINGS: expected NAME=VALUE[,NAME=VALUE…], got ${pair}`);
+      return [name.trim(), value.trim()];
+    });
+  return { fsync: "on", full_page_writes: "on", synchronous_commit: "on", ...Object.fromEntries(extra) };
+}

@@ -2,7 +2,7 @@
 // service's counters (GET /metrics: leads accepted and decided, callback attempts by result), its
 // queues read from the database (a read-only connection beside the server's: leads past their hold
 // still pending, callbacks due, and the oldest of each), and the server's RSS; grouped per minute.
-import { Database } from "bun:sqlite";
+import { num, openBenchDb, type BenchDb } from "./steady-db.ts";
 import { busyShare, cpuSeconds, machineSample, type MachineSample, rssMiB } from "./cpu.ts";
 import type { BenchReceiver } from "./receiver.ts";
 import type { BenchServer } from "./server.ts";
@@ -60,27 +60,25 @@ export function countersRead(text: string): Pick<Sample, "accepted" | "decided" 
   return { accepted: totalOf(metrics, "lead_ingress_intake_total", 'outcome="accepted"'), decided, attempts };
 }
 
-function queues(db: Database, now: number) {
-  const leads = db.query<{ n: number; oldest: number | null }, [number]>(
-    "SELECT count(*) AS n, min(decide_after) AS oldest FROM leads WHERE status = 'pending' AND decide_after <= ?1",
-  );
-  const callbacks = db.query<{ n: number; oldest: number | null }, [number]>(
-    "SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM callbacks WHERE status = 'pending' AND next_attempt_at <= ?1",
-  );
-  const [l, c] = [leads.get(now)!, callbacks.get(now)!];
+type Due = { n: number; oldest: number | null };
+const LEADS_DUE = `SELECT ${num("count(*)")} AS n, ${num("min(decide_after)")} AS oldest FROM leads WHERE status = 'pending' AND decide_after <= $1`;
+const CALLBACKS_DUE = `SELECT ${num("count(*)")} AS n, ${num("min(next_attempt_at)")} AS oldest FROM callbacks WHERE status = 'pending' AND next_attempt_at <= $1`;
+
+async function queues(db: BenchDb, now: number) {
+  const [l, c] = [await db.row<Due>(LEADS_DUE, [now]), await db.row<Due>(CALLBACKS_DUE, [now])];
   const age = (oldest: number | null) => (oldest === null ? 0 : (now - oldest) / 1000);
   return { leadsDue: l.n, oldestLeadDueS: age(l.oldest), callbacksDue: c.n, oldestCallbackDueS: age(c.oldest) };
 }
 
 export function startSampler(options: { server: BenchServer; receiver: BenchReceiver; databasePath: string; onSample: (sample: Sample) => void }) {
-  const db = new Database(options.databasePath, { readonly: true });
+  const db = openBenchDb(options.databasePath);
   const samples: Sample[] = [];
   let stopped = false;
 
   async function sample(): Promise<Sample> {
     const { accepted, decided, attempts } = countersRead(await (await fetch(`${options.server.url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text());
     const now = Date.now();
-    const q = queues(db, now);
+    const q = await queues(db, now);
     const rss = rssMiB(options.server.pid);
     // The receiver keeps what it received in memory for its control API; its log keeps it all.
     await options.receiver.clear().catch(() => {});

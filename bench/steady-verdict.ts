@@ -2,7 +2,7 @@
 // its hold plus the slack, and every healthy callback delivered within it (a callback that fails
 // once within its first retry delay, 5 s + 20% jitter, more)? And did intake answer every request
 // as expected, at the rate sent? A rate passes only if all of these hold.
-import { Database } from "bun:sqlite";
+import { countWhere, num, openBenchDb, type BenchDb } from "./steady-db.ts";
 import { DEFAULT_SCHEDULE_MS } from "../src/callbacks/backoff.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
 import { CALLBACK_PATHS } from "./workload.mjs";
@@ -34,35 +34,39 @@ export interface Verdict {
   reasons: string[];
 }
 
-function lateness(db: Database, finishedAt: string, from: string, where: string, allowedMs: number): Lateness {
+async function lateness(db: BenchDb, finishedAt: string, from: string, where: string, allowedMs: number): Promise<Lateness> {
   const lag = `(${finishedAt} - l.decide_after)`;
-  const row = db
-    .query<{ count: number; unfinished: number; late: number; maxLag: number | null }, [number]>(
-      `SELECT count(*) AS count, sum(${finishedAt} IS NULL) AS unfinished, sum(${lag} > ?1) AS late, max(${lag}) AS maxLag FROM ${from} WHERE ${where}`,
-    )
-    .get(allowedMs)!;
-  const finished = row.count - (row.unfinished ?? 0);
+  const row = await db.row<{ count: number; unfinished: number; late: number; maxLag: number | null }>(
+    `SELECT ${num("count(*)")} AS count, ${countWhere(`${finishedAt} IS NULL`)} AS unfinished, ${countWhere(`${lag} > $1`)} AS late, ${num(`max(${lag})`)} AS "maxLag"
+     FROM ${from} WHERE ${where}`,
+    [allowedMs],
+  );
+  const finished = row.count - row.unfinished;
   const p99 =
     finished === 0
       ? null
-      : db
-          .query<{ lag: number }, [number]>(`SELECT ${lag} AS lag FROM ${from} WHERE ${where} AND ${finishedAt} IS NOT NULL ORDER BY lag LIMIT 1 OFFSET ?1`)
-          .get(Math.min(finished - 1, Math.floor(finished * 0.99)));
-  return { count: row.count, unfinished: row.unfinished ?? 0, late: row.late ?? 0, maxLagMs: row.maxLag ?? 0, p99LagMs: p99?.lag ?? 0 };
+      : await db.row<{ lag: number }>(`SELECT ${num(lag)} AS lag FROM ${from} WHERE ${where} AND ${finishedAt} IS NOT NULL ORDER BY lag LIMIT 1 OFFSET $1`, [
+          Math.min(finished - 1, Math.floor(finished * 0.99)),
+        ]);
+  return { count: row.count, unfinished: row.unfinished, late: row.late, maxLagMs: row.maxLag ?? 0, p99LagMs: p99?.lag ?? 0 };
 }
 
-export function verdictOf(databasePath: string, options: { holdMs: number; slackMs: number; load: OpenLoopResult }): Verdict {
-  const db = new Database(databasePath, { readonly: true });
+export async function verdictOf(databasePath: string, options: { holdMs: number; slackMs: number; load: OpenLoopResult }): Promise<Verdict> {
+  const db = openBenchDb(databasePath);
   try {
     const callbacksOf = "callbacks c JOIN leads l ON l.id_key = c.lead_key";
-    const leads = lateness(db, "l.decided_at", "leads l", "1", options.slackMs);
-    const healthyCallbacks = lateness(db, "c.delivered_at", callbacksOf, `c.url LIKE '%${CALLBACK_PATHS.ok}'`, options.slackMs);
-    const retriedCallbacks = lateness(db, "c.delivered_at", callbacksOf, `c.url LIKE '%${CALLBACK_PATHS.retryPrefix}%'`, options.slackMs + FIRST_RETRY_MS);
-    const failing = db
-      .query<{ callbacks: number; attempts: number }, []>(
-        `SELECT count(*) AS callbacks, coalesce(sum(attempt_count), 0) AS attempts FROM callbacks WHERE url LIKE '%${CALLBACK_PATHS.dead}' OR url LIKE '%${CALLBACK_PATHS.hang}'`,
-      )
-      .get()!;
+    const leads = await lateness(db, "l.decided_at", "leads l", "1 = 1", options.slackMs);
+    const healthyCallbacks = await lateness(db, "c.delivered_at", callbacksOf, `c.url LIKE '%${CALLBACK_PATHS.ok}'`, options.slackMs);
+    const retriedCallbacks = await lateness(
+      db,
+      "c.delivered_at",
+      callbacksOf,
+      `c.url LIKE '%${CALLBACK_PATHS.retryPrefix}%'`,
+      options.slackMs + FIRST_RETRY_MS,
+    );
+    const failing = await db.row<{ callbacks: number; attempts: number }>(
+      `SELECT ${num("count(*)")} AS callbacks, ${num("coalesce(sum(attempt_count), 0)")} AS attempts FROM callbacks WHERE url LIKE '%${CALLBACK_PATHS.dead}' OR url LIKE '%${CALLBACK_PATHS.hang}'`,
+    );
     const { load } = options;
     const intakeKeptUp = load.unanswered + load.errors + load.unexpected === 0 && load.answeredPerSec >= INTAKE_SHARE * load.rate;
     const reasons = [
@@ -83,7 +87,7 @@ export function verdictOf(databasePath: string, options: { holdMs: number; slack
       reasons,
     };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

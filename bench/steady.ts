@@ -12,7 +12,9 @@
 // BENCH_LOG_LEVEL (the server's, default info), BENCH_SERVER_FLAGS (more flags, space-separated),
 // BENCH_CPU_PROF=1 (the server writes a Markdown CPU profile beside its log, kept), BENCH_LAG=1
 // (event-loop-lag.ts in the server: its event loop's lag in its log, kept),
-// the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database.
+// the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database:
+// SQLite's, or with BENCH_BACKEND=postgres a database of its own on a throwaway PostgreSQL cluster
+// (durable settings, BENCH_PG_SETTINGS as for bench:pg), one instance.
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,7 +24,8 @@ import type { OpenLoopResult } from "./open-loop.ts";
 import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
 import { startServer, type BenchServer } from "./server.ts";
-import { discardTmp, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { startPgCluster, type PgCluster } from "../scripts/pg-cluster.ts";
+import { discardTmp, pgSettings, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
 import { printVerdict, verdictOf, type Verdict } from "./steady-verdict.ts";
 
@@ -44,9 +47,13 @@ const DRAIN_SECONDS = holdSeconds + slackSeconds + 15;
 /** Bisection stops when the highest passing and lowest failing rates are this close. */
 const SEARCH_PRECISION = 1.1;
 
+const backend = env.BENCH_BACKEND ?? "sqlite";
+if (backend !== "sqlite" && backend !== "postgres") throw new Error(`BENCH_BACKEND: sqlite or postgres, not ${backend}`);
+
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-steady-"));
 let server: BenchServer | undefined;
 let receivers: WorkloadReceivers | undefined;
+let cluster: PgCluster | undefined;
 
 async function stopRun() {
   killLoad();
@@ -57,7 +64,15 @@ async function stopRun() {
 
 async function cleanUp() {
   await stopRun();
+  await cluster?.stop();
   discardTmp(tmp);
+}
+
+/** The run's database: a file in its folder, or a fresh database on the cluster. */
+async function databaseFor(rate: number, dir: string): Promise<string> {
+  if (backend === "sqlite") return join(dir, "steady.db");
+  cluster ??= await startPgCluster({ settings: pgSettings(env) });
+  return cluster.createDatabase(`steady_${rate}_${Date.now()}`);
 }
 
 interface RunResult {
@@ -83,7 +98,7 @@ async function tryRate(rate: number): Promise<Run> {
 
 async function runAt(rate: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
-  const databasePath = join(dir, "steady.db");
+  const databasePath = await databaseFor(rate, dir);
   receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir });
   server = await startServer({
     binary: undefined,
@@ -129,7 +144,7 @@ async function runAt(rate: number): Promise<RunResult> {
     samples = sampler.stop();
     await stopRun();
   }
-  const verdict = verdictOf(databasePath, { holdMs: holdSeconds * 1000, slackMs: slackSeconds * 1000, load });
+  const verdict = await verdictOf(databasePath, { holdMs: holdSeconds * 1000, slackMs: slackSeconds * 1000, load });
   printMinutes(byMinute(samples, load));
   printVerdict(rate, verdict);
   return { rate, load, samples, verdict };
@@ -160,7 +175,7 @@ async function runRates(): Promise<Run[]> {
 
 async function main() {
   console.log(
-    `Lead Ingress steady state: ${duration} s per rate, hold ${holdSeconds} s, slack ${slackSeconds} s; callback shares ${JSON.stringify(shares)}; load average ${loadavg()
+    `Lead Ingress steady state on ${backend}: ${duration} s per rate, hold ${holdSeconds} s, slack ${slackSeconds} s; callback shares ${JSON.stringify(shares)}; load average ${loadavg()
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
@@ -192,8 +207,12 @@ async function main() {
   const best = runs.filter(passed).sort((a, b) => b.rate - a.rate)[0];
   console.log("(decided/s, delivered/s and cores: the mean of the whole minutes after the first)");
   console.log(best ? `highest sustained rate: ${best.rate} leads/s (goal 5,000)` : "no rate sustained");
-  const resultsPath = join(REPO_DIR, ".bench", "steady.json");
-  writeJson(resultsPath, { finishedAt: new Date().toISOString(), settings: { duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags }, runs });
+  const resultsPath = join(REPO_DIR, ".bench", backend === "sqlite" ? "steady.json" : "steady-postgres.json");
+  writeJson(resultsPath, {
+    finishedAt: new Date().toISOString(),
+    settings: { backend, postgres: cluster?.binaries, duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags },
+    runs,
+  });
   console.log(`results written to ${resultsPath}`);
 }
 
