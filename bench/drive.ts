@@ -2,6 +2,8 @@
 // generator under Bun) and reads back its one JSON result line.
 import type { Subprocess } from "bun";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
+import type { WorkloadReceivers } from "./receiver.ts";
+import type { BenchServer } from "./server.ts";
 import type { WorkloadOptions } from "./workload.mjs";
 
 export interface LoadOptions {
@@ -73,4 +75,20 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 /** The open-loop generator (under Bun): a fixed arrival rate, latency from the intended send time. */
 export function runOpenLoopLoad(options: OpenLoopOptions): Promise<OpenLoopResult> {
   return runLoadProcess([process.execPath, OPEN_LOOP_SCRIPT, JSON.stringify(options)], options.warmup + options.duration);
+}
+
+/**
+ * What a workload bench has started: its server and the workload's receivers, stopped together
+ * with the load, after each run or when the bench fails.
+ */
+export class BenchProcesses {
+  server: BenchServer | undefined;
+  receivers: WorkloadReceivers | undefined;
+
+  async stop(): Promise<void> {
+    killLoad();
+    await this.server?.stop();
+    await this.receivers?.stop();
+    this.server = this.receivers = undefined;
+  }
 }

@@ -16,11 +16,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, noopBody, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
 import { cpuSnapshot, cpuUsed, rssMiB, type CpuUsed } from "./cpu.ts";
-import { killLoad, runOpenLoopLoad } from "./drive.ts";
+import { BenchProcesses, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
-import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
+import { startWorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
-import { startServer, type BenchServer } from "./server.ts";
+import { startServer } from "./server.ts";
 import { loadTiming, phoneBlocks, positiveInteger, runBenchmark, workloadShares, discardTmp } from "./settings.ts";
 import type { WorkloadShares } from "./workload.mjs";
 
@@ -37,13 +37,10 @@ const CONNECTIONS = 256;
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-latency-"));
 const logPath = join(tmp, "server.log");
-let server: BenchServer | undefined;
-let receivers: WorkloadReceivers | undefined;
+const processes = new BenchProcesses();
 
 async function cleanUp() {
-  killLoad();
-  await server?.stop();
-  await receivers?.stop();
+  await processes.stop();
   discardTmp(tmp);
 }
 
@@ -60,7 +57,7 @@ interface Row {
 const cores = (row: Row, seconds: number) => seconds / row.cpu.seconds;
 
 async function measure(scenario: string, options: Omit<OpenLoopOptions, "url" | "headers" | "duration" | "warmup" | "connections">): Promise<Row> {
-  const [running, callbacks] = [server!, receivers!.healthy];
+  const [running, callbacks] = [processes.server!, processes.receivers!.healthy];
   const before = cpuSnapshot(running.pid, callbacks.pid);
   const result = await runOpenLoopLoad({
     url: running.url,
@@ -85,7 +82,7 @@ const describe = (row: Row) => {
 };
 
 function workloadFor(template: string, phoneStart: number, workloadShares: WorkloadShares) {
-  const { healthy, failingBases } = receivers!;
+  const { healthy, failingBases } = processes.receivers!;
   return {
     template,
     slot: PHONE_SLOT,
@@ -149,8 +146,8 @@ async function main() {
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
-  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
-  server = await startServer({
+  processes.receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
+  processes.server = await startServer({
     binary: undefined,
     databasePath: join(tmp, "latency.db"),
     logPath,

@@ -17,11 +17,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { basicAuth, invalidLead, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "./bodies.ts";
-import { killLoad, runOpenLoopLoad } from "./drive.ts";
+import { BenchProcesses, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
-import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
+import { startWorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
-import { startServer, type BenchServer } from "./server.ts";
+import { startServer } from "./server.ts";
 import { phoneBlocks, positiveInteger, runBenchmark, workloadShares, discardTmp } from "./settings.ts";
 
 const REPO_DIR = resolve(import.meta.dir, "..");
@@ -52,13 +52,10 @@ const UNEXPECTED_TOLERATED = 0.001;
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-memory-"));
 const logPath = join(tmp, "server.log");
 const databasePath = join(tmp, "memory.db");
-let server: BenchServer | undefined;
-let receivers: WorkloadReceivers | undefined;
+const processes = new BenchProcesses();
 
 async function cleanUp() {
-  killLoad();
-  await server?.stop();
-  await receivers?.stop();
+  await processes.stop();
   discardTmp(tmp);
 }
 
@@ -102,7 +99,7 @@ async function gauges(url: string): Promise<{ pendingLeads: number; callbackQueu
 
 async function point(label: string, at: number, sent: number): Promise<Point> {
   const databaseMB = statSync(databasePath).size / 1e6 + (statSync(`${databasePath}-wal`, { throwIfNoEntry: false })?.size ?? 0) / 1e6;
-  const p = { label, at, sent, ...memoryOf(server!.pid), ...(await gauges(server!.url)), databaseMB };
+  const p = { label, at, sent, ...memoryOf(processes.server!.pid), ...(await gauges(processes.server!.url)), databaseMB };
   console.log(
     `  ${label}: ${sent} requests, RSS ${p.rss.toFixed(0)} MiB (anon ${p.anon.toFixed(0)}, file ${p.file.toFixed(0)}), ` +
       `pending leads ${p.pendingLeads}, callback queue ${p.callbackQueue}, database ${p.databaseMB.toFixed(0)} MB`,
@@ -113,14 +110,20 @@ async function point(label: string, at: number, sent: number): Promise<Point> {
 /** Sends `count` requests at `rate` (postLead and prePing side by side, each its own generator); resolves when both are done. */
 async function sendLoad(count: number, phoneStart: number): Promise<OpenLoopResult[]> {
   const seconds = count / rate;
-  const common = { url: server!.url, headers: { authorization: basicAuth("bench", "bench-password") }, connections: CONNECTIONS, warmup: 0, duration: seconds };
+  const common = {
+    url: processes.server!.url,
+    headers: { authorization: basicAuth("bench", "bench-password") },
+    connections: CONNECTIONS,
+    warmup: 0,
+    duration: seconds,
+  };
   const workload = (template: string, start: number, workloadShares: typeof shares | object) => ({
     template,
     slot: PHONE_SLOT,
     invalidBody: invalidLead,
     phoneStart: start,
-    callbackBase: receivers!.healthy.url,
-    failingBases: receivers!.failingBases,
+    callbackBase: processes.receivers!.healthy.url,
+    failingBases: processes.receivers!.failingBases,
     shares: workloadShares,
     seed: start,
   });
@@ -187,15 +190,14 @@ async function main() {
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
-  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
-  server = await startServer({
+  processes.receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir: tmp });
+  const running = (processes.server = await startServer({
     binary,
     databasePath,
     logPath,
     repoDir: REPO_DIR,
     flags: ["--allow-private-callbacks", "--hold-period", HOLD, "--callback-retry-scale", RETRY_SCALE],
-  });
-  const running = server;
+  }));
   await Bun.sleep(2_000); // settled after start-up
   const points: Point[] = [await point("idle", 0, 0)];
 

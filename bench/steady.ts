@@ -19,11 +19,11 @@ import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
-import { killLoad, runOpenLoopLoad } from "./drive.ts";
+import { BenchProcesses, runOpenLoopLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
-import { startWorkloadReceivers, type WorkloadReceivers } from "./receiver.ts";
+import { startWorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
-import { startServer, type BenchServer } from "./server.ts";
+import { startServer } from "./server.ts";
 import { startPgCluster, type PgCluster } from "../scripts/pg-cluster.ts";
 import { discardTmp, pgSettings, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
 import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
@@ -51,19 +51,11 @@ const backend = env.BENCH_BACKEND ?? "sqlite";
 if (backend !== "sqlite" && backend !== "postgres") throw new Error(`BENCH_BACKEND: sqlite or postgres, not ${backend}`);
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-bench-steady-"));
-let server: BenchServer | undefined;
-let receivers: WorkloadReceivers | undefined;
+const processes = new BenchProcesses();
 let cluster: PgCluster | undefined;
 
-async function stopRun() {
-  killLoad();
-  await server?.stop();
-  await receivers?.stop();
-  server = receivers = undefined;
-}
-
 async function cleanUp() {
-  await stopRun();
+  await processes.stop();
   await cluster?.stop();
   discardTmp(tmp);
 }
@@ -99,15 +91,15 @@ async function tryRate(rate: number): Promise<Run> {
 async function runAt(rate: number): Promise<RunResult> {
   const dir = mkdtempSync(join(tmp, `rate-${rate}-`));
   const databasePath = await databaseFor(rate, dir);
-  receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir });
-  server = await startServer({
+  const receivers = (processes.receivers = await startWorkloadReceivers({ repoDir: REPO_DIR, dir }));
+  const server = (processes.server = await startServer({
     binary: undefined,
     databasePath,
     logPath: join(dir, "server.log"),
     repoDir: REPO_DIR,
     flags: ["--allow-private-callbacks", "--hold-period", `${holdSeconds}s`, "--log-level", logLevel, ...extraFlags],
     bunFlags: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${dir}`] : lagProbe ? ["--preload", join(import.meta.dir, "event-loop-lag.ts")] : [],
-  });
+  }));
   console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
   const sampler = startSampler({ server, receiver: receivers.healthy, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });
   const phoneStart = phoneBlocks("steady").steady;
@@ -142,7 +134,7 @@ async function runAt(rate: number): Promise<RunResult> {
     throw error;
   } finally {
     samples = sampler.stop();
-    await stopRun();
+    await processes.stop();
   }
   const verdict = await verdictOf(databasePath, { holdMs: holdSeconds * 1000, slackMs: slackSeconds * 1000, load });
   printMinutes(byMinute(samples, load));

@@ -53,13 +53,14 @@ const RELEASE = `
   FROM (SELECT CAST(value ->> '$.key' AS INTEGER) AS key, value ->> '$.payload' AS payload FROM json_each(?1)) AS r
   WHERE c.lead_key = r.key AND c.status = 'held'`;
 
-/** The finished leads' numbers as phone_claims keys (schema.ts phoneClaimKey), with their lead ids. */
-const FINISHED_CLAIMS = `SELECT CAST(substr(value ->> '$.phone', 2) AS INTEGER) AS phone, value ->> '$.id' AS id, value ->> '$.status' AS status FROM json_each(?1)`;
-
-/** A rejected lead does not block its number (an accepted one's claim stands: phone-claims/index.ts). */
+/**
+ * A rejected lead does not block its number (an accepted one's claim stands: phone-claims/index.ts).
+ * ?1: the rejected leads' numbers and ids; a number as a phone_claims key (schema.ts phoneClaimKey).
+ */
 const DROP = `
   DELETE FROM phone_claims WHERE rowid IN (
-    SELECT p.rowid FROM (${FINISHED_CLAIMS}) AS f JOIN phone_claims p ON p.phone_number = f.phone AND p.lead_id = f.id WHERE f.status = 'rejected'
+    SELECT p.rowid FROM (SELECT CAST(substr(value ->> '$.phone', 2) AS INTEGER) AS phone, value ->> '$.id' AS id FROM json_each(?1)) AS r
+    JOIN phone_claims p ON p.phone_number = r.phone AND p.lead_id = r.id
   )`;
 
 /** The worker's batches on SQLite: decisions (attempts are batched by group commit already). */
@@ -80,9 +81,11 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
       const rows = decided.map(decisionRow);
       return commit.run(() => {
         const finished = new Set(finish.all(JSON.stringify(rows), now).map((row) => row.id));
-        const released = JSON.stringify(rows.filter((row) => finished.has(row.id)));
-        release.run(released, now);
-        drop.run(released);
+        const released = rows.filter((row) => finished.has(row.id));
+        release.run(JSON.stringify(released), now);
+        // Most leads are accepted: the statement runs only for a batch with rejected ones.
+        const rejected = released.filter((row) => row.status === "rejected").map(({ phone, id }) => ({ phone, id }));
+        if (rejected.length > 0) drop.run(JSON.stringify(rejected));
         return finished;
       }, BACKGROUND);
     },
