@@ -1,5 +1,5 @@
-// HTTP Basic authentication of vendors (CONTRACT §3), and the throttling of failed credentials
-// (CONTRACT §9).
+// HTTP Basic authentication of vendors (docs/contract.md §3), and the throttling of failed credentials
+// (docs/contract.md §9).
 //
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as

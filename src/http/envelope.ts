@@ -1,4 +1,4 @@
-// The contract's one response shape (CONTRACT §1):
+// The contract's one response shape (docs/contract.md §1):
 //   { "<flag>": true|false, "message": "<text>" | [ { "error": "<text>" }, ... ] }
 
 /** Which boolean a route's envelope carries: prePing answers with can_post_phone_bit. */

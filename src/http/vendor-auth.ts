@@ -1,7 +1,7 @@
-// The vendor of a /v1 request (CONTRACT §3), as an Elysia plugin: its derive gives routes `vendor`,
+// The vendor of a /v1 request (docs/contract.md §3), as an Elysia plugin: its derive gives routes `vendor`,
 // or ends the request with 401 or 429 (thrown; the app's error handler answers in the envelope).
 // Routes that use it read their bodies only in their handler (see http/body.ts), so every request
-// is authenticated before a byte of its body is read (CONTRACT §2).
+// is authenticated before a byte of its body is read (docs/contract.md §2).
 import { Elysia } from "elysia";
 import type { ClientAddress } from "./client-address.ts";
 import { RATE_LIMIT_EXCEEDED, TOO_MANY_FAILURES, UNAUTHORIZED } from "../contract/texts.ts";

@@ -4,7 +4,7 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 
 export type PhoneCheck = { ok: true; e164: string } | { ok: false; error: "characters" | "number" };
 
-/** The characters a phone number may be written with (CONTRACT §4): the lead schema's pattern. */
+/** The characters a phone number may be written with (docs/contract.md §4): the lead schema's pattern. */
 export const PHONE_CHARACTERS = /^[0-9 ().+-]+$/;
 
 /**
@@ -14,7 +14,7 @@ export const PHONE_CHARACTERS = /^[0-9 ().+-]+$/;
 const COMMON_US_FORM = /^(?:\+?1[ .-]?)?(?:\((\d{3})\)|(\d{3}))[ .-]?(\d{3})[ .-]?(\d{4})$/;
 
 /**
- * Checks a phone number as CONTRACT §4 defines it: only digits, space, ( ) - . + are allowed, and
+ * Checks a phone number as docs/contract.md §4 defines it: only digits, space, ( ) - . + are allowed, and
  * the number must be a valid NANP number (country code 1). Returns the E.164 form `+1NXXNXXXXXX`.
  */
 export function checkPhoneNumber(value: string): PhoneCheck {

@@ -1,4 +1,4 @@
-// Field validation for postLead and prePing (CONTRACT §4), derived from the lead's schema
+// Field validation for postLead and prePing (docs/contract.md §4), derived from the lead's schema
 // (lead-schema.ts): every failed rule is reported, one error per field, in the schema's field order.
 //
 // The schema's rules are compiled once into plain checks rather than run through TypeBox's
@@ -89,7 +89,7 @@ function compileField(name: string, field: LeadField, parse?: Parse): CompiledFi
 
 /**
  * call_back_url, unless private callbacks are allowed: not localhost or a literal private address
- * (CONTRACT §4), which delivery would refuse anyway (§8). Names that resolve to such addresses can
+ * (docs/contract.md §4), which delivery would refuse anyway (§8). Names that resolve to such addresses can
  * only be judged, and refused, at delivery.
  */
 const publicHttpUrl: Parse = (value) => {

@@ -1,4 +1,4 @@
-// Requests only a raw socket can send (CONTRACT §1, §9): no Host header, raw paths the URL parser
+// Requests only a raw socket can send (docs/contract.md §1, §9): no Host header, raw paths the URL parser
 // rewrites, and what Bun's HTTP parser refuses before the application sees the request. They are
 // written byte for byte over TCP to a spawned server, whose log shows which requests reached it.
 // On either backend (LEAD_INGRESS_TEST_BACKEND).
