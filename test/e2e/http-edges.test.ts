@@ -115,7 +115,7 @@ describe("methods", () => {
   });
 });
 
-describe("what Bun's HTTP parser answers before the application (README: HTTP edge cases)", () => {
+describe("what Bun's HTTP parser answers before the application (docs/decisions.md: HTTP edge cases)", () => {
   const auth = `Authorization: ${AUTH}`;
   // [case, raw request with a path of its own, Bun's answer: a status with an empty body, or null: the connection is closed]
   const cases: [string, (path: string) => string, number | null][] = [
