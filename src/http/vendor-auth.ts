@@ -55,9 +55,8 @@ export function createVendorAuth(deps: VendorAuthDeps) {
     vendorOf,
     /**
      * For the routes that need a vendor; scoped: it applies to the plugin that uses it, not the app.
-     * Async, so one more promise per request than the old guard's single async function: server
-     * CPU per request against it, 6 alternating pairs on a shared 2-core box (medians): prePing
-     * 0.95, postLead 400 0.92, accept 1.01, within that box's noise.
+     * Async, so one more promise per request than the old guard's single async function: no cost
+     * measured against it (bench/README.md, "Behind the code").
      */
     plugin: new Elysia().derive({ as: "scoped" }, async ({ request }) => ({ vendor: await vendorOf(request) })),
   };

@@ -14,7 +14,10 @@ function scannedFiles(): string[] {
   return [...files].filter((file) => /\.(ts|js|json|md|sh|yml|yaml|lua|service|txt)$/.test(file)).sort();
 }
 
-const files = scannedFiles().map((path) => ({ path, text: readFileSync(join(root, path), "utf8") }));
+/** A comment's lines joined into one, so that a citation broken across lines is read whole. */
+const joinComments = (text: string) => text.replace(/\n\s*(?:\/\/|\*|#)?\s*/g, " ");
+
+const files = scannedFiles().map((path) => ({ path, text: joinComments(readFileSync(join(root, path), "utf8")) }));
 
 /** Section numbers of a page: "## 4. Title" gives "4", "### 2.1 Title" gives "2.1". */
 function sectionsOf(page: string): Set<string> {
@@ -54,6 +57,19 @@ test("every docs/<page>.md §N citation names an existing page and one of its se
   expect(broken).toEqual([]);
   // The citations this test guards are many; a scan that found none would prove nothing.
   expect(files.filter((file) => citations(file.text).some((citation) => citation.page === "docs/contract.md")).length).toBeGreaterThan(40);
+});
+
+test("every section of bench/README.md cited by its name (bench/README.md, then the name in quotes) is one of its headings", () => {
+  const headings = readFileSync(join(root, "bench/README.md"), "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("## "));
+  const broken = files.flatMap((file) =>
+    [...file.text.matchAll(/bench\/README\.md, "([^"]+)"/g)]
+      .filter((match) => !headings.some((heading) => heading.slice(3).startsWith(match[1]!)))
+      .map((match) => `${file.path}: ${match[1]}`),
+  );
+  expect(broken).toEqual([]);
+  expect(files.some((file) => /bench\/README\.md, "/.test(file.text))).toBe(true);
 });
 
 test("nothing cites the specification files that are not in the repository", () => {
