@@ -79,9 +79,9 @@ test("nothing cites the specification files that are not in the repository", () 
   expect(files.filter((file) => outside.test(file.text)).map((file) => file.path)).toEqual([]);
 });
 
-test("every relative link of the README and the docs pages names a file in the repository", () => {
+test("every relative link of the READMEs and the docs pages names a file in the repository", () => {
   const broken: string[] = [];
-  for (const file of files.filter((f) => f.path.endsWith(".md") && (f.path === "README.md" || f.path.startsWith("docs/")))) {
+  for (const file of files.filter((f) => f.path.endsWith(".md"))) {
     for (const match of file.text.matchAll(/\]\(([^)#\s]+)(#[^)\s]*)?\)/g)) {
       const target = match[1]!;
       if (/^[a-z]+:/.test(target)) continue;
