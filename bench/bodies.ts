@@ -6,7 +6,7 @@ import { CALLBACK_SLOT } from "./workload.mjs";
 
 export const PHONE_SLOT = "{{PHONE}}";
 
-/** A full valid lead (INTERFACE.md §2.1); only phone_number changes between requests. */
+/** A full valid lead (docs/interface.md §2.1); only phone_number changes between requests. */
 export function validLead(phone: string): Record<string, string> {
   return { ...EXAMPLE_LEAD, phone_number: phone, vendor_campaign_name: "bench" };
 }

@@ -1,5 +1,5 @@
 // The HTTP application, composed: every capability's routes, the vendor authentication they share,
-// and the one error handler, where every failure becomes the contract's envelope (CONTRACT §1).
+// and the one error handler, where every failure becomes the contract's envelope (docs/contract.md §1).
 // http/ holds the mechanisms; the features and the docs are put together only here.
 import { Elysia, NotFoundError } from "elysia";
 import { createAuthenticator } from "./auth/authenticator.ts";
@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(methodNotAllowed(app.routes.filter((route) => !isV1(route.path))));
 
-  /** Every failure, in the envelope of its path's route (CONTRACT §1), its texts noted for the request's log line. */
+  /** Every failure, in the envelope of its path's route (docs/contract.md §1), its texts noted for the request's log line. */
   async function answerFailure(error: unknown, request: Request, path: string): Promise<Response> {
     return toResponse(noted(request, await failureReply(error, request, path)));
   }

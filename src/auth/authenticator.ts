@@ -1,5 +1,5 @@
-// HTTP Basic authentication of vendors (CONTRACT §3), and the throttling of failed credentials
-// (CONTRACT §9).
+// HTTP Basic authentication of vendors (docs/contract.md §3), and the throttling of failed credentials
+// (docs/contract.md §9).
 //
 // Password hashes are argon2id, which is deliberately slow (~20 ms). Verifying on every request
 // would cap intake at a few dozen requests per second, so a successful verification is cached as
@@ -69,7 +69,7 @@ const NAME_FAILURES: RateLimits = { burst: 20, perSecond: 1 / 3 };
 const CLEAN_LANE: LaneLimits = { slots: 2, maxWaiting: 64, maxPerGroup: 1 };
 /** Grouped by vendor name. One argon2 thread: the flood's share of the CPU is one core at most. */
 const SUSPECT_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
-/** argon2id with our parameters took ~20 ms on the 2-core VM; measured checks replace it. */
+/** A first guess at one argon2id check with our parameters; measured checks replace it. */
 const FIRST_CHECK_ESTIMATE_MS = 20;
 
 /** A caller that cannot tell clients apart (tests, tools) counts them all as one. */

@@ -1,8 +1,8 @@
 // Token buckets: `burst` tokens at once, refilled at `perSecond`. One per vendor for the request
-// rate limit (CONTRACT §3); one per client address and per vendor name for failed credentials
-// (CONTRACT §9, see authenticator.ts). In memory, per process: the limits protect this process.
+// rate limit (docs/contract.md §3); one per client address and per vendor name for failed credentials
+// (docs/contract.md §9, see authenticator.ts). In memory, per process: the limits protect this process.
 // Several instances on PostgreSQL each keep their own (a shared bucket would cost a database round
-// trip per request); the README says how to set the limit for N instances.
+// trip per request); docs/operations.md says how to set the limit for N instances.
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
 

@@ -1,9 +1,8 @@
 // PostgreSQL's group commit, at the application's level: the leads that arrive within one turn of
 // the event loop go to the database together, as one set-based statement, instead of six round
-// trips each (BEGIN, claim, lead, callback, key, COMMIT). On this 2-core machine the round trips,
-// each a backend wake-up, were the cost, not the WAL flush (bench/README.md). In process, 50
-// callers (loaded machine): 1,190-1,220 leads/s per lead against 2,570-4,730 batched; CPU per lead
-// 250-265 → 31-57 µs in the service and 310-330 → 44-71 µs in PostgreSQL.
+// trips each (BEGIN, claim, lead, callback, key, COMMIT). The round trips, each a backend wake-up,
+// were the cost, not the WAL flush: batching multiplied throughput and cut the CPU per lead
+// several times (bench/README.md, "Behind the code").
 //
 // The statement settles only the common case: a lead whose number it claims and whose key (if any)
 // was not live. Every other lead (suppressed, claimed, a re-post, a key's replay or conflict) is
@@ -34,8 +33,7 @@ export interface IntakeBatchOptions {
 /**
  * 256 leads' JSON stays under a few hundred kB. One batch on its way at a time: the requests that
  * arrive meanwhile make the next batch, larger, and one statement's cost hardly depends on its
- * size. Measured with 50 connections (postLead accept, alternating 3 s slices, loaded machine):
- * one in flight 7,267 and 6,839 req/s against 5,792 and 5,006 with two, 6,904 and 5,298 with four.
+ * size: one in flight did better than two or four (bench/README.md, "Behind the code").
  */
 const LIMITS: BatchLimits = { maxBatch: 256, maxInFlight: 1 };
 
@@ -178,7 +176,7 @@ const ACCEPT_BATCH = `
 
 /** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
 async function acceptBatch(db: PgDb, items: LeadToAccept[], duplicateWindowMs: number): Promise<Set<string>> {
-  // The 64-bit keys as text: JSON has no BigInt, and a replacer function costs 2-3 µs per lead.
+  // The 64-bit keys as text: JSON has no BigInt, and a replacer function costs more per lead.
   const leadRows = items.map((item) => {
     const row = pendingLeadRow(item.fields, item.lead);
     return { ...row, idKey: row.idKey.toString() };

@@ -7,8 +7,8 @@
 //
 // The due leads are read, not leased (job.ts readDue): SQLite has one writer, so one process
 // decides, and its decision loop runs one pass at a time. A lease was a write of every due lead's
-// row (~1.5 kB, two to a page) answered after an fsync, 4.6% of the server's CPU samples at 5,000
-// leads/s; what it guarded against, a second worker deciding the lead meanwhile, is ruled out by
+// row answered after an fsync, a large share of the server's CPU (bench/README.md); what it
+// guarded against, a second worker deciding the lead meanwhile, is ruled out by
 // the status the decision is fenced by: a lead is finished once, whoever reads it.
 import type { Database } from "bun:sqlite";
 import { BACKGROUND, type GroupCommitter } from "../db/group-commit.ts";

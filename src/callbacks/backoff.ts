@@ -1,4 +1,4 @@
-// Callback retry schedule (CONTRACT §8): exponential backoff with jitter, scalable for tests, and
+// Callback retry schedule (docs/contract.md §8): exponential backoff with jitter, scalable for tests, and
 // the receiver's Retry-After honoured on 429/503. Pure: time and randomness come from the caller.
 
 /** Waits after failed attempts 1..7: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. Eight attempts in all. */

@@ -12,7 +12,7 @@
 //   failures): once the attempts of FAILURES_TO_OPEN different callbacks have failed in a row (so
 //   one callback's own retries never trip it) the endpoint is "open" for a cooldown; a callback due meanwhile is not sent
 //   but recorded as a failed attempt that says so, and waits for its next retry on the schedule
-//   (CONTRACT §8), so a dead endpoint costs no slot and no timeout, and its callbacks still die on
+//   (docs/contract.md §8), so a dead endpoint costs no slot and no timeout, and its callbacks still die on
 //   the schedule. When the cooldown ends one probe goes out (half open): success closes the
 //   circuit, failure opens it again for twice as long, up to MAX_COOLDOWN_MS.
 //

@@ -1,4 +1,4 @@
-// What an attempt's result means for the callback (CONTRACT §8): 2xx delivered; 410 Gone stops
+// What an attempt's result means for the callback (docs/contract.md §8): 2xx delivered; 410 Gone stops
 // at once; anything else is retried on the schedule (Retry-After honoured) until it runs out.
 import { nextAttemptDelay, type BackoffOptions } from "./backoff.ts";
 import type { NextStep } from "../store/callbacks/index.ts";

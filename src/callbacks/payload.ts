@@ -1,4 +1,4 @@
-// The callback body of CONTRACT §8, fixed at decision time so every retry sends the same bytes.
+// The callback body of docs/contract.md §8, fixed at decision time so every retry sends the same bytes.
 import { LEAD_ACCEPTED } from "../contract/texts.ts";
 
 /** A lead's final result (final-results/decide.ts decides it), as its callback message tells it. */

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (CONTRACT §8, https://www.standardwebhooks.com): vendors verify a
+// Standard Webhooks signing (docs/contract.md §8, https://www.standardwebhooks.com): vendors verify a
 // callback with any Standard Webhooks library and their signing secret. node:crypto does the HMAC;
 // the tests check the result against the reference `standardwebhooks` package.
 import { createHmac, randomBytes } from "node:crypto";

@@ -1,4 +1,4 @@
-// SSRF guard for callbacks (CONTRACT §8): a vendor chooses the callback URL, so without this check
+// SSRF guard for callbacks (docs/contract.md §8): a vendor chooses the callback URL, so without this check
 // a lead could make the service POST into its own network or a cloud metadata endpoint. The host is
 // resolved at delivery time and every address it resolves to must be public; the caller then
 // connects to the address that was checked (pinned-fetch.ts), so DNS cannot change in between.

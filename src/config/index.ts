@@ -72,7 +72,7 @@ interface Option<K extends keyof Config> {
   flag: string;
   env: string;
   default: Config[K];
-  /** Shown in --help and the README's configuration table. */
+  /** Shown in --help and the configuration table (docs/configuration.md). */
   doc: string;
   /** Holds a password: a refused value is never echoed. */
   secret?: boolean;

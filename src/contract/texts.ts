@@ -1,8 +1,8 @@
-// Every text the service answers with (CONTRACT §1-§9), once. Handlers, the OpenAPI document's
+// Every text the service answers with (docs/contract.md §1-§9), once. Handlers, the OpenAPI document's
 // examples and the tests import these: a text changed here changes everywhere it is said.
 // A leaf module: it imports nothing, so every folder may depend on it.
 
-/** A value as it appears in an error text: verbatim, cut to 600 characters with "…" (CONTRACT §4). */
+/** A value as it appears in an error text: verbatim, cut to 600 characters with "…" (docs/contract.md §4). */
 export function echo(value: string): string {
   if (value.length <= ECHO_LIMIT) return value;
   const chars = Array.from(value);

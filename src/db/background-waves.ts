@@ -1,9 +1,8 @@
 // The group committer's background writes (group-commit.ts): the worker's claims, outcomes and
 // decisions. While the service has foreground work in flight they are held, and join a batch all
-// together once every BACKGROUND_WAVE_MS. Measured under intake load on 2 cores: riding along in
-// every batch cost intake a fifth to a quarter of its throughput whatever the delivery rate (150 or
-// 700 callbacks/s), probably because every batch then also wrote pages of the callback queue; in
-// waves, the same delivery rate costs about a tenth. With no foreground work they go at once.
+// together once every BACKGROUND_WAVE_MS: riding along in every batch cost intake much more of
+// its throughput than waves do, probably because every batch then also wrote pages of the callback
+// queue (bench/README.md, "Behind the code"). With no foreground work they go at once.
 import type { Pending } from "./batch.ts";
 
 export const BACKGROUND_WAVE_MS = 25;

@@ -1,7 +1,7 @@
 // Checkpoints off the event loop. SQLite's automatic checkpoint runs inside the COMMIT that takes
 // the WAL past 1,000 pages: the event loop copied about 4 MB into the database file and waited for
-// that file's fsync, a few milliseconds every few dozen batches (5-9 µs per accepted lead, more on
-// a large file). Here the server's connection turns automatic checkpoints off, and a thread with
+// that file's fsync, a few milliseconds every few dozen batches (bench/README.md). Here the
+// server's connection turns automatic checkpoints off, and a thread with
 // its own connection (checkpoint-thread.ts) checkpoints instead, in two passes:
 //  1. after every `everyWrites` writes (or `everyMs` after the last checkpoint, if anything was
 //     written), a PASSIVE checkpoint while batches keep committing; it copies what was in the WAL

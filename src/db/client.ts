@@ -26,13 +26,9 @@ export interface OpenOptions {
 
 /**
  * SQLite's page cache per connection (--sqlite-cache-size). It was 64 MiB, and under load it
- * filled: the server then held 215-235 MiB resident, against 147-155 with 8 MiB. A page it misses is
- * in the kernel's file cache anyway (the file is read with pread, not mapped): a system call and a
- * 4 KiB copy, not a disk read. On a 1 M-lead database of random numbers, a lead's random-key work
- * (the phone claim's lookup and insert, 20 to a transaction) cost 17.9, 18.3, 18.0, 18.0 and 18.6
- * µs of CPU with 64, 16, 8, 4 and 2 MiB (medians of 3 rounds), and the server's CPU per accepted
- * lead did not differ beyond the VM's noise (bench/README.md, "Memory"). 4 MiB: the smallest with
- * no hint of a cost (2 MiB: +0.6 µs).
+ * filled, a large part of the server's resident memory. A page it misses is in the kernel's file
+ * cache anyway (the file is read with pread, not mapped): a system call and a 4 KiB copy, not a
+ * disk read. 4 MiB: the smallest cache with no measured cost per lead (bench/README.md, "Memory").
  */
 export const SQLITE_CACHE_BYTES = 4 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-// The disk under the database: is it full, and is the reserve still free? (CONTRACT §9: readiness
+// The disk under the database: is it full, and is the reserve still free? (docs/contract.md §9: readiness
 // fails while writes fail.)
 //
 // A reserve is kept so that what was accepted can always be decided, called back and checkpointed:

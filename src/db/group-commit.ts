@@ -1,5 +1,5 @@
 // Group commit: writes requested during one turn of the event loop run in one transaction and
-// share one fsync (~0.2 ms here; a commit per request would cap intake near 5,000 leads/s).
+// share one fsync (a commit per request would cap intake at the disk's fsyncs per second).
 // This file decides when a batch goes; each mechanism lives in its own file:
 // - batch.ts: a batch as one transaction, each write under a savepoint when one throws; BEGIN
 //   retried on a timer while another process holds the write lock;
@@ -14,8 +14,8 @@
 // batches stay as large as when the fsync blocked; but once `commitDuringSyncAt` writes wait, they
 // are committed at the end of that turn, while the fsync runs, and the next fsync covers them. So
 // the event loop runs a busy batch's statements while the disk works, instead of making the disk
-// wait for them when the fsync returns (measured under intake load: +10-20% accepted leads/s; 1
-// write did less well, 4 to 20 were within the noise of each other). Whatever waits when the fsync
+// wait for them when the fsync returns (more accepted leads/s; bench/README.md, "Behind the
+// code"). Whatever waits when the fsync
 // returns is committed then, and the next fsync started, before the synced batches are answered
 // (not while the checkpointer holds batches). Reads in between may see a batch still being synced
 // (up to two fsyncs, about 1 ms).

@@ -38,8 +38,8 @@ export const leads = sqliteTable(
      * The rowid: the first 64 bits of the lead's UUIDv7 id (leadKey), so a lead is found by its id
      * without an index of text ids. Such an index, with the callback queue's, cost every accepted
      * lead two more B-trees whose last leaf SQLite rebalances on almost every commit (only rowid
-     * tables have a quick path for appends). Measured: raw writes 14.5-15.5 → 12.1 µs per lead,
-     * WAL pages 1.34 → 0.90; under intake load +12% accepted leads/s, -11% event-loop CPU per lead.
+     * tables have a quick path for appends). Without them intake took more leads per second for
+     * less CPU (bench/README.md, "Behind the code").
      */
     idKey: int64("id_key").primaryKey(),
     /** The lead_id vendors see. Always compared too: a key alone could match another UUID. */
@@ -86,12 +86,9 @@ export const leads = sqliteTable(
     index("leads_status_decide_after").on(t.status, t.decideAfter),
     index("leads_vendor_created").on(t.vendorId, t.createdAt),
     // The console's searches (store/leads/search.ts), each a scan of every lead without its index
-    // (bench:console on 1,000,000 leads, median: phone 564-654 → 1.0-3.6 ms, a rare campaign 483 →
-    // 0.8). By phone: every lead with the number, rejected ones too (phone_claims drops those),
-    // keyed by the number as an integer, smaller than its text. Each index is one more B-tree per
-    // accepted lead: in commits of 20 on 1,000,000 leads, the leads table's WAL pages per lead
-    // 0.73 → 2.12 (phone; 2.24 with a text key) and → 2.02 (campaign, 64 of them; fewer per
-    // commit cost less). Time per lead, on a VM too busy to trust: 21-49 µs → 24-91 and 16-116.
+    // (hundreds of ms against a few: bench/README.md, "Behind the code"). By phone: every lead with
+    // the number, rejected ones too (phone_claims drops those), keyed by the number as an integer,
+    // smaller than its text. Each index is one more B-tree written per accepted lead.
     index("leads_phone").on(phoneKeyOf(t.phoneE164)),
     index("leads_campaign").on(t.vendorCampaignName, t.idKey),
   ],

@@ -22,7 +22,7 @@ const decided = {
   decided_at: "2026-03-01T12:01:00.000Z",
 };
 
-/** The final result, POSTed to the lead's call_back_url (CONTRACT §8): postLead's OpenAPI `callbacks` entry. */
+/** The final result, POSTed to the lead's call_back_url (docs/contract.md §8): postLead's OpenAPI `callbacks` entry. */
 export const finalResultCallback = {
   "{$request.body#/call_back_url}": {
     post: {

@@ -1,4 +1,4 @@
-// Certificate verification (CONTRACT §7, off by default): the certificate_url must answer 2xx.
+// Certificate verification (docs/contract.md §7, off by default): the certificate_url must answer 2xx.
 // The URL is the vendor's, so it goes through the same SSRF guard as callbacks.
 import { pinnedFetchInit } from "../callbacks/pinned-fetch.ts";
 import { resolveCallbackTarget } from "../callbacks/ssrf.ts";

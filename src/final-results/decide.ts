@@ -1,4 +1,4 @@
-// The post-posting checks of CONTRACT §7 as one pure rule, in the contract's order.
+// The post-posting checks of docs/contract.md §7 as one pure rule, in the contract's order.
 import type { FinalResult } from "../callbacks/payload.ts";
 import { REASON_CERTIFICATE, REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 

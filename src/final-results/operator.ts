@@ -1,4 +1,4 @@
-// An operator's decision during the hold (CONTRACT §7): recorded now, applied when the hold ends.
+// An operator's decision during the hold (docs/contract.md §7): recorded now, applied when the hold ends.
 import { op, type Script } from "../db/script.ts";
 import { auditEntry } from "../store/audit/index.ts";
 import type { Store, Tables } from "../store/index.ts";

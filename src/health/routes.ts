@@ -1,4 +1,4 @@
-// Liveness and readiness for load balancers and systemd (CONTRACT §9); no authentication.
+// Liveness and readiness for load balancers and systemd (docs/contract.md §9); no authentication.
 // Operators' routes: the README documents them, the vendors' API page does not show them.
 import { Elysia } from "elysia";
 

@@ -1,4 +1,4 @@
-// Which client a request comes from, for throttling failed credentials (CONTRACT §9).
+// Which client a request comes from, for throttling failed credentials (docs/contract.md §9).
 //
 // The client is the socket's peer, unless the peer is a proxy the operator trusts
 // (--trusted-proxies): then it is the right-most X-Forwarded-For hop that is not a trusted proxy.

@@ -1,7 +1,7 @@
 // A static file embedded in the compiled binary and served from it: `import path from "…" with
 // { type: "file" }` makes `bun build --compile` carry the file and gives its path ($bunfs/… in the
 // binary, node_modules or src/ when run from source), so pages work on a VM without internet access
-// (CONTRACT §9). Used by the API page (docs/assets.ts) and the console (console/assets.ts).
+// (docs/contract.md §9). Used by the API page (docs/assets.ts) and the console (console/assets.ts).
 
 export interface Asset {
   contentType: string;

@@ -1,4 +1,4 @@
-// The contract's one response shape (CONTRACT §1):
+// The contract's one response shape (docs/contract.md §1):
 //   { "<flag>": true|false, "message": "<text>" | [ { "error": "<text>" }, ... ] }
 
 /** Which boolean a route's envelope carries: prePing answers with can_post_phone_bit. */
@@ -28,8 +28,8 @@ interface ResponseSettings {
 
 /**
  * A route's Reply as Elysia answers it: status and headers on `set`, the body for Elysia to
- * serialise. Server CPU per request against building the Response ourselves (6 alternating pairs
- * on a shared 2-core box, medians): prePing 0.90, postLead 400 0.96, accept 1.03: no cost seen.
+ * serialise. No cost measured against building the Response ourselves (bench/README.md, "Behind
+ * the code").
  */
 export function answer(set: ResponseSettings, reply: Reply): Record<string, unknown> {
   set.status = reply.status;

@@ -7,7 +7,7 @@
 // its upstream's name) breaks Elysia instead: it finds the path with `url.indexOf("/", 11)`, which
 // assumes "http://" plus a host of at least four characters, and would route `/v1/postLead` as
 // `/postLead`. All get a stand-in host; only routing reads the URL. (Checking that the URL parses
-// costs ~0.1 µs a request, measured on the 2-core VM.) (Elysia's
+// costs next to nothing: bench/README.md, "Behind the code".) (Elysia's
 // `standardHostname: false` searches from 7 instead, which breaks https URLs, so it is no fix.)
 //
 // Bun's URL also resolves dot segments (`%2e` too) and reads `\` as `/`, so

@@ -1,4 +1,4 @@
-// Answers for requests that no route takes (CONTRACT §1): another method on a known path is 405 with
+// Answers for requests that no route takes (docs/contract.md §1): another method on a known path is 405 with
 // Allow, an unknown path 404; under /v1 only after authentication, so unknown paths and methods
 // reveal nothing to strangers.
 import { Elysia, type AnyElysia } from "elysia";

@@ -1,7 +1,7 @@
-// The vendor of a /v1 request (CONTRACT §3), as an Elysia plugin: its derive gives routes `vendor`,
+// The vendor of a /v1 request (docs/contract.md §3), as an Elysia plugin: its derive gives routes `vendor`,
 // or ends the request with 401 or 429 (thrown; the app's error handler answers in the envelope).
 // Routes that use it read their bodies only in their handler (see http/body.ts), so every request
-// is authenticated before a byte of its body is read (CONTRACT §2).
+// is authenticated before a byte of its body is read (docs/contract.md §2).
 import { Elysia } from "elysia";
 import type { ClientAddress } from "./client-address.ts";
 import { RATE_LIMIT_EXCEEDED, TOO_MANY_FAILURES, UNAUTHORIZED } from "../contract/texts.ts";
@@ -55,9 +55,8 @@ export function createVendorAuth(deps: VendorAuthDeps) {
     vendorOf,
     /**
      * For the routes that need a vendor; scoped: it applies to the plugin that uses it, not the app.
-     * Async, so one more promise per request than the old guard's single async function: server
-     * CPU per request against it, 6 alternating pairs on a shared 2-core box (medians): prePing
-     * 0.95, postLead 400 0.92, accept 1.01, within that box's noise.
+     * Async, so one more promise per request than the old guard's single async function: no cost
+     * measured against it (bench/README.md, "Behind the code").
      */
     plugin: new Elysia().derive({ as: "scoped" }, async ({ request }) => ({ vendor: await vendorOf(request) })),
   };

@@ -1,4 +1,4 @@
-// The lead, once: every field of postLead's body (CONTRACT §4, in INTERFACE.md's order) with its
+// The lead, once: every field of postLead's body (docs/contract.md §4, in the order of docs/interface.md §2.1) with its
 // rule, description, example, the contract's text for a value that breaks the rule, and the lead
 // column it is stored in. The validator (validate.ts), the ValidLead type, the OpenAPI request
 // schemas and example, the tests' valid lead and the fixtures' base lead are all derived from it.
@@ -83,7 +83,7 @@ function ruled<K extends string, R extends boolean>(
 
 const codeList = (codes: ReadonlySet<string>) => [...codes].join(", ");
 
-/** postLead's string fields, in the order of INTERFACE.md's table (the order errors are listed in). */
+/** postLead's string fields, in the order of docs/interface.md §2.1 (the order errors are listed in). */
 export const LEAD_FIELDS = {
   phone_number: {
     key: "phoneE164",

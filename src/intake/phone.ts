@@ -4,7 +4,7 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 
 export type PhoneCheck = { ok: true; e164: string } | { ok: false; error: "characters" | "number" };
 
-/** The characters a phone number may be written with (CONTRACT §4): the lead schema's pattern. */
+/** The characters a phone number may be written with (docs/contract.md §4): the lead schema's pattern. */
 export const PHONE_CHARACTERS = /^[0-9 ().+-]+$/;
 
 /**
@@ -14,7 +14,7 @@ export const PHONE_CHARACTERS = /^[0-9 ().+-]+$/;
 const COMMON_US_FORM = /^(?:\+?1[ .-]?)?(?:\((\d{3})\)|(\d{3}))[ .-]?(\d{3})[ .-]?(\d{4})$/;
 
 /**
- * Checks a phone number as CONTRACT §4 defines it: only digits, space, ( ) - . + are allowed, and
+ * Checks a phone number as docs/contract.md §4 defines it: only digits, space, ( ) - . + are allowed, and
  * the number must be a valid NANP number (country code 1). Returns the E.164 form `+1NXXNXXXXXX`.
  */
 export function checkPhoneNumber(value: string): PhoneCheck {
@@ -32,7 +32,7 @@ export function nanpE164(value: string): string | null {
 }
 
 /**
- * The fast path (about 0.1 µs; the full parse is a measurable share of intake's CPU): a number in
+ * The fast path (the full parse is a measurable share of intake's CPU): a number in
  * the common form that is valid in the US numbering plan. The full parse would reach the
  * same answer: it reads the same ten digits and tries the US plan first among the countries of
  * calling code 1. Anything else (other NANP countries, odd formats, invalid numbers) returns null
@@ -56,7 +56,7 @@ interface NumberTypePlan {
  * What `PhoneNumber.isValid()` decides for ten national digits in the US plan, as one regular
  * expression built once from libphonenumber's own metadata: the plan's national pattern, and the
  * pattern of some number type that allows ten digits (its getNumberType). isValid() rebuilds
- * these expressions on every call, about 1.8 µs per lead against 0.03.
+ * these expressions on every call, many times the cost of this one (bench/README.md).
  */
 const VALID_US_TEN_DIGITS = (() => {
   const plan = new Metadata(metadata) as unknown as {

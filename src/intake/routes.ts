@@ -1,4 +1,4 @@
-// POST /v1/prePing and /v1/postLead (CONTRACT §4-§6): the vendor first (the auth plugin), then the
+// POST /v1/prePing and /v1/postLead (docs/contract.md §4-§6): the vendor first (the auth plugin), then the
 // body under the contract's rules, then the intake service.
 import { Elysia, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";

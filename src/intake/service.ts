@@ -50,7 +50,7 @@ export type SubmitOutcome =
   | { kind: "accepted"; leadId: string; replayed: boolean };
 
 /**
- * The eligibility rule both endpoints share (CONTRACT §5): suppressed, or claimed by a lead accepted
+ * The eligibility rule both endpoints share (docs/contract.md §5): suppressed, or claimed by a lead accepted
  * within the duplicate window. postLead's atomic claim uses the same cutoff, so a prePing "yes"
  * means an immediate postLead will not get a 422.
  */
@@ -136,7 +136,7 @@ function* answerOfKey(t: Tables, vendorId: string, key: string, requestHash: str
 
 /**
  * Without a key, the vendor that sent this very lead within the idempotency window is retrying
- * after a lost answer (CONTRACT §6): it gets the first answer again. "This very lead" is the lead
+ * after a lost answer (docs/contract.md §6): it gets the first answer again. "This very lead" is the lead
  * as validated and stored (isSameLead), so a retry that respells it is recognised. The claim's lead
  * is answered whether it is pending or accepted, suppressed since or not, as a key's replay is; a
  * rejected lead no longer holds the claim, so a re-post of it became a new lead before this point.

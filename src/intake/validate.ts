@@ -1,14 +1,11 @@
-// Field validation for postLead and prePing (CONTRACT §4), derived from the lead's schema
+// Field validation for postLead and prePing (docs/contract.md §4), derived from the lead's schema
 // (lead-schema.ts): every failed rule is reported, one error per field, in the schema's field order.
 //
 // The schema's rules are compiled once into plain checks rather than run through TypeBox's
 // TypeCompiler: the contract wants one text per field (the compiled checker stops at the first
 // failure, or collects errors that must then be mapped back to fields), `maxLength` counted in
-// characters (TypeBox counts UTF-16 units), and blank values read as missing. Measured against the
-// hand-written validator it replaces (bun 1.4.5, one process, 20 alternating rounds of 100k calls,
-// best round in CPU time; 2 busy cores): accept 1.95-2.11 → 1.74-1.84 µs (1.07-1.18×), 400 path
-// with five bad fields 1.90-1.96 → 1.75-1.89 µs (1.04-1.09×), prePing 0.184-0.188 → 0.190-0.196 µs
-// (0.94-0.99×: the phone's pattern is now checked by the validator, not inside checkPhoneNumber).
+// characters (TypeBox counts UTF-16 units), and blank values read as missing. It costs about what
+// the hand-written validator it replaced did (bench/README.md, "Behind the code").
 import { literalHostRefusal } from "../callbacks/ssrf.ts";
 import { FIELD_TEXTS as TEXTS, type InvalidText } from "../contract/texts.ts";
 import { FORMATS, LEAD_FIELDS, parseHttpUrl, RULE_KEYWORDS, type LeadField, type ValidLead } from "./lead-schema.ts";
@@ -89,7 +86,7 @@ function compileField(name: string, field: LeadField, parse?: Parse): CompiledFi
 
 /**
  * call_back_url, unless private callbacks are allowed: not localhost or a literal private address
- * (CONTRACT §4), which delivery would refuse anyway (§8). Names that resolve to such addresses can
+ * (docs/contract.md §4), which delivery would refuse anyway (§8). Names that resolve to such addresses can
  * only be judged, and refused, at delivery.
  */
 const publicHttpUrl: Parse = (value) => {
@@ -108,7 +105,7 @@ type LeadValidator = (body: Body, errors: string[]) => ValidLead | undefined;
 /**
  * The loop over the fields unrolled into one function, as TypeBox's TypeCompiler does: each field
  * read by a constant name and the lead built as one object literal. The loop itself, reading and
- * storing by computed names, was 10-20% slower than the hand-written validator this replaced.
+ * storing by computed names, was slower than the hand-written validator this replaced.
  */
 function unrolled(fields: CompiledField[]): LeadValidator {
   const param = (i: number) => `field${i}`;

@@ -1,4 +1,4 @@
-// GET /v1/leads/{lead_id}: a vendor reads its own lead's status (CONTRACT §7).
+// GET /v1/leads/{lead_id}: a vendor reads its own lead's status (docs/contract.md §7).
 import { Elysia, t, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";

@@ -2,7 +2,7 @@
 // ("Invalid Email: …"): the texts say which field failed, and a lead's data stays out of the logs.
 import { FIELD_TEXTS as TEXTS, type InvalidText } from "../contract/texts.ts";
 
-/** The texts that echo the value sent (CONTRACT §4); the others name a field or nothing. */
+/** The texts that echo the value sent (docs/contract.md §4); the others name a field or nothing. */
 const ECHOING: InvalidText[] = [
   TEXTS.invalidCharacters,
   TEXTS.invalidPhoneNumber,

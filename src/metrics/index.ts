@@ -1,4 +1,4 @@
-// The service's metrics (CONTRACT §9): requests by route and status, leads by vendor and outcome,
+// The service's metrics (docs/contract.md §9): requests by route and status, leads by vendor and outcome,
 // refused credentials by vendor, callback attempts by result, and, read at scrape time, the callback
 // queue's depth and oldest due item and whether storage takes writes. Vendor labels only ever carry
 // a known vendor's name or "unknown" (never a name a stranger sent), so their number is bounded by

@@ -1,6 +1,6 @@
 // GET /metrics for Prometheus. Counts only, no personal data, so no authentication (like /healthz);
 // keep it off the public interface with the listen address or a reverse proxy. Documented in the
-// README, not on the vendors' API page.
+// docs/operations.md, not on the vendors' API page.
 import { Elysia } from "elysia";
 import { renderMetrics, type Metrics, type ScrapeSources } from "./index.ts";
 

@@ -19,7 +19,7 @@ export async function waitForCallbacks(receiver: ReceiverClient, path: string, c
   return received;
 }
 
-/** Every delivery must match, and retries must carry the first one's webhook-id (CONTRACT §8). */
+/** Every delivery must match, and retries must carry the first one's webhook-id (docs/contract.md §8). */
 export function checkCallbacks(expect: CallbackExpectation, callbacks: RecordedCallback[]): string | null {
   for (const [i, callback] of callbacks.entries()) {
     const mismatch = checkCallback(expect, callback);

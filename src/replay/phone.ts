@@ -1,5 +1,5 @@
 // Fresh phone numbers for replays: each case run gets its own, so a replay can be repeated against
-// the same instance without running into the duplicate window (CONTRACT §5).
+// the same instance without running into the duplicate window (docs/contract.md §5).
 import { checkPhoneNumber } from "../intake/phone.ts";
 
 // Area codes in service in large US cities: numbers drawn from them are valid NANP numbers.

@@ -1,7 +1,7 @@
 // Where a PostgreSQL table's statements run: the pool, or the transaction a write script runs in.
 // Each table prepares its statements once per database (building a query's SQL is most of a
-// statement's client cost: 70 → 10 µs per select with `.prepare()`, /work/scratch-pg figures), and
-// a script's transaction runs those same prepared queries on its own connection.
+// statement's client cost: bench/README.md, "Behind the code"), and a script's transaction runs
+// those same prepared queries on its own connection.
 import type { SQL } from "bun";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { BunSQLQueryResultHKT } from "drizzle-orm/bun-sql";

@@ -8,8 +8,8 @@ let lastLeadKey = 0n;
 
 /**
  * leadKey, remembering the last id: accepting a lead keys the lead and then its callback, and the
- * key costs a regex test and a BigInt parse (~0.3 µs). With the single spread in the lead's insert,
- * measured on submitLead's write path (30k leads, in-process A/B): 12.9 → 11.0 µs per lead.
+ * key costs a regex test and a BigInt parse. With the single spread in the lead's insert, it took
+ * a seventh off submitLead's write path (bench/README.md, "Behind the code").
  */
 export function keyOfLead(id: string): bigint {
   if (id !== lastLeadId) {

@@ -4,8 +4,8 @@
 // disk, so millions of rows do not fill memory; on PostgreSQL in the importing session). Only when every row is good are the staged
 // numbers copied into the list, by one INSERT … SELECT in one write transaction. So a malformed
 // row, Ctrl-C or a crash leaves the list as it was, and the running service's writers wait only
-// for that one statement (about 0.5 s per million numbers on our 2-core VM), not for the reading
-// and checking of the file.
+// for that one statement (bench/README.md, "Behind the code"), not for the reading and checking of
+// the file.
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { auditEntry } from "../store/audit/index.ts";

@@ -1,7 +1,6 @@
 // The in-process worker: two loops, one deciding final results (and doing the housekeeping), one
 // delivering callbacks. Apart, because in one loop a pass waited for both jobs, so deliveries were
-// claimed at most once per decision batch: at 3,000 leads/s bench:steady delivered under 300
-// callbacks/s (bench/README.md).
+// claimed at most once per decision batch and fell far behind (bench/README.md, bench:steady).
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
 import type { Config } from "../config/index.ts";

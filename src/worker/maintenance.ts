@@ -1,4 +1,4 @@
-// Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
+// Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (docs/contract.md §6),
 // then deleted in small chunks so no transaction holds the write lock for long.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";

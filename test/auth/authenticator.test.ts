@@ -1,4 +1,4 @@
-// CONTRACT §3: Basic credentials belong to a vendor; wrong, unknown, malformed or disabled → null.
+// docs/contract.md §3: Basic credentials belong to a vendor; wrong, unknown, malformed or disabled → null.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { createAuthenticator, type Authenticator } from "../../src/auth/authenticator.ts";
 import { storedCredentials } from "../../src/auth/vendor-credentials.ts";
@@ -173,7 +173,7 @@ test("concurrent first requests with the same credentials share one check", asyn
   }
 });
 
-describe("a flood of bad credentials (CONTRACT §9)", () => {
+describe("a flood of bad credentials (docs/contract.md §9)", () => {
   function fakeClock(start = 1_700_000_000_000) {
     let now = start;
     return { now: () => now, advance: (ms: number) => void (now += ms) };

@@ -1,4 +1,4 @@
-// CONTRACT §3: per-vendor token bucket; over the limit → refused with a Retry-After in seconds.
+// docs/contract.md §3: per-vendor token bucket; over the limit → refused with a Retry-After in seconds.
 import { describe, expect, test } from "bun:test";
 import { createRateLimiter } from "../../src/auth/rate-limit.ts";
 

@@ -298,7 +298,7 @@ describe("loadConfig", () => {
   });
 
   // KNOWN BUG (reported, not fixed here: src/config/index.ts echoes every raw value): a refused
-  // LEAD_INGRESS_BOOTSTRAP_VENDOR prints its password to stderr (CONTRACT §9: "no passwords").
+  // LEAD_INGRESS_BOOTSTRAP_VENDOR prints its password to stderr (docs/contract.md §9: "no passwords").
   test("the bootstrap vendor's password is not echoed when the setting is refused", () => {
     const problems = problemsOf({ LEAD_INGRESS_BOOTSTRAP_VENDOR: ":correct-horse-battery" });
     expect(problems).toHaveLength(1);

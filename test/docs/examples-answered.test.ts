@@ -1,6 +1,6 @@
 // Every example the OpenAPI document gives for a status of a /v1 operation is what the service
 // answers: for each one a request that produces it is sent to a running server, started with a
-// non-default body limit, and the answer compared with the documented example (CONTRACT §1, §9).
+// non-default body limit, and the answer compared with the documented example (docs/contract.md §1, §9).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { EXAMPLE_LEAD_ID } from "../../src/docs/examples.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";

@@ -1,4 +1,4 @@
-// The API page and its assets come from the service itself (CONTRACT §9): no other host is named,
+// The API page and its assets come from the service itself (docs/contract.md §9): no other host is named,
 // the asset bytes are swagger-ui-dist's, and the policy header keeps the browser on this origin.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";

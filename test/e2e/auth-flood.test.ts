@@ -1,4 +1,4 @@
-// A flood of bad credentials never keeps a valid vendor out (issue 16 item 1, CONTRACT §9): failed
+// A flood of bad credentials never keeps a valid vendor out (issue 16 item 1, docs/contract.md §9): failed
 // credentials are throttled per client (429 with Retry-After), and a vendor this process has never
 // verified is checked apart from the flood.
 //

@@ -1,5 +1,5 @@
 // Final results and callback delivery end to end: the real server (with its worker) and the mock
-// vendor receiver, both on 127.0.0.1 ephemeral ports (CONTRACT §7, §8); on SQLite, or on PostgreSQL
+// vendor receiver, both on 127.0.0.1 ephemeral ports (docs/contract.md §7, §8); on SQLite, or on PostgreSQL
 // with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";

@@ -1,5 +1,5 @@
 // Concurrent postLeads with one number: exactly one 200, the others 422 — decided by SQLite's
-// conditional upsert, so it holds across processes too (CONTRACT §5). The leads differ (another
+// conditional upsert, so it holds across processes too (docs/contract.md §5). The leads differ (another
 // customer each): identical copies from one vendor would be retries of one lead (§6).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { uniquePhone, validLead } from "../helpers/leads.ts";

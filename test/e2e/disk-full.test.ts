@@ -1,4 +1,4 @@
-// A full disk (CONTRACT §9): readiness fails while writes fail, the worker backs off instead of
+// A full disk (docs/contract.md §9): readiness fails while writes fail, the worker backs off instead of
 // spinning, the reserve keeps room to decide and call back what was accepted, and once space
 // returns the service recovers by itself, checkpoint thread included. On a real small filesystem
 // (a tmpfs of a few MiB that the test fills with a file and frees again) where the test can mount

@@ -1,5 +1,5 @@
 // Every status the service answers on /v1 carries the contract's envelope, and checks run in the
-// contract's order: authentication, body size, JSON, object, fields, eligibility (CONTRACT §1–§3).
+// contract's order: authentication, body size, JSON, object, fields, eligibility (docs/contract.md §1–§3).
 // On either backend (LEAD_INGRESS_TEST_BACKEND); the few tests of SQLite's own failures run on SQLite only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor, setVendorEnabled } from "../../src/auth/vendors.ts";

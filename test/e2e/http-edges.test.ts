@@ -1,4 +1,4 @@
-// Requests only a raw socket can send (CONTRACT §1, §9): no Host header, raw paths the URL parser
+// Requests only a raw socket can send (docs/contract.md §1, §9): no Host header, raw paths the URL parser
 // rewrites, and what Bun's HTTP parser refuses before the application sees the request. They are
 // written byte for byte over TCP to a spawned server, whose log shows which requests reached it.
 // On either backend (LEAD_INGRESS_TEST_BACKEND).
@@ -115,7 +115,7 @@ describe("methods", () => {
   });
 });
 
-describe("what Bun's HTTP parser answers before the application (README: HTTP edge cases)", () => {
+describe("what Bun's HTTP parser answers before the application (docs/decisions.md: HTTP edge cases)", () => {
   const auth = `Authorization: ${AUTH}`;
   // [case, raw request with a path of its own, Bun's answer: a status with an empty body, or null: the connection is closed]
   const cases: [string, (path: string) => string, number | null][] = [

@@ -1,4 +1,4 @@
-// postLead, prePing and the lead lookup over HTTP against the real server (CONTRACT §4–§7), on
+// postLead, prePing and the lead lookup over HTTP against the real server (docs/contract.md §4–§7), on
 // SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";

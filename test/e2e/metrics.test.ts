@@ -1,5 +1,5 @@
 // GET /metrics after real traffic: requests by route and status, intake outcomes, final results,
-// callback attempts and the queue gauges (CONTRACT §9). On either backend (LEAD_INGRESS_TEST_BACKEND).
+// callback attempts and the queue gauges (docs/contract.md §9). On either backend (LEAD_INGRESS_TEST_BACKEND).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";

@@ -1,5 +1,5 @@
 // Property-based: whatever JSON value or string a caller sends, both endpoints answer in the
-// envelope with a contract status, never a 5xx (CONTRACT §1). Runs the real app without a socket.
+// envelope with a contract status, never a 5xx (docs/contract.md §1). Runs the real app without a socket.
 import { storeOn } from "../../src/store/sqlite.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// A retry after a lost answer (issue 16 item 7, CONTRACT §6): the vendor's first postLead was
+// A retry after a lost answer (issue 16 item 7, docs/contract.md §6): the vendor's first postLead was
 // stored but its answer never arrived (the connection dropped, then the server was killed with
 // SIGKILL). Its re-post, without an Idempotency-Key, gets the stored lead's id back. On either
 // backend (LEAD_INGRESS_TEST_BACKEND).

@@ -1,5 +1,5 @@
 // SIGTERM / SIGINT: stop taking requests, finish in-flight deliveries within the bound, close the
-// database cleanly (CONTRACT §9).
+// database cleanly (docs/contract.md §9).
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";

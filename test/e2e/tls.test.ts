@@ -1,4 +1,4 @@
-// With --tls-cert and --tls-key the service speaks HTTPS itself (INTERFACE §1: leads arrive over HTTPS).
+// With --tls-cert and --tls-key the service speaks HTTPS itself (docs/interface.md §1: leads arrive over HTTPS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -4,7 +4,7 @@ import { certificateCheckMatters, decideFinalResult, type PostPostingChecks } fr
 
 const clean: PostPostingChecks = { suppressedNow: false, operatorDecision: null, certificate: null };
 
-describe("decideFinalResult (CONTRACT §7, in the contract's order)", () => {
+describe("decideFinalResult (docs/contract.md §7, in the contract's order)", () => {
   test("no check objects → accepted", () => {
     expect(decideFinalResult(clean)).toEqual({ status: "accepted" });
   });

@@ -1,4 +1,4 @@
-// Readiness (CONTRACT §9): the database is migrated, and writes still reach the disk.
+// Readiness (docs/contract.md §9): the database is migrated, and writes still reach the disk.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { sqliteReady } from "../../src/backend/index.ts";

@@ -1,4 +1,4 @@
-// A postLead body that passes every rule of CONTRACT §4: the lead schema's example lead with one
+// A postLead body that passes every rule of docs/contract.md §4: the lead schema's example lead with one
 // fixed phone number ((212) 555-1234, +12125551234) so unit tests can assert exact values, and
 // extra_data. End-to-end tests use leads.ts (unique numbers).
 import { EXAMPLE_LEAD } from "../../src/intake/lead-schema.ts";

@@ -1,4 +1,4 @@
-// CONTRACT §2: authentication comes before the body is read. Not only the answers (test/e2e pins
+// docs/contract.md §2: authentication comes before the body is read. Not only the answers (test/e2e pins
 // 401 before 413 and 400): a stranger's body is never pulled from the socket at all, on every /v1
 // route and on unknown /v1 paths, so the auth plugin provably runs before any body reading.
 import { afterAll, expect, test } from "bun:test";

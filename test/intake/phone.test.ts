@@ -1,4 +1,4 @@
-// CONTRACT §4 phone rules and §5's normalised form (E.164, +1NXXNXXXXXX).
+// docs/contract.md §4 phone rules and §5's normalised form (E.164, +1NXXNXXXXXX).
 import { describe, expect, spyOn, test } from "bun:test";
 import fc from "fast-check";
 import * as libphonenumber from "libphonenumber-js/min";
@@ -65,7 +65,7 @@ describe("checkPhoneNumber", () => {
 });
 
 describe("checkPhoneNumber's fast path", () => {
-  // The definition the fast path must keep: libphonenumber's full parse, as CONTRACT §4 reads.
+  // The definition the fast path must keep: libphonenumber's full parse, as docs/contract.md §4 reads.
   function fullParse(value: string): PhoneCheck {
     if (!/^[0-9 ().+-]+$/.test(value)) return { ok: false, error: "characters" };
     const parsed = parsePhoneNumberFromString(value, "US");

@@ -1,4 +1,4 @@
-// prePing and submitLead on a real in-memory database (CONTRACT §5 eligibility, §6 acceptance and
+// prePing and submitLead on a real in-memory database (docs/contract.md §5 eligibility, §6 acceptance and
 // idempotency), with a fixed clock that the tests move by hand.
 import { storeOn } from "../../src/store/sqlite.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// CONTRACT §4: postLead and prePing field validation. Texts are asserted exactly.
+// docs/contract.md §4: postLead and prePing field validation. Texts are asserted exactly.
 import { describe, expect, test } from "bun:test";
 import { echo } from "../../src/contract/texts.ts";
 import { isHttpUrl, type ValidLead } from "../../src/intake/lead-schema.ts";
@@ -21,7 +21,7 @@ function validValue(body: Body, rules = PUBLIC_ONLY): ValidLead {
 
 const ELLIPSIS = "…";
 
-// The string fields of INTERFACE.md's table, in its order.
+// The string fields of docs/interface.md §2.1, in its order.
 const REQUIRED_STRING_FIELDS = [
   "phone_number",
   "customer_name",
@@ -514,7 +514,7 @@ describe("extra_data", () => {
 });
 
 describe("several failures", () => {
-  test("come together, one per field, in the order of INTERFACE.md's field table", () => {
+  test("come together, one per field, in the order of docs/interface.md §2.1", () => {
     const body: Body = {
       extra_data: "nope",
       email: "not-an-email",

@@ -21,7 +21,7 @@ describe("the fixtures folder", () => {
     expect([...sections].sort()).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
   });
 
-  test("every postLead error text of CONTRACT §4 and the body, auth and eligibility texts appear in an expectation", () => {
+  test("every postLead error text of docs/contract.md §4 and the body, auth and eligibility texts appear in an expectation", () => {
     const expectations = JSON.stringify(fixtures.map((f) => [f.steps.map((s) => s.expect), f.callback]));
     const texts = [
       "Missing Field: ",

@@ -1,8 +1,7 @@
 // Opens a PostgreSQL database through Bun's built-in SQL client and drizzle's bun-sql driver.
-// Chosen over postgres.js (drizzle-orm/postgres-js) by measurement on this 2-core machine: 1.3-3x
-// the throughput (a lead's two-insert transaction 3,900-4,400/s vs 2,600-3,000/s at 50 callers,
-// pool 10), half the client CPU, no dependency, and it works inside the compiled binary. Its jsonb
-// defect (drizzle-orm issue 4942) does not apply: the schema keeps JSON as text.
+// Chosen over postgres.js (drizzle-orm/postgres-js) by measurement (bench/README.md, "Behind the
+// code"): more throughput, half the client CPU, no dependency, and it works inside the compiled
+// binary. Its jsonb defect (drizzle-orm issue 4942) does not apply: the schema keeps JSON as text.
 import { SQL } from "bun";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import * as schema from "./schema.ts";

@@ -62,8 +62,8 @@ export function callbackListing(c: CallbackColumns, filter: Omit<CallbackFilter,
   const by = direction === "asc" ? asc : desc;
   const orderBy = column ? [by(c[column]), by(c.leadKey)] : [by(c.leadKey)];
   // Unary +: where a status index gives the order, a range of lead keys must not draw SQLite to the
-  // table's key instead, then sort every callback in the range (bench:console on 1,000,000 leads:
-  // dead, one vendor, today: 226 → 2.6 ms median). A no-op on PostgreSQL.
+  // table's key instead, then sort every callback in the range (bench:console: bench/README.md).
+  // A no-op on PostgreSQL.
   const received = column ? sql`+${c.leadKey}` : c.leadKey;
   return {
     where: and(

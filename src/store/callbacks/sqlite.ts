@@ -23,11 +23,9 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       .set({ status: "pending", payload: sql`${p("payload")}`, nextAttemptAt: sql`${p("now")}`, updatedAt: sql`${p("now")}` })
       .where(and(eq(callbacks.leadKey, p("key")), eq(callbacks.status, "held"))),
   );
-  // A claim is a read of the due rows and a lease on each by its key, in the caller's transaction.
-  // Measured against the single UPDATE … WHERE lead_key IN (subquery) RETURNING: about 40% cheaper
-  // for the claims of a few rows the worker made while intake was busy, and still ~20% cheaper for
-  // the claims of 512 it makes now (1.19 against 1.51 ms, 25,500 pending of 540,000 callbacks; the
-  // statement has to check the key against the lead id in SQL too). (Raw SQL: kept as measured.)
+  // A claim is a read of the due rows and a lease on each by its key, in the caller's transaction:
+  // cheaper than one UPDATE … WHERE lead_key IN (subquery) RETURNING, which has to check the key
+  // against the lead id in SQL too (bench/README.md, "Behind the code"). (Raw SQL: kept as measured.)
   const due = sqlite.prepare<DueCallback, [number, number]>(`
     SELECT c.id, c.lead_id AS leadId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret
     FROM callbacks c LEFT JOIN vendors v ON v.id = c.vendor_id
@@ -89,8 +87,8 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   // due index alone (it holds every pending row, with its key), and the leads of only the callbacks
   // whose lead was made (the key's time: leadCreatedAt, key >> 16) by the first-made one's decision:
   // a lead made after that was decided after it too, on the service's clock. Joining every pending
-  // callback to its lead cost the server 46 ms of CPU per scrape on a copy of bench:steady's third
-  // minute (25,500 pending callbacks), 4.4 ms now. INDEXED BY: by rowid the planner walks the table.
+  // callback to its lead cost ten times the CPU per scrape (bench/README.md). INDEXED BY: by rowid
+  // the planner walks the table.
   const depth = sqlite.prepare<Awaited<ReturnType<CallbacksTable["depth"]>>, [{ now: number }]>(`
     WITH queue AS (
       SELECT count(*) AS pending, coalesce(sum(next_attempt_at <= $now), 0) AS due, min(lead_key) AS firstKey

@@ -1,4 +1,4 @@
-// Idempotency keys (CONTRACT §6): a vendor's key, the hash of the request it came with, and the
+// Idempotency keys (docs/contract.md §6): a vendor's key, the hash of the request it came with, and the
 // lead that request created. Kept for a day, then purged by the worker in small chunks.
 import type { Op } from "../../db/script.ts";
 

@@ -42,8 +42,8 @@ export function idPrefixRange(prefix: string): { canonical: string; low: bigint;
 /**
  * `unindexed` wraps a column whose index must not drive the plan (SQLite: unary +): a status or a
  * vendor matches most leads, and walking its index means sorting all of them by key before the
- * first page. On 1,000,000 leads without planner statistics (measured): vendor 3.6 s → 4 ms,
- * status pending 4.0 s → 2 ms; a rare value scans newest first instead (~0.9 s if none match).
+ * first page (seconds against milliseconds on a million leads: bench/README.md, "Behind the
+ * code"); a rare value scans newest first instead.
  */
 export function leadSearch(
   c: SearchColumns,

@@ -2,7 +2,7 @@
 // (schema.ts). A claim is taken when a lead is accepted and dropped when it is rejected. Its time is
 // the lead's intake: a final acceptance since the cutoff also holds the claim, read from the leads
 // by number only when the claim itself is older than the window (so deciding a lead does not write
-// its number's claim: a random page per accepted lead, 7% of the server's CPU at 5,000 leads/s).
+// its number's claim: a random page per accepted lead, the costliest statement: bench/README.md).
 import type { Op } from "../../db/script.ts";
 
 export interface PhoneClaimsTable {

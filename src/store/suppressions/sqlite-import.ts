@@ -1,7 +1,7 @@
 // The SQLite side of `suppress import` (suppression/import.ts): rows are staged in a TEMP table of the
 // importing connection, on disk, so millions of rows neither fill memory nor take a lock the service
-// waits on; the copy into the list is one INSERT … SELECT in one write transaction, about 0.5 s per
-// million numbers on our 2-core VM. (Raw SQL: temp tables and multi-row inserts sized at run time.)
+// waits on; the copy into the list is one INSERT … SELECT in one write transaction (its time:
+// bench/README.md, "Behind the code"). (Raw SQL: temp tables and multi-row inserts sized at run time.)
 import { sqliteOf, sqliteTables, type Connection } from "../sqlite.ts";
 import type { StagedSuppression, SuppressionImport } from "./index.ts";
 
