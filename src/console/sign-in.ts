@@ -1,6 +1,11 @@
-// Signing in and out. Failed sign-ins are throttled per client address and per name with the same
-// token buckets as vendors' failed credentials (auth/rate-limit.ts): a guesser gets a few tries,
-// then 429 with Retry-After, the right password included, until the bucket refills.
+// Signing in and out. Failed sign-ins are counted per client address and per name with the same
+// token buckets as vendors' failed credentials (auth/rate-limit.ts). An address past its budget gets
+// 429 with Retry-After, the right password included, until the bucket refills. A name past its
+// budget is still checked, as the API's authenticator does: refusing it unchecked let anyone lock an
+// operator out with five wrong passwords from anywhere. Its checks run in a narrow lane (one at a
+// time, two places per name), which bounds what guessing it from many addresses can cost; a failure
+// there is 429, a lane already full is 429 without a check.
+import { createLane, type LaneLimits } from "../auth/check-lanes.ts";
 import { createRateLimiter, type RateLimits } from "../auth/rate-limit.ts";
 import type { ClientAddress } from "../http/client-address.ts";
 import type { Store } from "../store/index.ts";
@@ -11,6 +16,9 @@ import { closeSession, openSession, sessionCookie, type ConsoleSession } from ".
 
 /** Five failed sign-ins at once, then one more every 12 s (300 an hour at most per address or name). */
 export const FAILED_SIGN_INS: RateLimits = { perSecond: 1 / 12, burst: 5, maxKeys: 10_000 };
+
+/** The lane of checks for names past their budget: one argon2 at a time, two places per name. */
+const SUSPECT_NAME_LANE: LaneLimits = { slots: 1, maxWaiting: 8, maxPerGroup: 2 };
 
 export const WRONG_CREDENTIALS = "Wrong name or password.";
 
@@ -35,19 +43,27 @@ ${problemBox(problem)}
 }
 
 export function createSignIn(deps: SignInDeps) {
-  const failures = createRateLimiter(FAILED_SIGN_INS, deps.clock);
+  const failuresByAddress = createRateLimiter(FAILED_SIGN_INS, deps.clock);
+  const failuresByName = createRateLimiter(FAILED_SIGN_INS, deps.clock);
+  const suspectLane = createLane(SUSPECT_NAME_LANE);
+  const tooMany = (name: string, wait: number) => signInPage(`Too many failed sign-ins: try again in ${wait} s.`, name, 429, { "retry-after": String(wait) });
 
   return {
     async attempt(request: Request, form: URLSearchParams): Promise<Response> {
       const name = String(form.get("name") ?? "");
       const password = String(form.get("password") ?? "");
-      const keys = [`address:${deps.clientAddress(request)}`, `name:${name}`];
-      const wait = Math.max(...keys.map((key) => failures.waitSeconds(key)));
-      if (wait > 0) return signInPage(`Too many failed sign-ins: try again in ${wait} s.`, name, 429, { "retry-after": String(wait) });
-      const operator = await authenticateOperator(deps.store, name, password);
+      const address = deps.clientAddress(request);
+      const addressWait = failuresByAddress.waitSeconds(address);
+      if (addressWait > 0) return tooMany(name, addressWait);
+      const check = () => authenticateOperator(deps.store, name, password);
+      const nameWait = failuresByName.waitSeconds(name);
+      const checked = nameWait > 0 ? suspectLane.tryRun(name, check) : check();
+      if (!checked) return tooMany(name, nameWait);
+      const operator = await checked;
       if (!operator) {
-        for (const key of keys) failures.take(key);
-        return signInPage(WRONG_CREDENTIALS, name, 401);
+        const [byAddress, byName] = [failuresByAddress.take(address), failuresByName.take(name)];
+        if (!byName.ok) return tooMany(name, byName.retryAfterSeconds);
+        return byAddress.ok ? signInPage(WRONG_CREDENTIALS, name, 401) : tooMany(name, byAddress.retryAfterSeconds);
       }
       const now = deps.clock();
       const token = await openSession(deps.store, operator, deps.sessionLifetimeMs, now);
