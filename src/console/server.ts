@@ -20,6 +20,7 @@ import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
+import { vendorConfirmation } from "./vendor-confirmation.ts";
 import { vendorAction, vendorsPage } from "./vendors-page.ts";
 
 export interface ConsoleDeps {
@@ -55,6 +56,7 @@ const ROUTES: Route[] = [
   ["POST", /^\/callbacks\/replay$/, replaySelection],
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
+  ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],
   ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
