@@ -9,6 +9,7 @@ import type { LeadSummary } from "../operations/leads.ts";
 import type { Store } from "../store/index.ts";
 import type { LeadFilter } from "../store/leads/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
+import { csvCell, csvDownload } from "./csv.ts";
 import { html, type Html } from "./html.ts";
 import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
 
@@ -163,17 +164,6 @@ const CSV_COLUMNS = [
   "callback_status",
 ] as const;
 
-/**
- * A CSV cell. Values are the vendors' own: a cell starting with = + - @ or a control character is
- * prefixed with ' so a spreadsheet shows it as text rather than running it as a formula (OWASP's
- * advice against CSV injection; a phone shows as '+12125550123).
- */
-function csvCell(value: string | number | null): string {
-  const text = value === null ? "" : String(value);
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 function csvLine(lead: LeadSummary): string {
   const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
@@ -185,19 +175,10 @@ export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
   if (search.problems.length > 0)
     return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
   let olderThan: string | undefined;
-  let finished = false;
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`)),
-    async pull(controller) {
-      if (finished) return controller.close();
-      const leads = await searchedLeads(store, search, { olderThan, limit: EXPORT_PAGE });
-      finished = leads.length < EXPORT_PAGE;
-      olderThan = leads.at(-1)?.id;
-      controller.enqueue(encoder.encode(leads.map(csvLine).join("")));
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" },
-  });
+  const nextPage = async () => {
+    const leads = await searchedLeads(store, search, { olderThan, limit: EXPORT_PAGE });
+    olderThan = leads.at(-1)?.id;
+    return leads;
+  };
+  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, csvLine);
 }

@@ -19,6 +19,7 @@ import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type Page
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
+import { suppressionCsv } from "./suppression-list.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
 import { vendorConfirmation } from "./vendor-confirmation.ts";
 import { vendorAction, vendorsPage } from "./vendors-page.ts";
@@ -59,6 +60,7 @@ const ROUTES: Route[] = [
   ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],
   ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
+  ["GET", /^\/suppression\.csv$/, suppressionCsv],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
   ["POST", /^\/suppression\/import$/, suppressionImport],
   ["GET", /^\/audit$/, auditPage],
