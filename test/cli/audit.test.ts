@@ -151,6 +151,22 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
       expect(ACTOR).not.toBe("cli:unknown");
     });
 
+    test("audit list --actor, --action, --since and --until select the entries, as the console's filter does", async () => {
+      await command("vendors", "add", "filtered", "--password", "filtered-password");
+      await command("vendors", "disable", "filtered");
+      await command("suppress", "add", "2125550190");
+      const listed = async (...flags: string[]) =>
+        (JSON.parse((await command("audit", "list", "--json", ...flags)).out) as { action: string; subject: string }[]).map((e) => `${e.action} ${e.subject}`);
+      expect(await listed("--action", "vendor", "--limit", "2")).toEqual(["vendor.disable filtered", "vendor.add filtered"]);
+      expect(await listed("--action", "suppression.add", "--limit", "1")).toEqual(["suppression.add +12125550190"]);
+      expect(await listed("--actor", ACTOR.slice("cli:".length), "--action", "vendor.disable", "--since", "1m", "--limit", "1")).toEqual([
+        "vendor.disable filtered",
+      ]);
+      expect(await listed("--actor", "operator:nobody")).toEqual([]);
+      expect(await listed("--until", "2000-01-01")).toEqual([]);
+      expect((await command("audit", "list", "--actor", "nobody")).out).toBe("No audit entries match.\n");
+    });
+
     test("a change whose entry cannot be written is not made: the entry is written in the change's transaction", async () => {
       await command("vendors", "add", "kept", "--password", "kept-password");
       for (const statement of database.refuseAudit) await opened.rows(statement);
