@@ -1,5 +1,4 @@
 // `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
-import { cliActor } from "../console/audit.ts";
 import { CALLBACK_STATUSES } from "../db/schema.ts";
 import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks, retryCallbackNow } from "../operations/callbacks.ts";
 import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
@@ -65,7 +64,7 @@ export const callbacksGroup: CommandGroup = {
         "sends it within its poll interval. Dead or delivered callbacks are replayed instead.",
       async run(args, context) {
         const id = takeRequired(args, "ID");
-        const outcome = await context.useDatabase(args, (database) => retryCallbackNow(database.store, id, cliActor(), Date.now()));
+        const outcome = await context.useDatabase(args, (database) => retryCallbackNow(database.store, id, context.actor, Date.now()));
         if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
         if (outcome.kind === "notPending")
           throw new OperatorError(
@@ -91,7 +90,7 @@ export const callbacksGroup: CommandGroup = {
         if (since !== undefined && !dead) throw new UsageError("--since goes with --dead");
         if (id === undefined) {
           const diedSince = since ?? null;
-          const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.store, diedSince, cliActor(), now));
+          const replayed = await context.useDatabase(args, (database) => replayDeadCallbacks(database.store, diedSince, context.actor, now));
           const which = diedSince === null ? "" : ` that died since ${isoTime(diedSince)}`;
           context.print(
             replayed === 0
@@ -100,7 +99,7 @@ export const callbacksGroup: CommandGroup = {
           );
           return 0;
         }
-        const outcome = await context.useDatabase(args, (database) => replayCallback(database.store, id, cliActor(), now));
+        const outcome = await context.useDatabase(args, (database) => replayCallback(database.store, id, context.actor, now));
         if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
         if (outcome.kind === "notFinished")
           throw new OperatorError(`Callback ${outcome.callbackId} is ${outcome.status}: only dead or delivered callbacks can be replayed.`);

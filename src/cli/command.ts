@@ -10,7 +10,9 @@ import { isMigrated } from "../db/pg/migrate.ts";
 import type { OperatorDatabase } from "../store/index.ts";
 import { postgresStore } from "../store/pg.ts";
 import { storeOn } from "../store/sqlite.ts";
+import { cliActor } from "../console/audit.ts";
 import { takeFlag, UsageError, OperatorError } from "./args.ts";
+import { processUserName } from "./os-user.ts";
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -26,6 +28,8 @@ export interface Progress {
 
 export interface CommandContext extends CliIo {
   progress: Progress | null;
+  /** Who the audit log says made this command's changes: cli:USER, the process's user. */
+  actor: string;
   /**
    * Opens the service's database (--database, else LEAD_INGRESS_DATABASE, else the default), runs
    * `use`, and closes it. Call it after taking every other argument: leftovers are a usage error.
@@ -88,7 +92,8 @@ export async function runGroup(group: CommandGroup, args: string[], io: CliIo & 
     return 0;
   }
   try {
-    return await sub.run(args, { ...io, useDatabase: (rest, use) => useDatabase(io.env, rest, use) });
+    const actor = cliActor(processUserName());
+    return await sub.run(args, { ...io, actor, useDatabase: (rest, use) => useDatabase(io.env, rest, use) });
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${error.message}\n\nUsage:\n${usageOf(group, name, sub)}`);
     throw error;

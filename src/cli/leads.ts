@@ -1,6 +1,5 @@
 // `lead-ingress leads …`: read leads as the operator sees them, and decide one during its hold.
 import { findVendorByName } from "../auth/vendors.ts";
-import { cliActor } from "../console/audit.ts";
 import { LEAD_ACCEPTED, LEAD_REJECTED } from "../contract/texts.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
@@ -86,7 +85,7 @@ export const leadsGroup: CommandGroup = {
         const decision = takeRequired(args, "accept|reject");
         if (decision !== "accept" && decision !== "reject") throw new UsageError(`The decision must be accept or reject; got ${JSON.stringify(decision)}`);
         const reason = takeFlag(args, "--reason") ?? null;
-        await context.useDatabase(args, (database) => recordOperatorDecision(database.store, leadId, decision, reason, cliActor()));
+        await context.useDatabase(args, (database) => recordOperatorDecision(database.store, leadId, decision, reason, context.actor));
         context.print(`Recorded: lead ${leadId} will be ${decision === "accept" ? "accepted" : "rejected"} when its hold period ends.`);
         return 0;
       },

@@ -1,6 +1,5 @@
 // `lead-ingress operators …`: the accounts that sign in to the console. Each change is written to
 // the audit log under the OS user who ran the command.
-import { cliActor } from "../console/audit.ts";
 import { createOperator, listOperators, OPERATOR_PASSWORD_MIN, setOperatorEnabled } from "../console/operators.ts";
 import type { CommandGroup, Subcommand } from "./command.ts";
 import { takeRequired, takeSwitch, UsageError } from "./args.ts";
@@ -12,7 +11,7 @@ function enabling(enabled: boolean): Subcommand {
     about: enabled ? "Lets a disabled operator sign in again." : "Locks an operator out of the console and ends its sessions at once.",
     async run(args, context) {
       const name = takeRequired(args, "NAME");
-      await context.useDatabase(args, (database) => setOperatorEnabled(database.store, name, enabled, cliActor()));
+      await context.useDatabase(args, (database) => setOperatorEnabled(database.store, name, enabled, context.actor));
       context.print(`Operator ${name} is ${enabled ? "enabled" : "disabled"}.`);
       return 0;
     },
@@ -36,7 +35,7 @@ export const operatorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const password = takeSwitch(args, "--password-stdin") ? await passwordFromStdin() : undefined;
-        const created = await context.useDatabase(args, (database) => createOperator(database.store, name, cliActor(), password));
+        const created = await context.useDatabase(args, (database) => createOperator(database.store, name, context.actor, password));
         if (password !== undefined) {
           context.print(`Operator ${name} is added.`);
           return 0;

@@ -1,7 +1,6 @@
 // `lead-ingress suppress …`: the suppression (do-not-contact) list. Numbers are stored in E.164, so
 // every spelling of a number is one entry.
 import { basename } from "node:path";
-import { cliActor } from "../console/audit.ts";
 import { addSuppression, findSuppression, listSuppressions, normalisePhone, removeSuppression } from "../suppression/index.ts";
 import type { Suppression } from "../store/suppressions/index.ts";
 import { importSuppressionCsv, type ImportProgress, type ImportResult } from "../suppression/import.ts";
@@ -27,7 +26,7 @@ export const suppressGroup: CommandGroup = {
       async run(args, context) {
         const phone = normalisePhone(takeRequired(args, "PHONE"));
         const reason = takeFlag(args, "--reason")?.trim() || null;
-        const added = await context.useDatabase(args, (database) => addSuppression(database.store, phone, reason, cliActor()));
+        const added = await context.useDatabase(args, (database) => addSuppression(database.store, phone, reason, context.actor));
         context.print(added ? `Added ${phone} to the suppression list.` : `${phone} is already on the suppression list; nothing changed.`);
         return 0;
       },
@@ -37,7 +36,7 @@ export const suppressGroup: CommandGroup = {
       about: "Removes a number. Removing a number that is not listed changes nothing.",
       async run(args, context) {
         const phone = normalisePhone(takeRequired(args, "PHONE"));
-        const removed = await context.useDatabase(args, (database) => removeSuppression(database.store, phone, cliActor()));
+        const removed = await context.useDatabase(args, (database) => removeSuppression(database.store, phone, context.actor));
         context.print(removed ? `Removed ${phone} from the suppression list.` : `${phone} is not on the suppression list; nothing changed.`);
         return 0;
       },
@@ -88,7 +87,7 @@ export const suppressGroup: CommandGroup = {
         const started = performance.now();
         const progress = context.progress ? throttled(context.progress, basename(file)) : undefined;
         const result = await context
-          .useDatabase(args, (database) => importSuppressionCsv(database, file, cliActor(), { onProgress: progress }))
+          .useDatabase(args, (database) => importSuppressionCsv(database, file, context.actor, { onProgress: progress }))
           .finally(() => context.progress?.clear());
         return reportImport(context, file, result, (performance.now() - started) / 1000);
       },

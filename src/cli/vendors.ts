@@ -1,5 +1,4 @@
 // `lead-ingress vendors …`: manage vendor credentials without touching the database by hand.
-import { cliActor } from "../console/audit.ts";
 import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled } from "../auth/vendors.ts";
 import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
@@ -19,7 +18,7 @@ function enabling(enabled: boolean): Subcommand {
     about: enabled ? "Lets a disabled vendor authenticate again." : "Locks a vendor out at once (401), even in the running service; its data stays.",
     async run(args, context) {
       const name = takeRequired(args, "NAME");
-      await context.useDatabase(args, (database) => setVendorEnabled(database.store, name, enabled, cliActor()));
+      await context.useDatabase(args, (database) => setVendorEnabled(database.store, name, enabled, context.actor));
       context.print(`Vendor ${name} is ${enabled ? "enabled" : "disabled"}.`);
       return 0;
     },
@@ -36,7 +35,7 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const password = takeFlag(args, "--password");
-        const created = await context.useDatabase(args, (database) => addVendor(database.store, name, cliActor(), password));
+        const created = await context.useDatabase(args, (database) => addVendor(database.store, name, context.actor, password));
         return printSecrets(
           context,
           [
@@ -86,7 +85,7 @@ export const vendorsGroup: CommandGroup = {
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const password = takeFlag(args, "--password");
-        const rotated = await context.useDatabase(args, (database) => rotatePassword(database.store, name, cliActor(), password));
+        const rotated = await context.useDatabase(args, (database) => rotatePassword(database.store, name, context.actor, password));
         return printSecrets(
           context,
           [
@@ -102,7 +101,7 @@ export const vendorsGroup: CommandGroup = {
       about: "Replaces a vendor's callback signing secret and prints it once; every callback sent from now on (retries too) is signed with it.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, cliActor()));
+        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, context.actor));
         return printSecrets(
           context,
           [

@@ -1,12 +1,15 @@
-// The Leads page: search by phone (any spelling), id prefix, vendor, campaign, status and dates (UTC), newest
-// first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
+// The Leads page: search by phone (any spelling), id prefix, vendor, campaign (any part of its name, in
+// any case: operations/campaign-search.ts), status and dates (UTC), newest first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
 // page costs the same at any depth). The same search exports as CSV, streamed page by page.
 import { listVendors } from "../auth/vendors.ts";
 import { LEAD_STATUSES, type LeadStatus } from "../db/schema.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
-import { listLeads, type LeadSummary } from "../operations/leads.ts";
+import { CAMPAIGNS_MATCHED_MAX, CAMPAIGN_NAMES_WALKED, listLeadsOfCampaigns, matchCampaigns } from "../operations/campaign-search.ts";
+import type { LeadSummary } from "../operations/leads.ts";
+import type { Store } from "../store/index.ts";
 import type { LeadFilter } from "../store/leads/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
+import { csvCell, csvDownload } from "./csv.ts";
 import { html, type Html } from "./html.ts";
 import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./page.ts";
 
@@ -20,6 +23,9 @@ interface Search {
   typed: Record<SearchField, string>;
   filter: Omit<LeadFilter, "limit">;
   problems: string[];
+  /** The campaigns whose names contain what was typed (undefined: no campaign typed); see withCampaigns. */
+  campaigns?: string[];
+  notes: string[];
 }
 
 function utcDay(text: string): number | null {
@@ -58,7 +64,6 @@ export function parseSearch(params: URLSearchParams): Search {
     else problems.push(`A lead id (or its beginning) is hexadecimal digits and dashes: ${typed.lead}`);
   }
   if (typed.vendor) filter.vendorName = typed.vendor;
-  if (typed.campaign) filter.campaign = typed.campaign;
   if (typed.status) {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
@@ -68,15 +73,27 @@ export function parseSearch(params: URLSearchParams): Search {
   if (days.before !== undefined) filter.createdBefore = days.before;
   const older = params.get("older");
   if (older) filter.olderThan = older;
-  return { typed, filter, problems };
+  return { typed, filter, problems, notes: [] };
 }
 
+/** The search with the campaigns its typed campaign matches; too many matches is a problem. */
+async function withCampaigns(store: Store, search: Search): Promise<Search> {
+  if (!search.typed.campaign || search.problems.length > 0) return search;
+  const match = await matchCampaigns(store, search.typed.campaign);
+  const problems = match.tooMany ? [`More than ${CAMPAIGNS_MATCHED_MAX} campaigns contain "${search.typed.campaign}": type more of the name.`] : [];
+  const notes = match.partial
+    ? [`Only the first ${CAMPAIGN_NAMES_WALKED.toLocaleString("en-US")} campaign names (in order) were searched; others match when typed exactly.`]
+    : [];
+  return { ...search, campaigns: match.names, problems, notes };
+}
+
+/** A page of the search's leads, newest first. */
+const searchedLeads = (store: Store, search: Search, page: Pick<LeadFilter, "limit" | "olderThan">) =>
+  listLeadsOfCampaigns(store, { ...search.filter, ...page }, search.campaigns);
+
 export async function leadsPage({ store, viewer, url }: PageContext): Promise<Response> {
-  const search = parseSearch(url.searchParams);
-  const [vendors, found] = await Promise.all([
-    listVendors(store),
-    search.problems.length > 0 ? [] : listLeads(store, { ...search.filter, limit: PAGE_SIZE + 1 }),
-  ]);
+  const search = await withCampaigns(store, parseSearch(url.searchParams));
+  const [vendors, found] = await Promise.all([listVendors(store), search.problems.length > 0 ? [] : searchedLeads(store, search, { limit: PAGE_SIZE + 1 })]);
   const leads = found.slice(0, PAGE_SIZE);
   const content = html`<h1>Leads</h1>
 ${searchForm(
@@ -84,6 +101,7 @@ ${searchForm(
   vendors.map((vendor) => vendor.name),
 )}
 ${search.problems.map((problem) => problemBox(problem))}
+${search.notes.map((note) => html`<p class="muted">${note}</p>`)}
 ${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(leads)}
 ${pager(search, found.length > PAGE_SIZE ? leads.at(-1)!.id : null, url.searchParams.has("older"))}`;
   return htmlResponse(layout("Leads", viewer, content));
@@ -96,7 +114,7 @@ function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): 
 <label>Phone<input name="phone" value="${typed.phone}" placeholder="(212) 555-0123" inputmode="tel"></label>
 <label>Lead id<input name="lead" value="${typed.lead}" placeholder="0193a5c2-…" class="mono"></label>
 <label>Vendor<select name="vendor">${option("", "any", typed.vendor)}${vendorNames.map((name) => option(name, name, typed.vendor))}</select></label>
-<label>Campaign<input name="campaign" value="${typed.campaign}"></label>
+<label>Campaign<input name="campaign" value="${typed.campaign}" placeholder="any part, any case"></label>
 <label>Status<select name="status">${option("", "any", typed.status)}${LEAD_STATUSES.map((status) => option(status, status, typed.status))}</select></label>
 <label>Received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
 <label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
@@ -146,17 +164,6 @@ const CSV_COLUMNS = [
   "callback_status",
 ] as const;
 
-/**
- * A CSV cell. Values are the vendors' own: a cell starting with = + - @ or a control character is
- * prefixed with ' so a spreadsheet shows it as text rather than running it as a formula (OWASP's
- * advice against CSV injection; a phone shows as '+12125550123).
- */
-function csvCell(value: string | number | null): string {
-  const text = value === null ? "" : String(value);
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 function csvLine(lead: LeadSummary): string {
   const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
@@ -164,23 +171,14 @@ function csvLine(lead: LeadSummary): string {
 
 /** GET /leads.csv: every lead the search selects (not only a page), newest first. */
 export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
-  const search = parseSearch(url.searchParams);
+  const search = await withCampaigns(store, parseSearch(url.searchParams));
   if (search.problems.length > 0)
     return new Response(`${search.problems.join("\n")}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
   let olderThan: string | undefined;
-  let finished = false;
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(encoder.encode(`${CSV_COLUMNS.join(",")}\r\n`)),
-    async pull(controller) {
-      if (finished) return controller.close();
-      const leads = await listLeads(store, { ...search.filter, olderThan, limit: EXPORT_PAGE });
-      finished = leads.length < EXPORT_PAGE;
-      olderThan = leads.at(-1)?.id;
-      controller.enqueue(encoder.encode(leads.map(csvLine).join("")));
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="leads.csv"', "cache-control": "no-store" },
-  });
+  const nextPage = async () => {
+    const leads = await searchedLeads(store, search, { olderThan, limit: EXPORT_PAGE });
+    olderThan = leads.at(-1)?.id;
+    return leads;
+  };
+  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, csvLine);
 }

@@ -19,7 +19,9 @@ import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type Page
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
+import { suppressionCsv } from "./suppression-list.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
+import { vendorConfirmation } from "./vendor-confirmation.ts";
 import { vendorAction, vendorsPage } from "./vendors-page.ts";
 
 export interface ConsoleDeps {
@@ -55,8 +57,10 @@ const ROUTES: Route[] = [
   ["POST", /^\/callbacks\/replay$/, replaySelection],
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
+  ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],
   ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
+  ["GET", /^\/suppression\.csv$/, suppressionCsv],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
   ["POST", /^\/suppression\/import$/, suppressionImport],
   ["GET", /^\/audit$/, auditPage],

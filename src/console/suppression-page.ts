@@ -1,11 +1,12 @@
 // The Suppression page: check one number (any spelling), add it with a reason, remove it, import a
-// CSV file. The CLI's operations (suppression/index.ts, suppression/import.ts), audited under the
+// CSV file; list and export the list (suppression-list.ts). The CLI's operations (suppression/index.ts, suppression/import.ts), audited under the
 // number's E.164 form or the file's name.
 import { op } from "../db/script.ts";
 import { errorText } from "../log/index.ts";
 import { MAX_PROBLEMS_KEPT, type ImportProgress, type ImportResult } from "../suppression/import.ts";
 import { addSuppression, e164OrNull, removeSuppression, SuppressionError } from "../suppression/index.ts";
 import { html, type Html } from "./html.ts";
+import { suppressionList } from "./suppression-list.ts";
 import { actorOf, csrfField, htmlResponse, layout, layoutAround, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
@@ -47,7 +48,8 @@ ${answer}
 All or nothing: if any row is malformed, nothing is imported and every problem is listed by line. Numbers already listed are left as they are.</p>
 <div class="actions"><form method="post" action="/suppression/import" enctype="multipart/form-data">${csrfField(viewer)}
 <label>CSV file<input name="file" type="file" accept=".csv,text/csv" required></label>
-<button type="submit">Import</button></form></div>`;
+<button type="submit">Import</button></form></div>
+${await suppressionList(context)}`;
   return htmlResponse(layout("Suppression", viewer, content), problem ? 400 : 200);
 }
 

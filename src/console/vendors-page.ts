@@ -1,11 +1,13 @@
 // The Vendors page: add one (its password and signing secret shown once), disable and enable,
-// rotate the password or the signing secret (shown once). The CLI's operations, audited. Each
+// rotate the password or the signing secret (shown once); disabling and rotating are confirmed first
+// (vendor-confirmation.ts). The CLI's operations, audited. Each
 // vendor's volume (leads taken and refused) and acceptance (of its leads decided, the share
 // accepted) over the last day and week, from the rollup (stats/series.ts).
 import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
 import { REFUSED_KINDS } from "../stats/kinds.ts";
 import { readVendorVolumes, type VendorVolume } from "../stats/series.ts";
 import { html, type Html } from "./html.ts";
+import { CONFIRM_FIELD, isConfirmed, needsConfirmation, vendorConfirmation } from "./vendor-confirmation.ts";
 import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, noticeFor, problemBox, redirect, timeText, type PageContext } from "./page.ts";
 
 const NOTICES: Record<string, string> = {
@@ -32,7 +34,7 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
 ${volumeCells(volumes.get(vendor.name))}
 <td class="mono">${timeText(vendor.createdAt)}</td>
 <td class="mono">${timeText(vendor.updatedAt)}</td>
-<td>${vendor.enabled ? actionButton(viewer, path(vendor.name, "disable"), "Disable", {}, true) : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-password"), "New password", {}, true)}${actionButton(viewer, path(vendor.name, "rotate-secret"), "New signing secret", {}, true)}</td>
+<td>${vendor.enabled ? html`<a class="button" href="${path(vendor.name, "disable")}">Disable…</a>` : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)} <a class="button" href="${path(vendor.name, "rotate-password")}">New password…</a> <a class="button" href="${path(vendor.name, "rotate-secret")}">New signing secret…</a></td>
 </tr>`,
   )}</tbody>
 </table>`;
@@ -62,6 +64,8 @@ function secretsPage(context: PageContext, title: string, secrets: [string, stri
 
 /** POST /vendors/add and /vendors/:name/disable|enable|rotate-password|rotate-secret; this instance sees the change at once. */
 export async function vendorAction(context: PageContext, name: string, action: string): Promise<Response> {
+  if (needsConfirmation(action) && !isConfirmed(context, name))
+    return vendorConfirmation(context, name, action, context.form.has(CONFIRM_FIELD) ? "The name typed is not the vendor's: nothing was changed." : null);
   try {
     const response = await changeVendor(context, name, action);
     await context.vendorsChanged();

@@ -1,8 +1,9 @@
 // The operator's console in a real browser: Debian's Chromium driven by playwright-core signs in
 // (the Overview, with its charts), finds a lead by its phone written another way, opens its timeline (received, accepted, the
 // callback's attempt), and opens a lead whose every free-text field is hostile markup: it shows as
-// text, and no script runs; then every other section. It decides a held lead and sees the callback
-// reach the receiver, and disables a vendor and sees its next postLead refused. Every request stays on the console's origin (the CSP allows nothing
+// text, and no script runs; then every other section. It finds a lead by part of its campaign in
+// another case. It decides a held lead and sees the callback reach the receiver, and disables a
+// vendor (after typing its name to confirm) and sees its next postLead refused. Every request stays on the console's origin (the CSP allows nothing
 // else, and a refusal would be logged as an error). Screenshots: artifacts/console-*.png.
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
@@ -153,6 +154,13 @@ test("sign in, find a lead by its phone written another way, open its timeline; 
   expect(await page.locator("tbody tr").count()).toBe(1);
   await screenshot(page, "console-leads.png");
 
+  // A campaign by a part of its name in another case: "PRIN" finds the "spring" lead, not the hostile one.
+  await page.getByLabel("Phone").fill("");
+  await page.getByLabel("Campaign").fill("PRIN");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("link", { name: leadId }).waitFor();
+  expect(await page.getByRole("link", { name: hostileId }).count()).toBe(0);
+
   await link.click();
   const timeline = page.locator("ol.timeline");
   await timeline.waitFor();
@@ -205,7 +213,18 @@ test("decide a held lead from its page and see its callback reach the receiver; 
   await screenshot(page, "console-decided-lead.png");
 
   await page.getByRole("navigation").getByRole("link", { name: "Vendors" }).click();
-  await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Disable" }).click();
+  // Disabling asks first: the vendor's name typed again, or nothing changes.
+  await page.locator("tr", { hasText: VENDOR.name }).getByRole("link", { name: "Disable…" }).click();
+  await page.getByText("Its requests get 401 from now on").waitFor();
+  await page.getByLabel("Type the vendor's name to confirm").fill("another-vendor");
+  await page.getByRole("main").getByRole("button", { name: "Disable" }).click();
+  await page.getByText("The name typed is not the vendor's: nothing was changed.").waitFor();
+  // The refusal is a 400, which the browser logs; nothing else is.
+  expect(seen.errors.splice(0)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+  expect((await vendorPost({})).status).toBe(200);
+  await screenshot(page, "console-vendor-confirmation.png");
+  await page.getByLabel("Type the vendor's name to confirm").fill(VENDOR.name);
+  await page.getByRole("main").getByRole("button", { name: "Disable" }).click();
   await page.getByText("The vendor is disabled").waitFor();
   expect((await vendorPost({})).status).toBe(401);
   await page.locator("tr", { hasText: VENDOR.name }).getByRole("button", { name: "Enable" }).click();

@@ -1,17 +1,20 @@
-// Every operator command that changes state writes its audit entry under the OS user (cli:USER),
+// Every operator command that changes state writes its audit entry under the OS user (cli:USER, the
+// process's user, also when $USER is unset),
 // in the change's own transaction: `audit list` shows it, and a command that changed nothing or
 // failed leaves no entry. On SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { op } from "../../src/db/script.ts";
 import type { Store } from "../../src/store/index.ts";
 import { freshPgDatabase, openTestStore } from "../helpers/server.ts";
 import { leadFields } from "../helpers/tables.ts";
+import { productCommand } from "../helpers/process.ts";
+import { OS_ACTOR } from "./os-actor.ts";
 import { cli, emptyDatabase, run } from "./run.ts";
 
-const ACTOR = `cli:${userInfo().username}`;
+const ACTOR = OS_ACTOR;
 
 /** A migrated database on each backend: its setting (what --database takes), and how it goes. */
 const BACKENDS = {
@@ -136,6 +139,32 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
       await killCallback(leadId);
       expect(await changes("callbacks", "replay", "--dead")).toEqual(recorded(entry("callback.replay-dead", "dead callbacks", "1 queued")));
       expect(await changes("callbacks", "replay", "--dead")).toEqual(nothingRecorded(0));
+    });
+
+    test("without $USER or $LOGNAME, the entry still names the process's user, not cli:unknown", async () => {
+      const env = Object.fromEntries(Object.entries(Bun.env).filter(([name]) => name !== "USER" && name !== "LOGNAME"));
+      const before = (await newestEntries(1_000)).length;
+      const child = Bun.spawn([...productCommand(), "suppress", "add", "2125550180", "--database", database.setting], { env, stdout: "pipe", stderr: "pipe" });
+      expect(await child.exited).toBe(0);
+      const after = await newestEntries(1_000);
+      expect(after.slice(0, after.length - before)).toEqual([entry("suppression.add", "+12125550180")]);
+      expect(ACTOR).not.toBe("cli:unknown");
+    });
+
+    test("audit list --actor, --action, --since and --until select the entries, as the console's filter does", async () => {
+      await command("vendors", "add", "filtered", "--password", "filtered-password");
+      await command("vendors", "disable", "filtered");
+      await command("suppress", "add", "2125550190");
+      const listed = async (...flags: string[]) =>
+        (JSON.parse((await command("audit", "list", "--json", ...flags)).out) as { action: string; subject: string }[]).map((e) => `${e.action} ${e.subject}`);
+      expect(await listed("--action", "vendor", "--limit", "2")).toEqual(["vendor.disable filtered", "vendor.add filtered"]);
+      expect(await listed("--action", "suppression.add", "--limit", "1")).toEqual(["suppression.add +12125550190"]);
+      expect(await listed("--actor", ACTOR.slice("cli:".length), "--action", "vendor.disable", "--since", "1m", "--limit", "1")).toEqual([
+        "vendor.disable filtered",
+      ]);
+      expect(await listed("--actor", "operator:nobody")).toEqual([]);
+      expect(await listed("--until", "2000-01-01")).toEqual([]);
+      expect((await command("audit", "list", "--actor", "nobody")).out).toBe("No audit entries match.\n");
     });
 
     test("a change whose entry cannot be written is not made: the entry is written in the change's transaction", async () => {

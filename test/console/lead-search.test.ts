@@ -78,6 +78,24 @@ describeOnBothBackends("lead search", (backend) => {
     expect(walked).toEqual([4, 3, 2, 1, 0]);
   });
 
+  test("campaign names: each distinct name once, in order, at most the limit asked", async () => {
+    // Every lead above is the example's campaign; add two more, one of them twice.
+    for (const [i, campaign] of ["Solar-Q4", "autumn", "Solar-Q4"].entries()) {
+      const createdAt = START + (10 + i) * DAY;
+      const fields = { ...leadFields(`+1212555020${i}`), vendorCampaignName: campaign };
+      await backend.tables.leads.insertPending(fields, {
+        id: Bun.randomUUIDv7("hex", createdAt),
+        vendorId: "vendor-a",
+        rawRequest: "{}",
+        createdAt,
+        decideAfter: createdAt,
+      });
+    }
+    const every = [EXAMPLE_LEAD.vendor_campaign_name, "Solar-Q4", "autumn"].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(await backend.tables.leads.campaignNames(10)).toEqual(every);
+    expect(await backend.tables.leads.campaignNames(2)).toEqual(every.slice(0, 2));
+  });
+
   test("tally counts a window's leads by vendor and status, with the time their decisions took", async () => {
     const tally = async (since: number) =>
       (await backend.tables.leads.tally(since)).sort((a, b) => `${a.vendor}${a.status}`.localeCompare(`${b.vendor}${b.status}`));

@@ -1,9 +1,9 @@
 // `operators …`: accounts for the console, created with argon2id hashes, passwords shown once or
 // read from stdin, and every change in the audit log under the OS user who ran the command.
 import { afterAll, expect, test } from "bun:test";
-import { userInfo } from "node:os";
 import { openDatabase } from "../../src/db/client.ts";
 import { productCommand } from "../helpers/process.ts";
+import { OS_ACTOR } from "../cli/os-actor.ts";
 import { cli, emptyDatabase } from "../cli/run.ts";
 
 const database = emptyDatabase();
@@ -69,7 +69,7 @@ test("disable and enable switch the operator; every change is audited with the O
   expect(await operators("enable", "dave")).toMatchObject({ code: 0, out: "Operator dave is enabled.\n" });
 
   const audit = query<{ actor: string; action: string; subject: string }>("SELECT actor, action, subject FROM audit_log WHERE subject = 'dave' ORDER BY id");
-  const actor = `cli:${userInfo().username}`;
+  const actor = OS_ACTOR;
   expect(audit).toEqual([
     { actor, action: "operator.add", subject: "dave" },
     { actor, action: "operator.disable", subject: "dave" },
@@ -80,7 +80,7 @@ test("disable and enable switch the operator; every change is audited with the O
 test("audit list shows the log newest first, as a table or JSON", async () => {
   const table = await cli(database.path, "audit", "list", "--limit", "2");
   expect(table.code).toBe(0);
-  const actor = `cli:${userInfo().username}`;
+  const actor = OS_ACTOR;
   expect(table.out.split("\n")).toEqual([
     expect.stringMatching(/^AT\s+ACTOR\s+ACTION\s+SUBJECT\s+DETAIL$/),
     expect.stringMatching(new RegExp(`^\\d{4}-\\S+Z\\s+${actor}\\s+operator\\.enable\\s+dave$`)),

@@ -2,6 +2,7 @@
 // force for vendors at once, and written to the audit log, which the Audit log page shows.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { basicAuth, post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { op } from "../../src/db/script.ts";
 import { uniquePhone } from "../helpers/leads.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
@@ -28,19 +29,53 @@ test("Vendors: add shows the password and signing secret once; disable locks the
   expect(await prePing(basicAuth("console-co", password))).toBe(200);
   expect((await operator.get("/vendors")).text).not.toContain(password);
 
-  const disabled = await operator.post("/vendors/console-co/disable", { csrf: operator.csrf });
+  const disabled = await operator.post("/vendors/console-co/disable", { csrf: operator.csrf, confirm: "console-co" });
   expect([disabled.status, disabled.headers.get("location")]).toEqual([303, "/vendors?done=disabled"]);
   expect(await prePing(basicAuth("console-co", password))).toBe(401);
   await operator.post("/vendors/console-co/enable", { csrf: operator.csrf });
   expect(await prePing(basicAuth("console-co", password))).toBe(200);
 
-  const rotated = await operator.post("/vendors/console-co/rotate-password", { csrf: operator.csrf });
+  const rotated = await operator.post("/vendors/console-co/rotate-password", { csrf: operator.csrf, confirm: "console-co" });
   const newPassword = shown(rotated.text, "Password")!;
   expect(await prePing(basicAuth("console-co", newPassword))).toBe(200);
   expect(await prePing(basicAuth("console-co", password))).toBe(401);
 
   const taken = await operator.post("/vendors/add", { csrf: operator.csrf, name: "console-co" });
   expect([taken.status, taken.text]).toEqual([409, expect.stringContaining("Vendor already exists: console-co")]);
+});
+
+test("Vendors: disable, new password and new signing secret each ask for the vendor's name first; one click changes nothing", async () => {
+  const added = await operator.post("/vendors/add", { csrf: operator.csrf, name: "careful-co" });
+  const password = shown(added.text, "Password")!;
+  const secret = shown(added.text, "Signing secret")!;
+  const list = (await operator.get("/vendors")).text;
+  for (const action of ["disable", "rotate-password", "rotate-secret"]) {
+    // The list links to a confirmation page: no form there changes the vendor.
+    expect(list).toContain(`href="/vendors/careful-co/${action}"`);
+    expect(list).not.toContain(`action="/vendors/careful-co/${action}"`);
+    const confirmation = await operator.get(`/vendors/careful-co/${action}`);
+    expect(confirmation.status).toBe(200);
+    expect(confirmation.text).toContain(`<form method="post" action="/vendors/careful-co/${action}"`);
+    expect(confirmation.text).toContain('<input name="confirm" required');
+    // The button's POST alone, or with another name typed, changes nothing.
+    const unconfirmed = await operator.post(`/vendors/careful-co/${action}`, { csrf: operator.csrf });
+    expect([unconfirmed.status, unconfirmed.text]).toEqual([200, expect.stringContaining("Type the vendor's name to confirm")]);
+    const mistyped = await operator.post(`/vendors/careful-co/${action}`, { csrf: operator.csrf, confirm: "careful" });
+    expect([mistyped.status, mistyped.text]).toEqual([400, expect.stringContaining("The name typed is not the vendor&#39;s: nothing was changed.")]);
+    // Without the session's CSRF token, even confirmed, it is refused.
+    expect((await operator.post(`/vendors/careful-co/${action}`, { confirm: "careful-co" })).status).toBe(403);
+  }
+  expect(await prePing(basicAuth("careful-co", password))).toBe(200);
+  const vendor = await server.store.read((t) => op(t.vendors.findByName("careful-co")));
+  expect([vendor?.enabled, vendor?.signingSecret]).toEqual([true, secret]);
+  expect((await operator.get("/audit?actor=olivia&action=vendor")).text).not.toMatch(
+    /vendor\.(disable|rotate-password|rotate-secret)<\/td><td class="mono">careful-co/,
+  );
+
+  const confirmed = await operator.post("/vendors/careful-co/rotate-secret", { csrf: operator.csrf, confirm: "careful-co" });
+  expect(shown(confirmed.text, "Signing secret")).toStartWith("whsec_");
+  expect(shown(confirmed.text, "Signing secret")).not.toBe(secret);
+  expect((await operator.get("/vendors/no-such-co/disable")).status).toBe(404);
 });
 
 test("Suppression: check a number in any spelling, add it (vendors then get 422), remove it", async () => {

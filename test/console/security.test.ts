@@ -170,6 +170,44 @@ test("failed sign-ins are throttled: after five, even the right password gets 42
   }
 });
 
+test("another address's wrong passwords never lock an operator out: the right password from elsewhere signs in", async () => {
+  // Behind a trusted proxy (the loopback), X-Forwarded-For names the client: two addresses.
+  const own = await startApiTestServer({ consolePort: 0, trustedProxies: ["127.0.0.1"] });
+  const from = (address: string, form: Record<string, string>) => postForm(`${own.consoleUrl}/login`, form, { "x-forwarded-for": address });
+  try {
+    await addOperator(own.store);
+    for (let i = 0; i < 5; i++) expect((await from("192.0.2.10", { ...OPERATOR, password: `wrong-${i}` })).status).toBe(401);
+    // The guesser's address is throttled, its right password included; the name is over its budget too.
+    expect((await from("192.0.2.10", OPERATOR)).status).toBe(429);
+    // The name past its budget is still checked: a wrong password from elsewhere is counted (429), the right one signs in.
+    expect((await from("198.51.100.20", { ...OPERATOR, password: "wrong-again" })).status).toBe(429);
+    const right = await from("198.51.100.30", OPERATOR);
+    expect(right.status).toBe(303);
+    expect(right.headers.get("set-cookie")).toStartWith("lead_ingress_console=");
+  } finally {
+    await own.stop();
+  }
+});
+
+test("a flood of guesses for a name from addresses that failed lately gets 429, and never keeps the right password from a clean address out", async () => {
+  const own = await startApiTestServer({ consolePort: 0, trustedProxies: ["127.0.0.1"] });
+  const from = (address: string, form: Record<string, string>) => postForm(`${own.consoleUrl}/login`, form, { "x-forwarded-for": address });
+  try {
+    await addOperator(own.store);
+    // Five addresses, one failure each: the name is past its budget, each address has failed lately.
+    const guessers = ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "192.0.2.5"];
+    for (const address of guessers) expect((await from(address, { ...OPERATOR, password: "wrong" })).status).toBe(401);
+    // Twenty guesses at once: checked two at a time per name in the suspect lane, or refused unchecked; 429 either way.
+    const flood = guessers.flatMap((address) => Array.from({ length: 4 }, (_, i) => from(address, { ...OPERATOR, password: `guess-${i}` })));
+    const right = from("198.51.100.40", OPERATOR);
+    const statuses = (await Promise.all(flood)).map((answer) => answer.status);
+    expect(statuses.every((status) => status === 429)).toBe(true);
+    expect((await right).status).toBe(303);
+  } finally {
+    await own.stop();
+  }
+});
+
 test("under TLS the console speaks HTTPS too, and its session cookie is Secure", async () => {
   const dir = mkdtempSync(join(tmpdir(), "lead-ingress-console-tls-"));
   const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];

@@ -10,10 +10,30 @@ export type AuditAction = Pick<AuditEntry, "actor" | "action" | "subject"> & { d
 
 export const auditEntry = (action: AuditAction, now: number): AuditEntry => ({ ...action, detail: action.detail ?? null, at: now });
 
+/** An entry with its id, which orders the log and continues a page after it. */
+export type ListedAuditEntry = AuditEntry & { id: number };
+
+/** Which entries to list (search.ts says how each matches). */
+export interface AuditFilter {
+  /** `operator:NAME` or `cli:USER`; a bare name matches either. */
+  actor?: string;
+  /** `vendor.disable`; a first word alone (`vendor`) matches all of its actions. */
+  action?: string;
+  /** At or after (epoch ms). */
+  from?: number;
+  /** Before (epoch ms). */
+  before?: number;
+  /** Only entries older than this id: the next page. */
+  belowId?: number;
+  limit: number;
+}
+
 export interface AuditTable {
   append(entry: AuditEntry): Op<void>;
   /** Newest first. */
   list(limit: number): Op<AuditEntry[]>;
+  /** The entries the filter selects, newest first. */
+  search(filter: AuditFilter): Op<ListedAuditEntry[]>;
 }
 
 /** Runs `change` and, when it changed something, appends `entry` in the same transaction; answers whether it did. */

@@ -3,6 +3,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { auditLog } from "../../db/pg/schema.ts";
 import type { PgOn } from "../pg-session.ts";
 import type { AuditTable } from "./index.ts";
+import { auditSearch } from "./search.ts";
 
 const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action, subject: auditLog.subject, detail: auditLog.detail };
 
@@ -10,5 +11,12 @@ export function pgAudit(_db: PgDb): (on: PgOn) => AuditTable {
   return (on) => ({
     append: async (row) => void (await on.insert(auditLog).values(row)),
     list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
+    search: async (filter) =>
+      await on
+        .select({ id: auditLog.id, ...entry })
+        .from(auditLog)
+        .where(auditSearch(auditLog, filter))
+        .orderBy(desc(auditLog.id))
+        .limit(filter.limit),
   });
 }

@@ -2,6 +2,7 @@ import { desc } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { auditLog } from "../../db/schema.ts";
 import type { AuditTable } from "./index.ts";
+import { auditSearch } from "./search.ts";
 
 const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action, subject: auditLog.subject, detail: auditLog.detail };
 
@@ -9,5 +10,13 @@ export function sqliteAudit(db: Db): AuditTable {
   return {
     append: (row) => void db.insert(auditLog).values(row).run(),
     list: (limit) => db.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all(),
+    search: (filter) =>
+      db
+        .select({ id: auditLog.id, ...entry })
+        .from(auditLog)
+        .where(auditSearch(auditLog, filter))
+        .orderBy(desc(auditLog.id))
+        .limit(filter.limit)
+        .all(),
   };
 }

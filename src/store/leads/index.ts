@@ -136,6 +136,8 @@ export interface LeadsTable {
   countByStatus(vendorId: string): Op<{ status: LeadStatus; n: number }[]>;
   /** Newest first (by key: creation time), with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
+  /** The distinct campaign names in order, at most `limit` (search.ts: campaignNamesQuery). */
+  campaignNames(limit: number): Op<string[]>;
   /** Leads created at or after `since`, counted by vendor and status (a range of the leads' key). */
   tally(since: number): Op<LeadTally[]>;
   /** Every stored column (but the key) and the vendor's name. */

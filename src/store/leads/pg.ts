@@ -5,7 +5,7 @@ import { leadKey } from "../../db/schema.ts";
 import { changed, sessionOf, type PgOn } from "../pg-session.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
-import { leadSearch } from "./search.ts";
+import { campaignNamesQuery, leadSearch } from "./search.ts";
 
 const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
 
@@ -85,8 +85,9 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
       countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status),
-      list: (filter) =>
-        on
+      // async, as tally: a script that reads several lists (campaign-search.ts) awaits only Promises.
+      list: async (filter) =>
+        await on
           .select({
             id: leads.id,
             created_at: leads.createdAt,
@@ -104,6 +105,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .where(leadSearch(searchColumns, filter))
           .orderBy(desc(leads.idKey))
           .limit(filter.limit),
+      campaignNames: async (limit) => (await on.execute<{ name: string }>(campaignNamesQuery(limit))).map((row) => row.name),
       // async: drizzle's builder is a thenable, not a Promise, and a script's op() awaits only Promises.
       tally: async (since) =>
         await on

@@ -5,7 +5,7 @@ import { prepareWrite } from "../../db/prepared.ts";
 import { callbacks, leadKey, leads, phoneKeyOf, vendors } from "../../db/schema.ts";
 import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "../rows.ts";
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
-import { leadSearch } from "./search.ts";
+import { campaignNamesQuery, leadSearch } from "./search.ts";
 
 const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
 
@@ -90,6 +90,7 @@ export function sqliteLeads(db: Db): LeadsTable {
         .orderBy(desc(leads.idKey))
         .limit(filter.limit)
         .all(),
+    campaignNames: (limit) => db.all<{ name: string }>(campaignNamesQuery(limit)).map((row) => row.name),
     tally: (since) =>
       db
         .select({

@@ -18,6 +18,17 @@ export interface SuppressionsTable {
   find(phoneE164: string): Op<Suppression | null>;
   /** The first `limit` entries by number (all without a limit). */
   list(limit?: number): Op<Suppression[]>;
+  /** A page of the list by number: the numbers in [from, before) after `after`, at most `limit` (the primary key's order). */
+  page(range: SuppressionRange): Op<Suppression[]>;
+}
+
+/** Which numbers a page of the list holds; every bound is an E.164 text compared as the key orders it. */
+export interface SuppressionRange {
+  from?: string;
+  before?: string;
+  /** The last number of the previous page. */
+  after?: string;
+  limit: number;
 }
 
 /** A row of an import file, checked. */

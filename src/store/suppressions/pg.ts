@@ -3,6 +3,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { suppressions } from "../../db/pg/schema.ts";
 import { sessionOf, type PgOn } from "../pg-session.ts";
 import type { SuppressionsTable } from "./index.ts";
+import { inRange } from "./range.ts";
 
 /** The suppression list on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgSuppressions(db: PgDb): (on: PgOn) => SuppressionsTable {
@@ -23,6 +24,8 @@ export function pgSuppressions(db: PgDb): (on: PgOn) => SuppressionsTable {
         const all = on.select().from(suppressions).orderBy(suppressions.phoneE164);
         return limit === undefined ? all : all.limit(limit);
       },
+      page: async (range) =>
+        await on.select().from(suppressions).where(inRange(suppressions.phoneE164, range)).orderBy(suppressions.phoneE164).limit(range.limit),
     };
   };
 }

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { prepareRead } from "../../db/prepared.ts";
 import { suppressions } from "../../db/schema.ts";
 import type { SuppressionsTable } from "./index.ts";
+import { inRange } from "./range.ts";
 
 export function sqliteSuppressions(db: Db): SuppressionsTable {
   const listed = prepareRead<{ phone: string }, unknown>(
@@ -22,5 +23,6 @@ export function sqliteSuppressions(db: Db): SuppressionsTable {
       const all = db.select().from(suppressions).orderBy(suppressions.phoneE164);
       return (limit === undefined ? all : all.limit(limit)).all();
     },
+    page: (range) => db.select().from(suppressions).where(inRange(suppressions.phoneE164, range)).orderBy(suppressions.phoneE164).limit(range.limit).all(),
   };
 }
