@@ -1,5 +1,6 @@
 // Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
-// then deleted in small chunks so no transaction holds the write lock for long.
+// then deleted in small chunks so no transaction holds the write lock for long; and the paused
+// endpoints an instance left when it died (callbacks/pauses.ts) go an hour after their pause ended.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
@@ -7,6 +8,8 @@ import type { Answering, Store } from "../store/index.ts";
 
 const CHUNK = 5_000;
 const EVERY_MS = 60_000;
+/** A live instance deletes its row when the circuit closes or it forgets the endpoint (10 min idle at most). */
+const STALE_PAUSE_MS = 3_600_000;
 
 export function createMaintenanceJob(deps: { store: Store<Answering, "promise">; clock: () => number }) {
   let lastFinished = -Infinity;
@@ -15,7 +18,10 @@ export function createMaintenanceJob(deps: { store: Store<Answering, "promise">;
     async runOnce(): Promise<number> {
       const now = deps.clock();
       if (now - lastFinished < EVERY_MS) return 0;
-      const deleted = await deps.store.write((t) => op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK)), BACKGROUND);
+      const deleted = await deps.store.write(function* (t) {
+        yield* op(t.pausedEndpoints.purgeEndedBefore(now - STALE_PAUSE_MS));
+        return yield* op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK));
+      }, BACKGROUND);
       if (deleted < CHUNK) lastFinished = now;
       return deleted;
     },
