@@ -1,6 +1,5 @@
 // Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (CONTRACT §6),
-// then deleted in small chunks so no transaction holds the write lock for long; and the paused
-// endpoints an instance left when it died (callbacks/pauses.ts) go an hour after their pause ended.
+// then deleted in small chunks so no transaction holds the write lock for long.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
@@ -8,7 +7,10 @@ import type { Answering, Store } from "../store/index.ts";
 
 const CHUNK = 5_000;
 const EVERY_MS = 60_000;
-/** A live instance deletes its row when the circuit closes or it forgets the endpoint (10 min idle at most). */
+/**
+ * A paused endpoint's row left by an instance that died (callbacks/pauses.ts) goes this long after
+ * its pause ended: a live instance deletes its own when the circuit closes or it forgets the endpoint.
+ */
 const STALE_PAUSE_MS = 3_600_000;
 
 export function createMaintenanceJob(deps: { store: Store<Answering, "promise">; clock: () => number }) {
