@@ -141,8 +141,9 @@ export function createEndpointGuard(options: GuardOptions) {
       const state = stateOf(endpoint, now);
       const tripped = state.failing.size >= FAILURES_TO_OPEN;
       if (tripped && (now < state.openUntil || state.inFlight > 0)) {
-        // Open, or half open with its one probe under way.
-        return { kind: "open", until: now < state.openUntil ? state.openUntil : now + state.cooldownMs, failures: state.failing.size };
+        // Open; or half open with its one probe under way: then for the first cooldown only, so
+        // that if the probe is answered the endpoint's waiting callbacks follow soon.
+        return { kind: "open", until: now < state.openUntil ? state.openUntil : now + firstCooldownMs, failures: state.failing.size };
       }
       // Slow requests out: the endpoint is capped, fast or slow, until they end.
       if (state.slow > 0 && state.inFlight >= options.maxSlow()) return { kind: "overCap", retryAt: now + OVER_CAP_WAIT_MS };

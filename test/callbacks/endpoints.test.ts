@@ -92,7 +92,7 @@ test("after the cooldown one probe goes (half open): success closes the circuit,
   trip(guard, T0);
   let now = T0 + FIRST_COOLDOWN_MS;
   expect(guard.admit(HOOK, now).kind).toBe("send"); // the probe
-  expect(guard.admit(HOOK, now).kind).toBe("open"); // one probe at a time
+  expect(guard.admit(HOOK, now)).toEqual({ kind: "open", until: now + FIRST_COOLDOWN_MS, failures: FAILURES_TO_OPEN }); // one probe at a time
   guard.settled(HOOK, { callbackId: "probe", answered: false, slow: false }, now);
   expect(guard.admit(HOOK, now + 2 * FIRST_COOLDOWN_MS - 1).kind).toBe("open");
   now += 2 * FIRST_COOLDOWN_MS;
