@@ -2,7 +2,8 @@
 // the outcome is recorded (fenced by the claim token) through group commit, so many finished
 // deliveries share one transaction. A slot is held while the request is out (for SLOW_MS at most),
 // not while its record waits for its batch; an endpoint's slow requests are capped, and one that
-// keeps failing is not sent to until its circuit's cooldown ends (endpoints.ts).
+// keeps failing is not sent to until its circuit's cooldown ends (endpoints.ts): a callback those
+// rules stop is given back unsent, due when the pause ends, its attempts unchanged.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
@@ -10,8 +11,9 @@ import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/in
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
-import { createEndpointGuard, endpointOf, SLOW_MS, type Admission } from "./endpoints.ts";
+import { createEndpointGuard, endpointOf, SLOW_MS, type Endpoint } from "./endpoints.ts";
 import { answeredForGood, nextStep } from "./next-step.ts";
+import { createPauseRecorder } from "./pauses.ts";
 
 export interface DeliveryJobDeps {
   store: Store<Answering, "promise">;
@@ -66,12 +68,6 @@ export type RecordAttempt = (
   now: number,
 ) => Promise<boolean>;
 
-/** The attempt not made while an endpoint's circuit is open: a failure that waits for the circuit. */
-function notSent(open: Extract<Admission, { kind: "open" }>, now: number): AttemptResult {
-  const error = `Not sent: the endpoint failed ${open.failures} attempts in a row; no attempt to it before ${new Date(open.until).toISOString()}`;
-  return { startedAt: now, durationMs: 0, statusCode: null, error, responseExcerpt: null, retryAfterMs: open.until - now };
-}
-
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   /** Every delivery until its record is written (what stop waits for). */
   const inFlight = new Map<string, Promise<void>>();
@@ -82,13 +78,29 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
   /** Requests out now, and the slow ones among them: the others hold the slots. */
   let sending = 0;
   let slow = 0;
-  const endpoints = createEndpointGuard({ maxSlow: () => Math.max(MIN_SLOW_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)) });
+  const pauses = createPauseRecorder(deps);
+  const endpoints = createEndpointGuard({
+    maxSlow: () => Math.max(MIN_SLOW_PER_ENDPOINT, Math.floor(deps.concurrency() * ENDPOINT_SHARE)),
+    scale: deps.backoff.scale,
+    onChange: (change) => {
+      const line = { vendor_id: change.endpoint.vendorId, endpoint: change.endpoint.target };
+      if (change.pausedUntil === null) deps.log.info("callback_endpoint_resumed", line);
+      else
+        deps.log.warn("callback_endpoint_paused", {
+          ...line,
+          failures: change.failures,
+          last_error: change.lastError,
+          paused_until: new Date(change.pausedUntil).toISOString(),
+        });
+      pauses.note(change);
+    },
+  });
   const recordAttempt: RecordAttempt =
     deps.recordAttempt ??
     ((callback, token, attempt, next, now) => deps.store.write((t) => op(t.callbacks.recordAttempt(callback, token, attempt, next, now)), BACKGROUND));
 
   /** Sends the callback (its endpoint admitted it), frees its slot once slow or done, tells the endpoint's guard how it went. */
-  async function send(callback: DueCallback, endpoint: string): Promise<AttemptResult> {
+  async function send(callback: DueCallback, endpoint: Endpoint): Promise<AttemptResult> {
     sending++;
     let isSlow = false;
     const slowTimer = setTimeout(() => {
@@ -99,13 +111,15 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
       deps.onSettled();
     }, SLOW_MS);
     let answered = false;
+    let error: string | null = "The attempt failed";
     try {
       const result = await deps.attempt(callback);
       answered = answeredForGood(result.statusCode);
+      error = result.error;
       return result;
     } finally {
       clearTimeout(slowTimer);
-      endpoints.settled(endpoint, { callbackId: callback.id, answered, slow: isSlow }, deps.clock());
+      endpoints.settled(endpoint, { callbackId: callback.id, answered, slow: isSlow, error }, deps.clock());
       sending--;
       if (isSlow) slow--;
       pump();
@@ -138,7 +152,7 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     if (!kept) deps.log.info("callback_attempt_not_recorded", { ...line, reason: "lease_lost" });
   }
 
-  /** Callbacks given back unsent (over their endpoint's cap, or queued too long), in one write. */
+  /** Callbacks given back unsent (their endpoint paused or at its cap, or queued too long), in one write. */
   async function putBack(items: PutBack[]): Promise<void> {
     if (items.length === 0) return;
     await deps.store.write(function* (t) {
@@ -168,10 +182,11 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
         givingBack.push({ callback, token, retryAt: now });
         continue;
       }
-      const endpoint = endpointOf(callback.url);
+      const endpoint = endpointOf(callback.vendorId, callback.url);
       const admission = endpoints.admit(endpoint, now);
+      // Not sent, so not an attempt: postponed to the end of the pause (docs/contract.md §8).
       if (admission.kind === "overCap") givingBack.push({ callback, token, retryAt: admission.retryAt });
-      else if (admission.kind === "open") track(callback, token, deliver(callback, token, Promise.resolve(notSent(admission, now))));
+      else if (admission.kind === "open") givingBack.push({ callback, token, retryAt: admission.until });
       else track(callback, token, deliver(callback, token, send(callback, endpoint)));
     }
     return taken;
@@ -213,7 +228,8 @@ export function createDeliveryJob(deps: DeliveryJobDeps) {
     // Queued callbacks not yet started are given back, due now (else they would wait for their leases).
     async stop(timeoutMs: number): Promise<void> {
       const unsent = [...givingBack.splice(0), ...queued.splice(0).map(({ callback, token }) => ({ callback, token, retryAt: deps.clock() }))];
-      await Promise.race([Promise.all([...inFlight.values(), putBack(unsent).catch(() => {})]), Bun.sleep(timeoutMs)]);
+      endpoints.forgetAll(deps.clock());
+      await Promise.race([Promise.all([...inFlight.values(), putBack(unsent).catch(() => {}), pauses.settled()]), Bun.sleep(timeoutMs)]);
     },
   };
 }

@@ -1,6 +1,15 @@
-// `lead-ingress callbacks …`: see the callback queue, and send dead or delivered callbacks again.
+// `lead-ingress callbacks …`: see the callback queue and the paused endpoints, send dead or delivered
+// callbacks again, and discard (acknowledge) dead ones.
 import { CALLBACK_STATUSES } from "../db/schema.ts";
-import { findCallbackDetail, listCallbacks, replayCallback, replayDeadCallbacks, retryCallbackNow } from "../operations/callbacks.ts";
+import {
+  discardCallback,
+  findCallbackDetail,
+  listCallbacks,
+  listPausedEndpoints,
+  replayCallback,
+  replayDeadCallbacks,
+  retryCallbackNow,
+} from "../operations/callbacks.ts";
 import { describeCallbackOfLead, detailAsJson } from "./leads.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeLimit, takePositionals, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
@@ -11,7 +20,9 @@ const afterReplay = (what: "it" | "them") => `the running service sends ${what} 
 
 export const callbacksGroup: CommandGroup = {
   name: "callbacks",
-  about: "List callbacks (held, pending, delivered, dead) and show one with its attempts; retry a pending one now; send one, or every dead one, again.",
+  about:
+    "List callbacks (held, pending, delivered, dead) and show one with its attempts; list the endpoints paused after repeated failures; " +
+    "retry a pending one now; send one, or every dead one, again; discard a dead one.",
   subcommands: {
     list: {
       args: `[--status ${CALLBACK_STATUSES.join("|")}] [--limit N] [--json]`,
@@ -31,7 +42,7 @@ export const callbacksGroup: CommandGroup = {
             c.id,
             c.lead_id,
             c.vendor,
-            c.status,
+            c.discarded_at === null ? c.status : `${c.status} (discarded)`,
             String(c.attempt_count),
             tableTime(c.next_attempt_at),
             c.last_error ?? "",
@@ -40,6 +51,36 @@ export const callbacksGroup: CommandGroup = {
         });
         for (const line of lines) context.print(line);
         if (!asJson && callbacks.length === limit) context.print(`(the latest ${count(limit)}; --limit N shows more)`);
+        return 0;
+      },
+    },
+    paused: {
+      args: "[--json]",
+      about:
+        "Lists the callback endpoints (vendor, origin and path) paused after the attempts of several callbacks failed in a row, and when " +
+        "each is tried again. Their callbacks wait meanwhile, unsent, with no attempt counted.",
+      async run(args, context) {
+        const asJson = takeSwitch(args, "--json");
+        const paused = await context.useDatabase(args, (database) => listPausedEndpoints(database.store));
+        const lines = renderListing(paused, {
+          asJson,
+          asJsonValue: (p) =>
+            withIsoTimes({
+              vendor: p.vendorName,
+              endpoint: p.target,
+              failures: p.failures,
+              last_error: p.lastError,
+              paused_at: p.pausedAt,
+              paused_until: p.pausedUntil,
+            }),
+          empty: "No callback endpoint is paused.",
+          headers: ["VENDOR", "ENDPOINT", "FAILURES", "PAUSED SINCE", "TRIED AGAIN AT", "LAST ERROR"],
+          row: (p) => [p.vendorName ?? p.vendorId, p.target, String(p.failures), tableTime(p.pausedAt), tableTime(p.pausedUntil), p.lastError ?? ""],
+        });
+        // Errors may quote a receiver: a table line is printed with control characters escaped.
+        for (const line of lines) context.print(asJson ? line : printable(line));
+        if (!asJson && paused.length > 0)
+          context.print("Then one callback goes as a probe: answered, the endpoint's waiting callbacks follow; failed, it is paused again for twice as long.");
         return 0;
       },
     },
@@ -76,11 +117,30 @@ export const callbacksGroup: CommandGroup = {
         return 0;
       },
     },
+    discard: {
+      args: "ID",
+      about:
+        "Acknowledges a dead callback (ID: the callback's id or its lead's id): it stays dead and `callbacks replay ID` can still send it, " +
+        "but it no longer counts as waiting (lead_ingress_callbacks_dead, the DeadCallbacksWaiting alert) nor is sent by `replay --dead`.",
+      async run(args, context) {
+        const id = takeRequired(args, "ID");
+        const outcome = await context.useDatabase(args, (database) => discardCallback(database.store, id, context.actor, Date.now()));
+        if (outcome.kind === "missing") throw new OperatorError(`No such callback: ${id} (give a callback id or its lead's id)`);
+        if (outcome.kind === "notDead")
+          throw new OperatorError(
+            outcome.status === "dead"
+              ? `Callback ${outcome.callbackId} was discarded already; nothing changed.`
+              : `Callback ${outcome.callbackId} is ${outcome.status}: only a dead callback can be discarded.`,
+          );
+        context.print(`Discarded dead callback ${outcome.callbackId}: it no longer counts as waiting; \`callbacks replay ${id}\` still sends it again.`);
+        return 0;
+      },
+    },
     replay: {
       args: "ID | --dead [--since DURATION|TIME]",
       about:
         "Sends a dead or delivered callback again (ID: the callback's id, i.e. its webhook-id, or its lead's id), or every dead " +
-        "callback with --dead; --since 2h or --since 2025-06-01T00:00:00Z keeps those that died since then. Prints how many.",
+        "callback not discarded with --dead; --since 2h or --since 2025-06-01T00:00:00Z keeps those that died since then. Prints how many.",
       async run(args, context) {
         const now = Date.now();
         const dead = takeSwitch(args, "--dead");

@@ -1,11 +1,22 @@
 // The Callbacks page: the queue by status (dead first), a vendor and the lead's received dates
 // (UTC), a page at a time by keyset (each status in the order of its own index, so any page costs
 // the same; store/callbacks/search.ts). A dead or delivered callback is replayed on its row (its
-// lead's action), or every one the filter selects at once after a confirmation. The CLI's
-// operations, audited.
+// lead's action), or every one the filter selects at once after a confirmation; a dead one can be
+// discarded (acknowledged). Above them, the endpoints paused after repeated failures, and when each
+// is tried again. The CLI's operations, audited.
 import { listVendors } from "../auth/vendors.ts";
 import { CALLBACK_STATUSES, type CallbackStatus } from "../db/schema.ts";
-import { countCallbacks, cursorAfter, listCallbacks, replaySelectedCallbacks, type CallbackFilter, type CallbackSummary } from "../operations/callbacks.ts";
+import {
+  countCallbacks,
+  cursorAfter,
+  discardCallback,
+  listCallbacks,
+  listPausedEndpoints,
+  replaySelectedCallbacks,
+  type CallbackFilter,
+  type CallbackSummary,
+  type PausedEndpointView,
+} from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
 import { dayRange } from "./leads-page.ts";
 import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
@@ -54,19 +65,29 @@ function describe({ typed }: Selection): string {
   return `${typed.status} callbacks${typed.vendor ? ` of ${typed.vendor}` : ""}${received}`;
 }
 
-export async function callbacksPage({ store, viewer, url }: PageContext): Promise<Response> {
+const DISCARDED = "Dead callback discarded: it no longer counts as waiting (the dead-callbacks metric and alert); Replay still sends it.";
+
+export async function callbacksPage({ store, viewer, url, now }: PageContext): Promise<Response> {
   const selection = parseSelection(url.searchParams);
   const after = parseCursor(url.searchParams.get("after"));
-  const [vendors, found] = await Promise.all([
+  const [vendors, found, paused] = await Promise.all([
     listVendors(store),
     selection.problems.length > 0 ? [] : listCallbacks(store, { ...selection.filter, after, limit: PAGE_SIZE + 1 }),
+    listPausedEndpoints(store),
   ]);
   const callbacks = found.slice(0, PAGE_SIZE);
   const replayed = url.searchParams.get("done") === "replayed" ? Number.parseInt(url.searchParams.get("count") ?? "", 10) : Number.NaN;
   const { status } = selection.filter;
   const replayAll = paramsOf(selection);
+  const notice =
+    url.searchParams.get("done") === "discarded"
+      ? DISCARDED
+      : Number.isNaN(replayed)
+        ? null
+        : `${replayed} callback(s) queued again, each with its webhook-id.`;
   const content = html`<h1>Callbacks</h1>
-${noticeBox(Number.isNaN(replayed) ? null : `${replayed} callback(s) queued again, each with its webhook-id.`)}
+${noticeBox(notice)}
+${pausedEndpointsTable(paused, now)}
 <p class="tabs">${TABS.map((tab) => html`<a href="/callbacks?${new URLSearchParams({ ...selection.typed, status: tab }).toString()}"${tab === status ? html` class="current"` : ""}>${tab}</a>`)}</p>
 ${filterForm(
   selection,
@@ -74,7 +95,7 @@ ${filterForm(
 )}
 ${selection.problems.map((problem) => problemBox(problem))}
 ${REPLAYABLE.includes(status) && callbacks.length > 0 ? html`<p><a class="button" href="/callbacks/replay?${replayAll.toString()}">Replay every one of these ${status} callbacks…</a></p>` : ""}
-${callbacks.length === 0 ? html`<p class="muted">No ${describe(selection)}.</p>` : callbackTable(callbacks, viewer)}
+${callbacks.length === 0 ? html`<p class="muted">No ${describe(selection)}.</p>` : callbackTable(callbacks, viewer, paramsOf(selection))}
 ${pager(selection, found.length > PAGE_SIZE ? cursorText(cursorAfter(selection.filter, callbacks.at(-1)!)) : null, after !== undefined)}`;
   return htmlResponse(layout("Callbacks", viewer, content));
 }
@@ -92,7 +113,29 @@ function filterForm(selection: Selection, vendorNames: string[]): Html {
 </form>`;
 }
 
-function callbackTable(callbacks: CallbackSummary[], viewer: Viewer): Html {
+/** The endpoints paused after repeated failures (none: nothing shown): their callbacks wait, unsent and not counted. */
+function pausedEndpointsTable(paused: PausedEndpointView[], now: number): Html {
+  if (paused.length === 0) return html``;
+  return html`<h2>Paused endpoints</h2>
+<p class="muted">The attempts of several callbacks to each of these failed in a row. Their callbacks wait, unsent and with no attempt
+counted, until it is tried again: then one goes as a probe; answered, the rest follow; failed, it is paused for twice as long.</p>
+<table class="paused-endpoints">
+<thead><tr><th>Vendor</th><th>Endpoint</th><th>Failures in a row</th><th>Paused since</th><th>Tried again</th><th>Last error</th></tr></thead>
+<tbody>${paused.map(
+    (endpoint) => html`<tr>
+<td>${endpoint.vendorName ?? endpoint.vendorId}</td>
+<td class="mono">${endpoint.target}</td>
+<td>${endpoint.failures}</td>
+<td class="mono">${timeText(endpoint.pausedAt)}</td>
+<td class="mono">${endpoint.pausedUntil > now ? timeText(endpoint.pausedUntil) : "with its next due callback"}</td>
+<td>${endpoint.lastError ?? ""}</td>
+</tr>`,
+  )}</tbody>
+</table>`;
+}
+
+function callbackTable(callbacks: CallbackSummary[], viewer: Viewer, selection: URLSearchParams): Html {
+  const discardable = (callback: CallbackSummary) => callback.status === "dead" && callback.discarded_at === null;
   return html`<table>
 <thead><tr><th>Changed</th><th>Lead</th><th>Vendor</th><th>Status</th><th>Attempts</th><th>Next attempt</th><th>Last error</th><th>URL</th><th></th></tr></thead>
 <tbody>${callbacks.map(
@@ -100,12 +143,14 @@ function callbackTable(callbacks: CallbackSummary[], viewer: Viewer): Html {
 <td class="mono">${timeText(callback.updated_at)}</td>
 <td class="mono"><a href="/leads/${encodeURIComponent(callback.lead_id)}">${callback.lead_id}</a></td>
 <td>${callback.vendor}</td>
-<td class="status-${callback.status}">${callback.status}</td>
+<td class="status-${callback.status}">${callback.status}${callback.discarded_at === null ? "" : html` <span class="muted">(discarded ${timeText(callback.discarded_at)})</span>`}</td>
 <td>${callback.attempt_count}</td>
 <td class="mono">${timeText(callback.next_attempt_at)}</td>
 <td>${callback.last_error ?? ""}</td>
 <td class="mono">${callback.url}</td>
-<td>${REPLAYABLE.includes(callback.status) ? actionButton(viewer, `/leads/${encodeURIComponent(callback.lead_id)}/replay`, "Replay", {}, true) : ""}</td>
+<td>${REPLAYABLE.includes(callback.status) ? actionButton(viewer, `/leads/${encodeURIComponent(callback.lead_id)}/replay`, "Replay", {}, true) : ""}${
+      discardable(callback) ? actionButton(viewer, "/callbacks/discard", "Discard", { lead: callback.lead_id, back: selection.toString() }, true) : ""
+    }</td>
 </tr>`,
   )}</tbody>
 </table>`;
@@ -153,5 +198,27 @@ export async function replaySelection(context: PageContext): Promise<Response> {
   params.set("status", "pending");
   params.set("done", "replayed");
   params.set("count", String(replayed));
+  return redirect(`/callbacks?${params}`);
+}
+
+/** POST /callbacks/discard: acknowledges one dead callback (audited), then back to the list it was on. */
+export async function discardOne(context: PageContext): Promise<Response> {
+  const leadId = context.form.get("lead")?.trim() ?? "";
+  const outcome = await discardCallback(context.store, leadId, actorOf(context), context.now);
+  const back = new URLSearchParams(context.form.get("back") ?? "");
+  const params = paramsOf(parseSelection(back));
+  if (outcome.kind !== "discarded") {
+    const why =
+      outcome.kind === "missing"
+        ? "No such callback."
+        : outcome.status === "dead"
+          ? "That callback was discarded already."
+          : `That callback is ${outcome.status}: only a dead one can be discarded.`;
+    return htmlResponse(
+      layout("Callbacks", context.viewer, html`<h1>Callbacks</h1>${problemBox(why)}<p><a href="/callbacks?${params.toString()}">Back</a></p>`),
+      409,
+    );
+  }
+  params.set("done", "discarded");
   return redirect(`/callbacks?${params}`);
 }

@@ -10,7 +10,7 @@ import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
 import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
-import { callbacksPage, replayConfirmation, replaySelection } from "./callbacks-page.ts";
+import { callbacksPage, discardOne, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
@@ -55,6 +55,7 @@ const ROUTES: Route[] = [
   ["GET", /^\/callbacks$/, callbacksPage],
   ["GET", /^\/callbacks\/replay$/, replayConfirmation],
   ["POST", /^\/callbacks\/replay$/, replaySelection],
+  ["POST", /^\/callbacks\/discard$/, discardOne],
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
   ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],

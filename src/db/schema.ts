@@ -185,13 +185,34 @@ export const callbacks = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     deliveredAt: integer("delivered_at"),
+    /** When an operator discarded (acknowledged) this dead callback: no longer waiting for them. A replay clears it. */
+    discardedAt: integer("discarded_at"),
   },
   (t) => [
     index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     // For the operator's replay of dead callbacks; only dead rows enter it, never intake's.
     index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+    // The dead ones still waiting for an operator: what /metrics counts at every scrape.
+    index("callbacks_dead_waiting").on(t.updatedAt).where(sql`${t.status} = 'dead' AND ${t.discardedAt} IS NULL`),
   ],
 );
+
+/**
+ * Callback endpoints whose circuit is open (callbacks/endpoints.ts), for the CLI and console, which
+ * do not share the worker's memory: upserted when a circuit opens, deleted when it closes; never per delivery.
+ */
+export const pausedEndpoints = sqliteTable("paused_endpoints", {
+  /** The circuit's key: vendor id, origin and path pattern (endpointOf). */
+  endpoint: text("endpoint").primaryKey(),
+  vendorId: text("vendor_id").notNull(),
+  target: text("target").notNull(),
+  /** Failed attempts in a row (of different callbacks) that opened it. */
+  failures: integer("failures").notNull(),
+  lastError: text("last_error"),
+  pausedAt: integer("paused_at").notNull(),
+  /** No attempt to it before this time; then one probe. */
+  pausedUntil: integer("paused_until").notNull(),
+});
 
 export const callbackAttempts = sqliteTable(
   "callback_attempts",

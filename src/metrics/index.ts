@@ -88,8 +88,13 @@ export function routeLabel(path: string): string {
   return "other";
 }
 
-function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingLeads: number; deadCallbacks: number }> {
-  return { queue: yield* op(t.callbacks.depth(now)), pendingLeads: yield* op(t.leads.countPending()), deadCallbacks: yield* op(t.callbacks.countDead()) };
+function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingLeads: number; deadCallbacks: number; pausedEndpoints: number }> {
+  return {
+    queue: yield* op(t.callbacks.depth(now)),
+    pendingLeads: yield* op(t.leads.countPending()),
+    deadCallbacks: yield* op(t.callbacks.countDead()),
+    pausedEndpoints: yield* op(t.pausedEndpoints.count()),
+  };
 }
 
 /** What a scrape reads besides the counters: the store, and readiness (the backend's, as /readyz answers it). */
@@ -104,7 +109,7 @@ export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, no
   // Counters before the gauges' read: an event counted shows its effect in the same scrape's gauges
   // (on PostgreSQL the read is awaited while deliveries go on and are counted).
   const counters = Object.values(metrics).map((counter) => counter.render());
-  const [{ queue, pendingLeads, deadCallbacks }, ready] = await Promise.all([sources.store.read((t) => readings(t, now)), sources.ready()]);
+  const [{ queue, pendingLeads, deadCallbacks, pausedEndpoints }, ready] = await Promise.all([sources.store.read((t) => readings(t, now)), sources.ready()]);
   return `${[
     ...counters,
     renderGauge({
@@ -121,8 +126,14 @@ export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, no
     renderGauge({ name: "lead_ingress_leads_pending", help: "Leads awaiting their final result.", value: pendingLeads }),
     renderGauge({
       name: "lead_ingress_callbacks_dead",
-      help: "Callbacks whose retries ran out (or 410 Gone), waiting for an operator's replay.",
+      help: "Callbacks whose retries ran out (or 410 Gone), waiting for an operator to replay or discard them.",
       value: deadCallbacks,
+    }),
+    renderGauge({
+      // No labels: the endpoints (vendor, origin, path) are listed by `lead-ingress callbacks paused` and the console.
+      name: "lead_ingress_callback_endpoints_paused",
+      help: "Callback endpoints paused after the attempts of several callbacks failed in a row; their callbacks wait, unsent.",
+      value: pausedEndpoints,
     }),
     renderGauge({
       name: "lead_ingress_ready",

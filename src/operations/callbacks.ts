@@ -7,10 +7,12 @@ import type { CallbackSummary } from "../store/callbacks/index.ts";
 import { auditedChange, auditEntry, type AuditEntry } from "../store/audit/index.ts";
 import { cursorAfter, type CallbackCursor, type CallbackFilter } from "../store/callbacks/search.ts";
 import type { Store, Tables } from "../store/index.ts";
+import type { PausedEndpointView } from "../store/paused-endpoints/index.ts";
 import { leadDetail, type LeadDetail } from "./leads.ts";
 
 export type { CallbackSummary } from "../store/callbacks/index.ts";
 export type { CallbackCursor, CallbackFilter } from "../store/callbacks/search.ts";
+export type { PausedEndpointView } from "../store/paused-endpoints/index.ts";
 export { cursorAfter } from "../store/callbacks/search.ts";
 
 /** A page of callbacks: dead ones most recently died first, pending ones next due first, others newest lead first. */
@@ -43,6 +45,27 @@ export async function replayCallback(store: Store, id: string, actor: string, no
   if (!(await store.write((t) => auditedChange(t.callbacks.replay(callback.leadId, now), t.audit, audit))))
     return { kind: "notFinished", callbackId: callback.id, status: callback.status };
   return { kind: "replayed", callbackId: callback.id };
+}
+
+export type DiscardOutcome = { kind: "discarded"; callbackId: string } | { kind: "missing" } | { kind: "notDead"; callbackId: string; status: CallbackStatus };
+
+/**
+ * An operator acknowledges a dead callback (found by its id or its lead's id): it stays dead and
+ * can still be replayed, but no longer counts as waiting for them (/metrics, its alert) nor is
+ * queued by a replay of every dead one. Audited under its lead. "notDead" also when it was
+ * discarded already (the status then reads dead).
+ */
+export async function discardCallback(store: Store, id: string, actor: string, now: number): Promise<DiscardOutcome> {
+  const callback = await store.read((t) => op(t.callbacks.find(id)));
+  if (!callback) return { kind: "missing" };
+  const audit = auditEntry({ actor, action: "callback.discard", subject: callback.leadId }, now);
+  if (await store.write((t) => auditedChange(t.callbacks.discard(callback.leadId, now), t.audit, audit))) return { kind: "discarded", callbackId: callback.id };
+  return { kind: "notDead", callbackId: callback.id, status: callback.status };
+}
+
+/** The endpoints paused by an open circuit, soonest tried again first (callbacks/pauses.ts writes them). */
+export async function listPausedEndpoints(store: Store): Promise<PausedEndpointView[]> {
+  return store.read((t) => op(t.pausedEndpoints.list()));
 }
 
 export type RetryOutcome = { kind: "retried"; callbackId: string } | { kind: "missing" } | { kind: "notPending"; callbackId: string; status: CallbackStatus };

@@ -11,6 +11,7 @@ import type { LeadsTable } from "./leads/index.ts";
 import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
 import type { OperatorsTable } from "./operators/index.ts";
 import type { OutcomeCountsTable } from "./outcome-counts/index.ts";
+import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
@@ -26,6 +27,7 @@ export interface Tables {
   operatorSessions: OperatorSessionsTable;
   audit: AuditTable;
   outcomeCounts: OutcomeCountsTable;
+  pausedEndpoints: PausedEndpointsTable;
 }
 
 /**

@@ -11,6 +11,7 @@ import { pgLeads } from "./leads/pg.ts";
 import { pgOperatorSessions } from "./operator-sessions/pg.ts";
 import { pgOperators } from "./operators/pg.ts";
 import { pgOutcomeCounts } from "./outcome-counts/pg.ts";
+import { pgPausedEndpoints } from "./paused-endpoints/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
@@ -33,6 +34,7 @@ function tablesOn(db: PgDb): TablesOn {
     const operatorSessions = pgOperatorSessions(db);
     const audit = pgAudit(db);
     const outcomeCounts = pgOutcomeCounts(db);
+    const pausedEndpoints = pgPausedEndpoints(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -44,6 +46,7 @@ function tablesOn(db: PgDb): TablesOn {
       operatorSessions: operatorSessions(on),
       audit: audit(on),
       outcomeCounts: outcomeCounts(on),
+      pausedEndpoints: pausedEndpoints(on),
     });
     tablesByDb.set(db, build);
   }

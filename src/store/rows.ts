@@ -79,6 +79,7 @@ export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; lea
     createdAt: now,
     updatedAt: now,
     deliveredAt: null,
+    discardedAt: null,
   };
 }
 
@@ -88,5 +89,13 @@ export function heldCallbackRow({ id, leadId, vendorId, url }: { id: string; lea
  */
 export function replayedCallback(attemptCount: Column) {
   const now = sql`${sql.placeholder("now")}`;
-  return { status: "pending" as const, attemptsBeforeReplay: sql`${attemptCount}`, nextAttemptAt: now, updatedAt: now, lockedUntil: null, claimToken: null };
+  return {
+    status: "pending" as const,
+    attemptsBeforeReplay: sql`${attemptCount}`,
+    nextAttemptAt: now,
+    updatedAt: now,
+    lockedUntil: null,
+    claimToken: null,
+    discardedAt: null,
+  };
 }

@@ -14,6 +14,7 @@ import { sqliteLeads } from "./leads/sqlite.ts";
 import { sqliteOperatorSessions } from "./operator-sessions/sqlite.ts";
 import { sqliteOperators } from "./operators/sqlite.ts";
 import { sqliteOutcomeCounts } from "./outcome-counts/sqlite.ts";
+import { sqlitePausedEndpoints } from "./paused-endpoints/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
@@ -43,6 +44,7 @@ export function sqliteTables(connection: Connection): Tables {
       operatorSessions: sqliteOperatorSessions(db),
       audit: sqliteAudit(db),
       outcomeCounts: sqliteOutcomeCounts(db),
+      pausedEndpoints: sqlitePausedEndpoints(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

@@ -7,6 +7,11 @@ import type { Answering, Store } from "../store/index.ts";
 
 const CHUNK = 5_000;
 const EVERY_MS = 60_000;
+/**
+ * A paused endpoint's row left by an instance that died (callbacks/pauses.ts) goes this long after
+ * its pause ended: a live instance deletes its own when the circuit closes or it forgets the endpoint.
+ */
+const STALE_PAUSE_MS = 3_600_000;
 
 export function createMaintenanceJob(deps: { store: Store<Answering, "promise">; clock: () => number }) {
   let lastFinished = -Infinity;
@@ -15,7 +20,10 @@ export function createMaintenanceJob(deps: { store: Store<Answering, "promise">;
     async runOnce(): Promise<number> {
       const now = deps.clock();
       if (now - lastFinished < EVERY_MS) return 0;
-      const deleted = await deps.store.write((t) => op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK)), BACKGROUND);
+      const deleted = await deps.store.write(function* (t) {
+        yield* op(t.pausedEndpoints.purgeEndedBefore(now - STALE_PAUSE_MS));
+        return yield* op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK));
+      }, BACKGROUND);
       if (deleted < CHUNK) lastFinished = now;
       return deleted;
     },

@@ -1,11 +1,11 @@
 // End to end (the real server and worker, the mock receiver, 127.0.0.1 ephemeral ports): a vendor
 // endpoint that hangs or keeps failing must not hold up the callbacks of the others, nor be sent to
-// while its circuit is open (callbacks/endpoints.ts). Bounds are generous: a behaviour, not a speed.
+// while its circuit is open, nor spend their attempts meanwhile (callbacks/endpoints.ts). Bounds are generous: a behaviour, not a speed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const TIMEOUT_MS = 8_000;
@@ -54,18 +54,24 @@ test("an endpoint that hangs holds the delivery slots for a second, not for the 
   expect(receivers["/hangs"].received("/hangs").length).toBeLessThanOrEqual(CONCURRENCY);
 }, 30_000);
 
-test("once the attempts of 5 callbacks to an endpoint fail in a row, the next ones are recorded as not sent instead of going out", async () => {
+test("once the attempts of 5 callbacks to an endpoint fail in a row, the next ones are postponed to the cooldown's end: not sent, no attempt spent", async () => {
   const attemptsOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))?.attempts ?? [];
-  const firstErrors = async (leads: string[]) => {
-    await waitUntil(async () => (await Promise.all(leads.map(attemptsOf))).every((attempts) => attempts.length === 1), 10_000, 20);
-    return (await Promise.all(leads.map(attemptsOf))).map((attempts) => attempts[0]!.error);
-  };
+  const callbackOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))!.callback;
   const failing: string[] = [];
   for (let i = 0; i < 5; i++) failing.push(await submit("/fails"));
-  expect(await firstErrors(failing)).toEqual(Array(5).fill("HTTP 503"));
+  await waitUntil(async () => (await Promise.all(failing.map(attemptsOf))).every((attempts) => attempts.length === 1), 10_000, 20);
+  for (const leadId of failing) expect((await attemptsOf(leadId))[0]!.error).toBe("HTTP 503");
+  const pausedAt = Date.now();
   const later: string[] = [];
   for (let i = 0; i < 7; i++) later.push(await submit("/fails"));
-  // Within the circuit's first cooldown (5 s): recorded, not sent.
-  for (const error of await firstErrors(later)) expect(error).toStartWith("Not sent: the endpoint failed 5 attempts in a row; no attempt to it before ");
+  // Within the circuit's first cooldown (5 s): each given back unsent, due when the pause ends.
+  await waitUntil(async () => (await Promise.all(later.map(callbackOf))).every((callback) => Number(callback.next_attempt_at) > pausedAt + 1_000), 4_000, 20);
+  for (const leadId of later) {
+    expect(await attemptsOf(leadId)).toEqual([]);
+    expect(await callbackOf(leadId)).toMatchObject({ status: "pending", attempt_count: 0 });
+  }
   expect(receivers["/fails"].received("/fails")).toHaveLength(5);
+  const [paused] = await server.store.read((t) => op(t.pausedEndpoints.list()));
+  expect(paused).toMatchObject({ vendorName: VENDOR.name, target: `${receivers["/fails"].url.origin}/fails`, failures: 5, lastError: "HTTP 503" });
+  expect(paused!.pausedUntil).toBeGreaterThan(pausedAt);
 }, 30_000);

@@ -27,7 +27,7 @@ describe("nextStep", () => {
   });
 
   // An endpoint answering 410 for many callbacks works: its circuit (endpoints.ts) must not open
-  // and turn those answers into "Not sent" retries instead of the dead the receiver asked for.
+  // and postpone its other callbacks for an answer the receiver gives on purpose.
   test("a 2xx or 410 is an answer for good (the endpoint works); a 5xx, 404 or no answer is not", () => {
     expect([200, 204, 410, 500, 404, 429, null].map(answeredForGood)).toEqual([true, true, true, false, false, false, false]);
   });

@@ -143,3 +143,64 @@ test("replay: an unknown id, a callback still in the queue and bad arguments are
   expect(await callbacks("replay", pending, "--since", "1h")).toMatchObject({ code: 2, err: expect.stringContaining("--since goes with --dead") });
   expect(await callbacks("replay", "--dead", "--since", "yesterday")).toMatchObject({ code: 2, err: expect.stringContaining("--since must be a duration") });
 });
+
+test("paused lists each endpoint paused after the attempts of 5 callbacks failed in a row, and when it is tried again", async () => {
+  expect(await callbacks("paused")).toEqual({ code: 0, out: "No callback endpoint is paused.\n", err: "" });
+  receiver.setBehaviour({ path: "/down", status: 500 });
+  const leads = await Promise.all(
+    Array.from(
+      { length: 5 },
+      async () =>
+        (await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/down` }), { authorization: server.auth })).body
+          .lead_id as string,
+    ),
+  );
+  await waitUntil(async () => (await callbacks("paused")).out.includes("/down"), 10_000, 50);
+  const shown = await callbacks("paused");
+  expect(shown.code).toBe(0);
+  expect(shown.out).toMatch(/^VENDOR\s+ENDPOINT\s+FAILURES\s+PAUSED SINCE\s+TRIED AGAIN AT\s+LAST ERROR$/m);
+  expect(shown.out).toMatch(/^vendor-a\s+http:\/\/127\.0\.0\.1:\d+\/down\s+5\s+\S+Z\s+\S+Z\s+HTTP 500$/m);
+  expect(shown.out).toEndWith(
+    "Then one callback goes as a probe: answered, the endpoint's waiting callbacks follow; failed, it is paused again for twice as long.\n",
+  );
+  const [paused] = JSON.parse((await callbacks("paused", "--json")).out);
+  expect(paused).toEqual({
+    vendor: "vendor-a",
+    endpoint: `${receiver.url.origin}/down`,
+    failures: 5,
+    last_error: "HTTP 500",
+    paused_at: expect.stringMatching(/Z$/),
+    paused_until: expect.stringMatching(/Z$/),
+  });
+  expect(Date.parse(paused.paused_until) - Date.parse(paused.paused_at)).toBeGreaterThanOrEqual(5_000); // the first cooldown, at scale 1
+  // None of them spent an attempt it did not make.
+  const notSent = server.db.sqlite
+    .query(
+      `SELECT count(*) AS n FROM callback_attempts WHERE error LIKE 'Not sent%' AND callback_id IN (SELECT id FROM callbacks WHERE lead_id IN (${leads.map(() => "?").join(",")}))`,
+    )
+    .get(...leads);
+  expect(notSent).toEqual({ n: 0 });
+});
+
+test("discard ID acknowledges a dead callback, audited: it leaves the waiting count and replay --dead, and replay ID still sends it", async () => {
+  receiver.setBehaviour({ path: "/gone-for-good", status: 410 });
+  const dead = await leadWithCallback("/gone-for-good", "dead");
+  const callbackId = callbackOf(dead).id;
+  const discarded = await callbacks("discard", dead);
+  expect(discarded).toEqual({
+    code: 0,
+    out: `Discarded dead callback ${callbackId}: it no longer counts as waiting; \`callbacks replay ${dead}\` still sends it again.\n`,
+    err: "",
+  });
+  expect(server.db.sqlite.query("SELECT action, subject FROM audit_log WHERE action = 'callback.discard'").all()).toEqual([
+    { action: "callback.discard", subject: dead },
+  ]);
+  expect((await callbacks("list", "--status", "dead")).out).toMatch(new RegExp(`${dead}\\s+vendor-a\\s+dead \\(discarded\\)\\s+1\\s`));
+  expect(await callbacks("discard", callbackId)).toMatchObject({ code: 2, err: `Callback ${callbackId} was discarded already; nothing changed.\n` });
+  expect((await callbacks("replay", "--dead")).out).toBe("No dead callbacks; nothing was queued.\n");
+  receiver.resetBehaviour("/gone-for-good");
+  expect((await callbacks("replay", dead)).code).toBe(0);
+  await waitUntil(() => callbackOf(dead).status === "delivered");
+  expect(await callbacks("discard", dead)).toMatchObject({ code: 2, err: `Callback ${callbackId} is delivered: only a dead callback can be discarded.\n` });
+  expect(await callbacks("discard", "msg_nope")).toMatchObject({ code: 2, err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
+});

@@ -86,3 +86,69 @@ test("Replay every one of these: a confirmation, then every selected callback on
   expect((await operator.get("/callbacks/replay?status=dead")).text).toContain("No dead callbacks: nothing to replay.");
   expect((await operator.get("/callbacks/replay?status=pending")).status).toBe(400);
 });
+
+test("Paused endpoints are shown above the list: vendor, endpoint, failures, since when, and when each is tried again", async () => {
+  expect((await operator.get("/callbacks")).text).not.toContain("Paused endpoints");
+  const vendorId = (await server.store.read((t) => op(t.vendors.findByName("vendor-a"))))!.id;
+  const pausedAt = Date.UTC(2026, 10, 27, 6, 0, 0);
+  const insert =
+    "INSERT INTO paused_endpoints (endpoint, vendor_id, target, failures, last_error, paused_at, paused_until) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+  await server.rows(
+    insert,
+    `${vendorId} https://hooks.example/dead`,
+    vendorId,
+    "https://hooks.example/dead",
+    5,
+    "HTTP 503",
+    pausedAt,
+    Date.UTC(2999, 0, 1, 12, 30, 0),
+  );
+  await server.rows(
+    insert,
+    `${vendorId} https://hooks.example/hooks/*`,
+    vendorId,
+    "https://hooks.example/hooks/*",
+    5,
+    "Timed out after 10000 ms",
+    pausedAt,
+    pausedAt + 5_000,
+  );
+  const page = (await operator.get("/callbacks")).text;
+  expect(page).toContain("<h2>Paused endpoints</h2>");
+  const rows = [
+    ...page.matchAll(
+      /<tr>\n<td>(.*)<\/td>\n<td class="mono">(.*)<\/td>\n<td>(\d+)<\/td>\n<td class="mono">(.*)<\/td>\n<td class="mono">(.*)<\/td>\n<td>(.*)<\/td>\n<\/tr>/g,
+    ),
+  ];
+  expect(rows.map((row) => row.slice(1))).toEqual([
+    ["vendor-a", "https://hooks.example/hooks/*", "5", "2026-11-27 06:00:00 UTC", "with its next due callback", "Timed out after 10000 ms"],
+    ["vendor-a", "https://hooks.example/dead", "5", "2026-11-27 06:00:00 UTC", "2999-01-01 12:30:00 UTC", "HTTP 503"],
+  ]);
+  await server.rows("DELETE FROM paused_endpoints");
+});
+
+test("Discard on a dead callback's row acknowledges it (CSRF-checked, audited): marked discarded, no longer counted as waiting, still replayable", async () => {
+  receiverStatus = 410;
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb` }), { authorization: server.auth });
+  const leadId: string = answer.body.lead_id;
+  await waitUntil(async () => (await statusOf(leadId)) === "dead", 20_000);
+  const list = (await operator.get("/callbacks?status=dead&vendor=vendor-a")).text;
+  expect(list).toContain(`<input type="hidden" name="lead" value="${leadId}"><input type="hidden" name="back" value="status=dead&amp;vendor=vendor-a">`);
+  expect(list).toContain('<button type="submit" class="secondary">Discard</button>');
+  const form = { lead: leadId, back: "status=dead&vendor=vendor-a" };
+  expect((await operator.post("/callbacks/discard", form)).status).toBe(403);
+  const deadWaiting = () => server.store.read((t) => op(t.callbacks.countDead()));
+  expect(await deadWaiting()).toBe(1);
+  const discarded = await operator.post("/callbacks/discard", { ...form, csrf: operator.csrf });
+  expect([discarded.status, discarded.headers.get("location")]).toEqual([303, "/callbacks?status=dead&vendor=vendor-a&done=discarded"]);
+  expect(await deadWaiting()).toBe(0);
+  const after = (await operator.get("/callbacks?status=dead&vendor=vendor-a&done=discarded")).text;
+  expect(after).toContain("Dead callback discarded: it no longer counts as waiting");
+  expect(after).toMatch(/<td class="status-dead">dead <span class="muted">\(discarded \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)<\/span><\/td>/);
+  expect(after).not.toContain(">Discard</button>");
+  expect(after).toContain(`action="/leads/${leadId}/replay"`);
+  const audit = await server.store.read((t) => op(t.audit.list(5)));
+  expect(audit.map((entry) => [entry.actor, entry.action, entry.subject])).toContainEqual([`operator:${OPERATOR.name}`, "callback.discard", leadId]);
+  const again = await operator.post("/callbacks/discard", { ...form, csrf: operator.csrf });
+  expect([again.status, again.text.includes("That callback was discarded already.")]).toEqual([409, true]);
+});

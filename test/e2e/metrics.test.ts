@@ -2,6 +2,8 @@
 // callback attempts and the queue gauges (docs/contract.md §9). On either backend (LEAD_INGRESS_TEST_BACKEND).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
+import { op } from "../../src/db/script.ts";
+import { discardCallback } from "../../src/operations/callbacks.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { validLead } from "../helpers/leads.ts";
 import { afterVendorChange, basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
@@ -88,6 +90,25 @@ test("the queue gauges show an undelivered callback and its age since the final 
   expect(age).toBeLessThan(120);
   await server.rows("UPDATE callbacks SET status = 'dead' WHERE lead_id = $1", id);
   expect(await scrape()).toContain("lead_ingress_callbacks_dead 1");
+  // Discarded by an operator: no longer waiting for one.
+  expect((await discardCallback(server.store, id, "cli:test", Date.now())).kind).toBe("discarded");
+  expect(await scrape()).toContain("lead_ingress_callbacks_dead 0");
+});
+
+test("the paused-endpoints gauge counts the endpoints paused by an open circuit", async () => {
+  expect(await scrape()).toContain("lead_ingress_callback_endpoints_paused 0");
+  const row = {
+    vendorId: "v",
+    target: "https://hooks.example/dead",
+    failures: 5,
+    lastError: "HTTP 503",
+    pausedAt: Date.now(),
+    pausedUntil: Date.now() + 5_000,
+  };
+  await server.store.write((t) => op(t.pausedEndpoints.pause({ ...row, endpoint: `v ${row.target}` })));
+  expect(await scrape()).toContain("lead_ingress_callback_endpoints_paused 1");
+  await server.store.write((t) => op(t.pausedEndpoints.resume(`v ${row.target}`)));
+  expect(await scrape()).toContain("lead_ingress_callback_endpoints_paused 0");
 });
 
 describe("vendor labels: known vendors only", () => {

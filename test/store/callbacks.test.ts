@@ -193,6 +193,7 @@ describeOnBothBackends("callbacks", (backend) => {
         created_at: CREATED,
         updated_at: decidedAt + 1,
         delivered_at: null,
+        discarded_at: null,
       },
     ]);
     expect(await t.callbacks.list({ status: "pending", limit: 10 })).toEqual([]);
@@ -206,5 +207,22 @@ describeOnBothBackends("callbacks", (backend) => {
     expect(detail.callback).not.toHaveProperty("lead_key");
     expect(detail.attempts).toEqual([{ attempt_no: 1, started_at: decidedAt, status_code: 410, duration_ms: 5, error: "HTTP 410", response_excerpt: "oops" }]);
     expect(await t.callbacks.detailOf(Bun.randomUUIDv7())).toBeNull();
+  });
+
+  test("a discarded dead callback no longer counts as waiting nor is replayed by 'every dead one'; replayed by itself, it is pending again", async () => {
+    const t = backend.tables;
+    const leadId = await decidedLead();
+    const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+    await t.callbacks.recordAttempt(due!, "t", attempt({ statusCode: 410, error: "HTTP 410" }), { kind: "dead" }, decidedAt + 1);
+    expect(due!.vendorId).toBe(VENDOR.id);
+    expect(await t.callbacks.countDead()).toBe(1);
+    expect(await t.callbacks.discard(leadId, decidedAt + 5)).toBe(true);
+    expect(await t.callbacks.discard(leadId, decidedAt + 6)).toBe(false); // once
+    expect(await t.callbacks.countDead()).toBe(0);
+    expect(await t.callbacks.deadSince(0)).toEqual([]);
+    expect((await t.callbacks.list({ status: "dead", limit: 10 }))[0]).toMatchObject({ lead_id: leadId, status: "dead", discarded_at: decidedAt + 5 });
+    expect(await t.callbacks.replay(leadId, decidedAt + 10)).toBe(true);
+    expect(await callback(leadId)).toMatchObject({ status: "pending", discarded_at: null });
+    expect(await t.callbacks.discard(leadId, decidedAt + 11)).toBe(false); // only a dead one
   });
 });

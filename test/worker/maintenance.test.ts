@@ -25,3 +25,18 @@ test("idempotency keys older than 24 h are deleted, in chunks, at most once a mi
   expect(handle.sqlite.query("SELECT key FROM idempotency_keys").all()).toEqual([{ key: "fresh" }]);
   handle.close();
 });
+
+test("a paused endpoint left by an instance that died goes an hour after its pause ended; a current one stays", async () => {
+  const handle = openDatabase(":memory:");
+  const now = Date.UTC(2026, 0, 2);
+  const insert = handle.sqlite.prepare(
+    "INSERT INTO paused_endpoints (endpoint, vendor_id, target, failures, last_error, paused_at, paused_until) VALUES (?, 'v', 't', 5, NULL, ?, ?)",
+  );
+  insert.run("left", now - 7_200_000, now - 3_600_001);
+  insert.run("recent", now - 3_600_000, now - 3_000_000);
+  insert.run("current", now - 1_000, now + 4_000);
+  const job = createMaintenanceJob({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)), clock: () => now });
+  await job.runOnce();
+  expect(handle.sqlite.query("SELECT endpoint FROM paused_endpoints ORDER BY endpoint").all()).toEqual([{ endpoint: "current" }, { endpoint: "recent" }]);
+  handle.close();
+});

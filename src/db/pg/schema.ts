@@ -113,12 +113,24 @@ export const callbacks = pgTable(
     createdAt: millis("created_at").notNull(),
     updatedAt: millis("updated_at").notNull(),
     deliveredAt: millis("delivered_at"),
+    discardedAt: millis("discarded_at"),
   },
   (t) => [
     index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+    index("callbacks_dead_waiting").on(t.updatedAt).where(sql`${t.status} = 'dead' AND ${t.discardedAt} IS NULL`),
   ],
 );
+
+export const pausedEndpoints = pgTable("paused_endpoints", {
+  endpoint: text("endpoint").primaryKey(),
+  vendorId: text("vendor_id").notNull(),
+  target: text("target").notNull(),
+  failures: integer("failures").notNull(),
+  lastError: text("last_error"),
+  pausedAt: millis("paused_at").notNull(),
+  pausedUntil: millis("paused_until").notNull(),
+});
 
 export const callbackAttempts = pgTable(
   "callback_attempts",

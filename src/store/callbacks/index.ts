@@ -12,6 +12,7 @@ import type { StoredRow } from "../leads/index.ts";
 export interface DueCallback {
   id: string;
   leadId: string;
+  vendorId: string;
   url: string;
   payload: string;
   /** Attempts since it was last queued (decided or replayed): its retry schedule's step, not its total. */
@@ -49,6 +50,8 @@ export interface CallbackSummary {
   created_at: number;
   updated_at: number;
   delivered_at: number | null;
+  /** When an operator discarded it (dead callbacks only). */
+  discarded_at: number | null;
 }
 
 export type StoredCallback = StoredRow & { id: string; status: CallbackStatus };
@@ -87,15 +90,20 @@ export interface CallbacksTable {
    */
   retryNow(leadId: string, now: number): Op<boolean>;
   depth(now: number): Op<QueueDepth>;
-  /** How many callbacks are dead (read from the partial index of dead ones). */
+  /** How many dead callbacks no operator has discarded (read from their partial index). */
   countDead(): Op<number>;
+  /**
+   * A dead callback is acknowledged: it stays dead (and can still be replayed) but no longer
+   * counts as waiting; false if it is not dead or was already discarded.
+   */
+  discard(leadId: string, now: number): Op<boolean>;
   /** A page of the listing a filter makes (search.ts gives each status's order), with the vendor's name. */
   list(filter: CallbackFilter): Op<CallbackSummary[]>;
   /** How many callbacks a filter selects, counted up to `cap` (a count of them all can take a while). */
   countUpTo(filter: Omit<CallbackFilter, "limit" | "after">, cap: number): Op<number>;
   /** A callback found by its lead's id or else by its own id (the webhook-id; a scan). */
   find(id: string): Op<{ id: string; leadId: string; status: CallbackStatus } | null>;
-  /** The leads of the callbacks dead since `since` (updated_at: when their last attempt failed). */
+  /** The leads of the callbacks dead since `since` (updated_at: when their last attempt failed), discarded ones left out. */
   deadSince(since: number): Op<string[]>;
   /** A lead's callback, every stored column but the key, and its attempts in order. */
   detailOf(leadId: string): Op<{ callback: StoredCallback; attempts: CallbackAttempt[] } | null>;

@@ -10,6 +10,8 @@ import type { CallbacksTable, StoredCallback } from "./index.ts";
 const p = sql.placeholder;
 const listingColumns = { ...callbacks, vendorName: vendors.name };
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
+/** Dead and not discarded: the callbacks_dead_waiting index's condition, as literal SQL so the planner matches it. */
+const deadWaiting = sql`${callbacks.status} = 'dead' AND ${callbacks.discardedAt} IS NULL`;
 
 /** leadKey in SQL: the first 64 bits of the UUID's hex digits as a signed integer. */
 const leadKeyOf = (leadId: typeof callbacks.leadId): SQL => sql`('x' || left(replace(${leadId}, '-', ''), 16))::bit(64)::bigint`;
@@ -53,6 +55,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .returning({
       id: callbacks.id,
       leadId: callbacks.leadId,
+      vendorId: callbacks.vendorId,
       url: callbacks.url,
       payload: sql<string>`${callbacks.payload}`,
       attemptCount: sql<number>`${callbacks.attemptCount} - ${callbacks.attemptsBeforeReplay}`,
@@ -141,7 +144,14 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
             .where(and(byLead(leadId), eq(callbacks.status, "pending"), or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now)))),
         ) === 1,
       depth: async (now) => (await at(depth).execute({ now }))[0]!,
-      countDead: async () => (await on.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")))[0]!.n,
+      countDead: async () => (await on.select({ n: count() }).from(callbacks).where(deadWaiting))[0]!.n,
+      discard: async (leadId, now) =>
+        changed(
+          await on
+            .update(callbacks)
+            .set({ discardedAt: now })
+            .where(and(byLead(leadId), deadWaiting)),
+        ) === 1,
       async countUpTo(filter, cap) {
         const { where } = callbackListing(listingColumns, filter);
         const selected = on
@@ -168,6 +178,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
             created_at: callbacks.createdAt,
             updated_at: callbacks.updatedAt,
             delivered_at: callbacks.deliveredAt,
+            discarded_at: callbacks.discardedAt,
           })
           .from(callbacks)
           .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
@@ -181,7 +192,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
           await on
             .select({ leadId: callbacks.leadId })
             .from(callbacks)
-            .where(and(eq(callbacks.status, "dead"), gte(callbacks.updatedAt, since)))
+            .where(and(eq(callbacks.status, "dead"), isNull(callbacks.discardedAt), gte(callbacks.updatedAt, since)))
         ).map((row) => row.leadId),
       async detailOf(leadId) {
         const [callback] = (await on.select(columnsByName(callbacks, callbacks.leadKey)).from(callbacks).where(byLead(leadId))) as unknown as StoredCallback[];

@@ -10,6 +10,8 @@ import type { CallbacksTable, DueCallback, StoredCallback } from "./index.ts";
 const p = sql.placeholder;
 // Keys are found from lead ids (leadKey), never read back: 64-bit keys do not fit a JS number.
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
+/** Dead and not discarded: the callbacks_dead_waiting index's condition, as literal SQL so the planner matches it. */
+const deadWaiting = sql`${callbacks.status} = 'dead' AND ${callbacks.discardedAt} IS NULL`;
 const listingColumns = { ...callbacks, vendorName: vendors.name };
 const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now));
 
@@ -27,7 +29,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   // cheaper than one UPDATE … WHERE lead_key IN (subquery) RETURNING, which has to check the key
   // against the lead id in SQL too (bench/README.md, "Behind the code"). (Raw SQL: kept as measured.)
   const due = sqlite.prepare<DueCallback, [number, number]>(`
-    SELECT c.id, c.lead_id AS leadId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret
+    SELECT c.id, c.lead_id AS leadId, c.vendor_id AS vendorId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret
     FROM callbacks c LEFT JOIN vendors v ON v.id = c.vendor_id
     WHERE c.status = 'pending' AND c.next_attempt_at <= ?1 AND (c.locked_until IS NULL OR c.locked_until < ?1)
     ORDER BY c.next_attempt_at LIMIT ?2`);
@@ -132,7 +134,15 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
           .run(),
       ) === 1,
     depth: (now) => depth.get({ now })!,
-    countDead: () => db.select({ n: count() }).from(callbacks).where(eq(callbacks.status, "dead")).get()!.n,
+    countDead: () => db.select({ n: count() }).from(callbacks).where(deadWaiting).get()!.n,
+    discard: (leadId, now) =>
+      changedRows(
+        db
+          .update(callbacks)
+          .set({ discardedAt: now })
+          .where(and(byLead(leadId), deadWaiting))
+          .run(),
+      ) === 1,
     countUpTo(filter, cap) {
       const { where } = callbackListing(listingColumns, filter);
       const selected = db.select({ one: sql`1` }).from(callbacks).innerJoin(vendors, eq(vendors.id, callbacks.vendorId)).where(where).limit(cap).as("selected");
@@ -153,6 +163,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
           created_at: callbacks.createdAt,
           updated_at: callbacks.updatedAt,
           delivered_at: callbacks.deliveredAt,
+          discarded_at: callbacks.discardedAt,
         })
         .from(callbacks)
         .innerJoin(vendors, eq(vendors.id, callbacks.vendorId))
@@ -166,7 +177,7 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
       db
         .select({ leadId: callbacks.leadId })
         .from(callbacks)
-        .where(and(eq(callbacks.status, "dead"), gte(callbacks.updatedAt, since)))
+        .where(and(eq(callbacks.status, "dead"), isNull(callbacks.discardedAt), gte(callbacks.updatedAt, since)))
         .all()
         .map((row) => row.leadId),
     detailOf(leadId) {

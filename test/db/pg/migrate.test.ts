@@ -50,6 +50,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "operator_sessions",
     "operators",
     "outcome_counts",
+    "paused_endpoints",
     "phone_claims",
     "suppressions",
     "vendors",
