@@ -12,6 +12,7 @@ import { afterEach, expect, test } from "bun:test";
 import http from "node:http";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { afterVendorChange, basicAuth, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const FLOOD_CONNECTIONS = 100;
 const VENDOR_P99_BOUND_MS = 1_000;
@@ -45,11 +46,10 @@ async function prePing(headers: Record<string, string>): Promise<Answer> {
 }
 
 /** `FLOOD_CONNECTIONS` loops sending the bad credentials `attempt(n)` gives until `done` settles. */
-async function flood(attempt: (n: number) => Record<string, string>, done: Promise<unknown>): Promise<Answer[]> {
+async function flood(attempt: (n: number) => Record<string, string>, done: Promise<unknown>, answers: Answer[] = []): Promise<Answer[]> {
   let stopped = false;
   void done.finally(() => (stopped = true));
   let n = 0;
-  const answers: Answer[] = [];
   await Promise.all(
     Array.from({ length: FLOOD_CONNECTIONS }, async () => {
       while (!stopped) answers.push(await prePing(attempt(n++)));
@@ -120,8 +120,10 @@ test("a vendor whose own name is under attack from another address still gets in
   await afterVendorChange();
   let done!: () => void;
   const vendorDone = new Promise<void>((resolve) => (done = resolve));
-  const attack = flood((n) => ({ authorization: basicAuth(vendor.name, `guess-${n}`), "x-forwarded-for": ATTACKER }), vendorDone);
-  await Bun.sleep(500); // well past the name's budget of failures
+  const attackAnswers: Answer[] = [];
+  const attack = flood((n) => ({ authorization: basicAuth(vendor.name, `guess-${n}`), "x-forwarded-for": ATTACKER }), vendorDone, attackAnswers);
+  // Past the name's budget of failures: the attacker is being throttled.
+  await waitUntil(() => attackAnswers.some((a) => a.status === 429), 15_000);
   const answers: Answer[] = [];
   for (let i = 0; i < 10; i++) answers.push(await prePing({ authorization: basicAuth(vendor.name, password), "x-forwarded-for": VENDOR_ADDRESS }));
   done();

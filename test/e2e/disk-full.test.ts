@@ -134,6 +134,8 @@ test("while the disk is full intake and readiness answer 503 and the worker back
   // of failures reported once. (A write that fails with intake's at the moment the disk fills, and
   // then passes alone with nothing to write, is a run of its own that ended: reported, and its end.)
   await Bun.sleep(2_500);
+  // On a loaded machine the worker may come to the held leads later: wait for its run of failures.
+  await waitUntil(() => events(service, "worker_error").length - events(service, "worker_recovered").length === 1, 15_000, 50);
   const failuresBefore = events(service, "worker_error").length;
   const attemptsBefore = events(service, "callback_attempt_failed").length;
   await Bun.sleep(1_000);
