@@ -3,11 +3,10 @@
 // verified is checked apart from the flood.
 //
 // Before the fix, one argon2 queue of 64 places served everyone: these floods gave the fresh
-// vendors 503 for as long as they lasted. The latency bound is generous on purpose (this is
-// "not blocked", not a benchmark): a check takes ~20 ms, and a vendor queued behind the old
-// 64-place queue waited 64 × 20 ms ≈ 1.3 s before its own check; 1 s leaves room for a loaded
-// 2-core machine running the flood's clients in the same process. On either backend
-// (LEAD_INGRESS_TEST_BACKEND): on PostgreSQL, unknown names are answered from the vendors' cache too.
+// vendors 503 for as long as they lasted: the statuses catch that. The latency bound is generous
+// on purpose (this is "not blocked", not a benchmark): it leaves room for a busy 2-core machine
+// running the flood's clients in the same process. On either backend (LEAD_INGRESS_TEST_BACKEND):
+// on PostgreSQL, unknown names are answered from the vendors' cache too.
 import { afterEach, expect, test } from "bun:test";
 import http from "node:http";
 import { createVendor } from "../../src/auth/vendors.ts";
@@ -15,7 +14,7 @@ import { afterVendorChange, basicAuth, startApiTestServer, VENDOR, type ApiTestS
 import { waitUntil } from "../helpers/wait.ts";
 
 const FLOOD_CONNECTIONS = 100;
-const VENDOR_P99_BOUND_MS = 1_000;
+const VENDOR_P99_BOUND_MS = 3_000;
 const THROTTLED = { can_post_phone_bit: false, message: [{ error: "Too many failed authentication attempts" }] };
 const ATTACKER = "203.0.113.66";
 const VENDOR_ADDRESS = "198.51.100.20";
