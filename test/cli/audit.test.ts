@@ -9,7 +9,7 @@ import { op } from "../../src/db/script.ts";
 import type { Store } from "../../src/store/index.ts";
 import { freshPgDatabase, openTestStore } from "../helpers/server.ts";
 import { leadFields } from "../helpers/tables.ts";
-import { cli, emptyDatabase, run } from "./run.ts";
+import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 
 const ACTOR = `cli:${userInfo().username}`;
 

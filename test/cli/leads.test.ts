@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { cli } from "./run.ts";
+import { cli } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { uniquePhone } from "../helpers/leads.ts";
 import { productCommand } from "../helpers/process.ts";
 import { post, startTestServer, type TestServer } from "../helpers/server.ts";
-import { cli, type CliRun } from "./run.ts";
+import { cli, type CliRun } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));

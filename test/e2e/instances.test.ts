@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { cli } from "../helpers/cli.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
-import { productCommand, spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, post, VENDOR, type Answer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -87,14 +88,6 @@ const lead = (path: string, overrides: Record<string, unknown> = {}) => validLea
 const e164 = (phone: string) => `+1${phone.replace(/\D/g, "")}`;
 const count = async (_sql: SQL, query: Promise<{ n: number }[]>) => (await query)[0]!.n;
 
-/** Runs the product's CLI against the database, as an operator would; fails on a non-zero exit. */
-async function cli(args: string[], databaseUrl: string): Promise<string> {
-  const child = Bun.spawn([...productCommand(), ...args, "--database", databaseUrl], { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}: ${stderr}`);
-  return stdout;
-}
-
 describe("three instances, one database: the rules hold across instances", () => {
   let url: string;
   let instances: ServerProcess[];
@@ -168,10 +161,10 @@ describe("three instances, one database: the rules hold across instances", () =>
   test("a vendor disabled through the CLI is refused (401) by every instance within two seconds", async () => {
     const vendor = { name: "vendor-disabled", password: "password-disabled-1" };
     const vendorAuth = { authorization: basicAuth(vendor.name, vendor.password) };
-    await cli(["vendors", "add", vendor.name, "--password", vendor.password], url);
+    expect(await cli(url, "vendors", "add", vendor.name, "--password", vendor.password)).toMatchObject({ code: 0 });
     await waitForStatus(instances, vendorAuth, AUTHENTICATED, 15_000);
 
-    await cli(["vendors", "disable", vendor.name], url);
+    expect(await cli(url, "vendors", "disable", vendor.name)).toMatchObject({ code: 0 });
     const disabledAt = performance.now();
     // Every 50 ms, so the poll itself adds little to the time measured: until the disable is seen,
     // the answers are 400 (authenticated), which spend no failed-login budget.
