@@ -33,7 +33,7 @@ interface Answer {
   ms: number;
 }
 
-async function prePing(headers: Record<string, string>): Promise<Answer> {
+async function timedPrePing(headers: Record<string, string>): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(`${server!.url}/v1/prePing`, {
     method: "POST",
@@ -51,7 +51,7 @@ async function flood(attempt: (n: number) => Record<string, string>, done: Promi
   let n = 0;
   await Promise.all(
     Array.from({ length: FLOOD_CONNECTIONS }, async () => {
-      while (!stopped) answers.push(await prePing(attempt(n++)));
+      while (!stopped) answers.push(await timedPrePing(attempt(n++)));
     }),
   );
   return answers;
@@ -68,7 +68,7 @@ async function freshVendorsPost(vendorHeaders: (authorization: string) => Record
   const answers: Answer[] = [];
   for (const { vendor, password } of fresh) {
     await Bun.sleep(300);
-    for (let i = 0; i < requestsEach; i++) answers.push(await prePing(vendorHeaders(basicAuth(vendor.name, password))));
+    for (let i = 0; i < requestsEach; i++) answers.push(await timedPrePing(vendorHeaders(basicAuth(vendor.name, password))));
   }
   return answers;
 }
@@ -124,7 +124,7 @@ test("a vendor whose own name is under attack from another address still gets in
   // Past the name's budget of failures: the attacker is being throttled.
   await waitUntil(() => attackAnswers.some((a) => a.status === 429), 15_000);
   const answers: Answer[] = [];
-  for (let i = 0; i < 10; i++) answers.push(await prePing({ authorization: basicAuth(vendor.name, password), "x-forwarded-for": VENDOR_ADDRESS }));
+  for (let i = 0; i < 10; i++) answers.push(await timedPrePing({ authorization: basicAuth(vendor.name, password), "x-forwarded-for": VENDOR_ADDRESS }));
   done();
   expectVendorsUnhurt(answers);
   expectAttackerThrottled(await attack);
@@ -152,7 +152,7 @@ test("X-Forwarded-For from a peer that is not a trusted proxy is ignored: it nei
   const statuses: number[] = [];
   for (let n = 0; n < 30; n++) {
     const spoofed = n % 2 === 0 ? victim : `192.0.2.${n}`;
-    statuses.push((await prePing({ authorization: basicAuth(`nobody-${n}`, "guess"), "x-forwarded-for": spoofed })).status);
+    statuses.push((await timedPrePing({ authorization: basicAuth(`nobody-${n}`, "guess"), "x-forwarded-for": spoofed })).status);
   }
   expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429]);
   // Through the trusted proxy, the client the spoofer named has its whole budget.
