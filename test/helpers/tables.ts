@@ -5,7 +5,7 @@ import { validateLead } from "../../src/intake/validate.ts";
 import type { LeadFields } from "../../src/store/leads/index.ts";
 import type { Tables } from "../../src/store/index.ts";
 import { sqliteTables } from "../../src/store/sqlite.ts";
-import { validLead } from "./lead.ts";
+import { fixedLead } from "./lead.ts";
 
 /** A table operation's answer on SQLite: the value itself. */
 export const now = <T>(answer: Op<T>): T => runNow(op(answer));
@@ -19,7 +19,7 @@ export function vendorRow(id: string, at = 0) {
 
 /** A lead's fields as validated (LeadFields), for table tests: the example lead, without certificate, callback or extra_data. */
 export function leadFields(phoneE164 = "+12125551234"): LeadFields {
-  const validation = validateLead(validLead(), { allowPrivateCallbacks: false });
+  const validation = validateLead(fixedLead(), { allowPrivateCallbacks: false });
   if (!validation.ok) throw new Error(`the example lead is invalid: ${validation.errors.join("; ")}`);
   return { ...validation.value, phoneE164, certificateUrl: null, callBackUrl: null, extraData: null };
 }
