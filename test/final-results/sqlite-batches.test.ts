@@ -43,17 +43,8 @@ beforeEach(() => {
 afterEach(() => handle.close());
 
 /** A lead held until DECIDED, with its callback and its phone claim. */
-const heldLead = (phone: string) =>
-  runNow(
-    pendingLead(t, {
-      vendorId: VENDOR.id,
-      phoneE164: phone,
-      createdAt: CREATED,
-      decideAfter: DECIDED,
-      callbackUrl: "https://example.com/hook",
-      claimPhone: true,
-    }),
-  );
+const HELD = { vendorId: VENDOR.id, createdAt: CREATED, decideAfter: DECIDED, callbackUrl: "https://example.com/hook", claimPhone: true };
+const heldLead = (phone: string) => runNow(pendingLead(t, { ...HELD, phoneE164: phone }));
 
 const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 

@@ -44,17 +44,8 @@ beforeEach(async () => {
 });
 
 /** A pending lead with its held callback and its phone claim, its hold over at DECIDED. */
-const heldLead = (phone: string) =>
-  runAwaiting(
-    pendingLead(t, {
-      vendorId: VENDOR.id,
-      phoneE164: phone,
-      createdAt: CREATED,
-      decideAfter: DECIDED,
-      callbackUrl: "https://example.com/hook",
-      claimPhone: true,
-    }),
-  );
+const HELD = { vendorId: VENDOR.id, createdAt: CREATED, decideAfter: DECIDED, callbackUrl: "https://example.com/hook", claimPhone: true };
+const heldLead = (phone: string) => runAwaiting(pendingLead(t, { ...HELD, phoneE164: phone }));
 
 const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 
