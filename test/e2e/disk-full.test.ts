@@ -172,7 +172,7 @@ test("below the reserve intake gets 503 and readiness fails, while the leads alr
 
   service.fill(8 * 1024 * 1024);
   // The free space is read once a second.
-  await waitUntil(async () => (await ready()) === 503, 3_000, 50);
+  await waitUntil(async () => (await ready()) === 503, 10_000, 50);
   const refused = await sendLead();
   expect(refused.status).toBe(503);
   expect(refused.body).toEqual({ success_bit: false, message: [{ error: "Service temporarily unavailable" }] });
@@ -184,6 +184,6 @@ test("below the reserve intake gets 503 and readiness fails, while the leads alr
   expect(events(service, "worker_error")).toEqual([]);
 
   service.unfill();
-  await waitUntil(async () => (await ready()) === 200, 3_000, 50);
+  await waitUntil(async () => (await ready()) === 200, 10_000, 50);
   expect((await sendLead()).status).toBe(200);
 }, 60_000);
