@@ -1,5 +1,10 @@
 // How the mock receiver answers: a global default plus per-path overrides, so one receiver can play
 // a healthy vendor on one path and a broken one on another in the same test.
+//
+// A behaviour's path is a prefix: "/dead" answers for "/dead" and everything under it ("/dead/x"),
+// but not for "/deadline" (prefixes end at a "/"). When several configured paths cover a request,
+// the longest one wins, so a specific path can carve an exception out of a broader one; the global
+// behaviour applies only where no path covers the request. "/" covers every path.
 
 /** What to do with a request. All fields are optional; `{}` answers 200 at once. */
 export interface Behaviour {
@@ -78,17 +83,21 @@ export function planAnswer(behaviour: Behaviour | undefined, seen: number): Answ
 }
 
 export interface BehaviourTable {
+  /** `path` covers itself and everything under it; undefined sets the global behaviour. */
   set(path: string | undefined, behaviour: Behaviour): void;
   /** Forgets one path's behaviour, or every behaviour (the global one too) when no path is given. */
   reset(path?: string): void;
-  /** Decides the answer for one request to `path` and counts it against that behaviour's failFirst. */
+  /** Decides the answer for one request to `path` (longest covering prefix, else global) and counts it against that behaviour's failFirst. */
   next(path: string): Answer;
   describe(): { global: Behaviour | null; paths: Record<string, Behaviour> };
 }
 
 interface Entry {
   behaviour: Behaviour;
-  /** Requests handled per path since this behaviour was set: failFirst counts from the moment it is set. */
+  /**
+   * Requests handled per request path since this behaviour was set: failFirst counts from the moment
+   * it is set, and each path under a prefix on its own (as each path under the global behaviour).
+   */
   seen: Map<string, number>;
 }
 
@@ -107,7 +116,7 @@ export function createBehaviourTable(): BehaviourTable {
       byPath.clear();
     },
     next(path) {
-      const entry = byPath.get(path) ?? global;
+      const entry = coveringEntry(byPath, path) ?? global;
       if (!entry) return planAnswer(undefined, 0);
       const seen = entry.seen.get(path) ?? 0;
       entry.seen.set(path, seen + 1);
@@ -117,6 +126,21 @@ export function createBehaviourTable(): BehaviourTable {
       return { global: global?.behaviour ?? null, paths: Object.fromEntries([...byPath].map(([path, entry]) => [path, entry.behaviour])) };
     },
   };
+}
+
+/** Does the configured `prefix` cover the request `path`? Prefixes end at a "/" boundary. */
+export function pathCovers(prefix: string, path: string): boolean {
+  if (!path.startsWith(prefix)) return false;
+  return path.length === prefix.length || prefix.endsWith("/") || path[prefix.length] === "/";
+}
+
+/** The entry of the longest configured path that covers `path`, if any. */
+function coveringEntry(byPath: Map<string, Entry>, path: string): Entry | undefined {
+  let best: { prefix: string; entry: Entry } | undefined;
+  for (const [prefix, entry] of byPath) {
+    if (pathCovers(prefix, path) && (best === undefined || prefix.length > best.prefix.length)) best = { prefix, entry };
+  }
+  return best?.entry;
 }
 
 function integerIn(value: unknown, name: string, min: number, max: number): number {

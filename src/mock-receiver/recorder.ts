@@ -30,7 +30,7 @@ export type NewCallback = Omit<RecordedCallback, "seq" | "attempt">;
 export interface WaitOptions {
   /** Count only callbacks to this path. */
   path?: string;
-  /** Give up (reject) after this long; default 5000 ms. */
+  /** Give up (reject) after this long; default 15,000 ms (generous: it only delays a failure on a busy machine). */
   timeoutMs?: number;
 }
 
@@ -75,7 +75,7 @@ export function createRecorder(maxRecorded: number): Recorder {
       attempts.clear();
       return cleared;
     },
-    waitFor(wanted, { path, timeoutMs = 5000 } = {}) {
+    waitFor(wanted, { path, timeoutMs = 15_000 } = {}) {
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
           check() {

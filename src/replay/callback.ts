@@ -1,7 +1,7 @@
 // A case's callback: wait for it at the mock receiver, then judge body, headers and signature.
 import type { RecordedCallback } from "../mock-receiver/index.ts";
-import type { CallbackExpectation } from "./fixture.ts";
-import { findHeaderMismatch, findMismatch } from "./match.ts";
+import type { CallbackExpectation, Json } from "./fixture.ts";
+import { findHeaderMismatch, findMismatch, show } from "./match.ts";
 import type { ReceiverClient } from "./receiver.ts";
 
 const CALLBACK_POLL_MS = 100;
@@ -40,5 +40,22 @@ export function checkCallback(expect: CallbackExpectation, callback: RecordedCal
       return "callback signature: the receiver checked none (give it the vendor's signing secret: mock-receiver --secret, or replay --receiver-secret)";
     if (!callback.signature.valid) return `callback signature: not valid: ${callback.signature.error ?? "no reason given"}`;
   }
-  return findMismatch(expect.body, callback.json, "callback");
+  const mismatch = findMismatch(expect.body, callback.json, "callback");
+  if (mismatch === null) return null;
+  const reasons = unexpectedRejection(expect.body, callback.json);
+  return reasons === null ? mismatch : `${mismatch}; the callback rejected the lead: ${reasons}`;
+}
+
+/**
+ * A rejected callback's reasons (its `message` errors), when the case expected an acceptance or
+ * other reasons: "success_bit: expected true, got false" alone does not say why the service refused.
+ */
+export function unexpectedRejection(expected: Json, actual: unknown): string | null {
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return null;
+  const { status, message } = actual as Record<string, unknown>;
+  if (status !== "rejected") return null;
+  const wanted = typeof expected === "object" && expected !== null && !Array.isArray(expected) ? expected.message : undefined;
+  if (wanted !== undefined && findMismatch(wanted, message) === null) return null;
+  const errors = Array.isArray(message) ? message.map((item) => (item as { error?: unknown } | null)?.error ?? item) : [message];
+  return errors.map((error) => show(error)).join(", ");
 }

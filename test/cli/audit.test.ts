@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { op } from "../../src/db/script.ts";
 import type { Store } from "../../src/store/index.ts";
 import { freshPgDatabase, openTestStore } from "../helpers/server.ts";
-import { leadFields } from "../helpers/tables.ts";
+import { pendingLead } from "../helpers/tables.ts";
 import { productCommand } from "../helpers/process.ts";
 import { OS_ACTOR } from "./os-actor.ts";
-import { cli, emptyDatabase, run } from "./run.ts";
+import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 
 const ACTOR = OS_ACTOR;
 
@@ -76,15 +76,9 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
     const nothingRecorded = (code: number) => ({ code, entries: [] });
 
     /** A pending lead of the vendor, written as intake writes it; with a callback when `callbackUrl` is given. */
-    async function pendingLead(vendorName: string, phoneE164: string, callbackUrl?: string): Promise<string> {
-      const id = Bun.randomUUIDv7();
-      const now = Date.now();
-      await store.write(function* (t) {
-        const vendor = (yield* op(t.vendors.findByName(vendorName)))!;
-        yield* op(t.leads.insertPending(leadFields(phoneE164), { id, vendorId: vendor.id, rawRequest: "{}", createdAt: now, decideAfter: now + 3_600_000 }));
-        if (callbackUrl) yield* op(t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: vendor.id, url: callbackUrl }, now));
-      });
-      return id;
+    async function vendorsPendingLead(vendorName: string, phoneE164: string, callbackUrl?: string): Promise<string> {
+      const vendor = (await store.read((t) => op(t.vendors.findByName(vendorName))))!;
+      return store.write((t) => pendingLead(t, { vendorId: vendor.id, phoneE164, callbackUrl }));
     }
 
     /** The callback's attempt fails for good, as the worker would record it. */
@@ -121,7 +115,7 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
 
     test("leads decide, with the decision and its reason", async () => {
       await command("vendors", "add", "deciding", "--password", "deciding-password");
-      const leadId = await pendingLead("deciding", "+12125550150");
+      const leadId = await vendorsPendingLead("deciding", "+12125550150");
       expect(await changes("leads", "decide", leadId, "reject", "--reason", "duplicate in CRM")).toEqual(
         recorded(entry("lead.decide", leadId, "reject: duplicate in CRM")),
       );
@@ -130,7 +124,7 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
 
     test("callbacks retry, replay ID and replay --dead, each under the callback's lead", async () => {
       await command("vendors", "add", "calling", "--password", "calling-password");
-      const leadId = await pendingLead("calling", "+12125550160", "https://example.com/hook");
+      const leadId = await vendorsPendingLead("calling", "+12125550160", "https://example.com/hook");
       await store.write((t) => op(t.callbacks.release(leadId, "{}", Date.now())));
       expect(await changes("callbacks", "retry", `msg_${leadId}`)).toEqual(recorded(entry("callback.retry", leadId)));
       await killCallback(leadId);

@@ -5,7 +5,7 @@ import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/in
 import { validLead } from "../helpers/leads.ts";
 import { post, startTestServer, type TestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { cli } from "./run.ts";
+import { cli } from "../helpers/cli.ts";
 
 let server: TestServer;
 let receiver: MockReceiver;

@@ -2,7 +2,7 @@
 // reason and the usage on stderr.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { cli, emptyDatabase, run } from "./run.ts";
+import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 
 const database = emptyDatabase();
 afterAll(() => database.cleanup());

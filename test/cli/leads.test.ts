@@ -1,8 +1,9 @@
 // `leads …` as an operator runs it: a separate process against the running service's database.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { postedLead } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { cli } from "./run.ts";
+import { cli } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
@@ -10,18 +11,9 @@ afterAll(() => server.stop());
 
 const leads = (...args: string[]) => cli(server.config.databasePath, "leads", ...args);
 
-async function pendingLead(overrides: Record<string, unknown> = {}): Promise<string> {
-  const answer = await fetch(`${server.url}/v1/postLead`, {
-    method: "POST",
-    headers: { authorization: server.auth },
-    body: JSON.stringify(validLead(overrides)),
-  });
-  return ((await answer.json()) as { lead_id: string }).lead_id;
-}
-
 test("list: newest first, as a table or JSON, filtered by status and vendor, cut at --limit", async () => {
-  const older = await pendingLead({ vendor_campaign_name: "older" });
-  const newer = await pendingLead({ vendor_campaign_name: "newer" });
+  const older = await postedLead(server, server.auth, validLead({ vendor_campaign_name: "older" }));
+  const newer = await postedLead(server, server.auth, validLead({ vendor_campaign_name: "newer" }));
   const table = await leads("list");
   expect(table.code).toBe(0);
   const lines = table.out.trimEnd().split("\n");
@@ -60,7 +52,7 @@ test("list: an unknown vendor or status is an error with exit code 2", async () 
 });
 
 test("show: every stored field, the final result and the callback, as text or JSON", async () => {
-  const leadId = await pendingLead({ customer_name: "Ada \u001b[31mLovelace", street: "1 Main St" });
+  const leadId = await postedLead(server, server.auth, validLead({ customer_name: "Ada \u001b[31mLovelace", street: "1 Main St" }));
   const text = await leads("show", leadId);
   expect(text.code).toBe(0);
   expect(text.out).toStartWith(`Lead ${leadId}\n`);
@@ -81,7 +73,7 @@ test("show: every stored field, the final result and the callback, as text or JS
 });
 
 test("show: a lead without call_back_url says where the vendor reads its result", async () => {
-  const leadId = await pendingLead({ call_back_url: undefined });
+  const leadId = await postedLead(server, server.auth, validLead({ call_back_url: undefined }));
   const text = await leads("show", leadId);
   expect(text.out).toContain("Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})");
   expect(JSON.parse((await leads("show", leadId, "--json")).out)).toMatchObject({ callback: null, attempts: [] });
@@ -90,7 +82,7 @@ test("show: a lead without call_back_url says where the vendor reads its result"
 test("list: by phone in any spelling, campaign and a time window; a bad phone or time is a usage error", async () => {
   const phone = uniquePhone();
   const digits = phone.replace(/\D/g, "");
-  const id = await pendingLead({ phone_number: phone, vendor_campaign_name: "window-test" });
+  const id = await postedLead(server, server.auth, validLead({ phone_number: phone, vendor_campaign_name: "window-test" }));
   const listed = async (...filters: string[]) => (JSON.parse((await leads("list", "--json", ...filters)).out) as { id: string }[]).map((l) => l.id);
   expect(await listed("--phone", `+1 ${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6)}`)).toEqual([id]);
   expect(await listed("--campaign", "window-test", "--since", "1h")).toEqual([id]);
@@ -102,13 +94,13 @@ test("list: by phone in any spelling, campaign and a time window; a bad phone or
 
 test("show: by the first digits of the id or by phone; several matches are listed, not guessed", async () => {
   const phone = uniquePhone();
-  const first = await pendingLead({ phone_number: phone });
+  const first = await postedLead(server, server.auth, validLead({ phone_number: phone }));
   const shown = await leads("show", first.slice(0, 13));
   expect(shown.code).toBe(0);
   expect(shown.out).toStartWith(`Lead ${first}\n`);
   expect((await leads("show", phone)).out).toStartWith(`Lead ${first}\n`);
   // Two leads whose ids share a prefix: UUIDv7s made in the same second share their first 8 digits.
-  const second = await pendingLead();
+  const second = await postedLead(server, server.auth);
   const shared = [...first].findIndex((c, i) => c !== second[i]);
   const ambiguous = await leads("show", first.slice(0, shared));
   expect(ambiguous.code).toBe(2);
@@ -123,7 +115,7 @@ test("show: an unknown lead is an error with exit code 2", async () => {
 });
 
 test("decide: records a decision with its reason on a pending lead", async () => {
-  const leadId = await pendingLead();
+  const leadId = await postedLead(server, server.auth);
   const run = await leads("decide", leadId, "reject", "--reason", "fraud check");
   expect(run).toEqual({ code: 0, out: `Recorded: lead ${leadId} will be rejected when its hold period ends.\n`, err: "" });
   expect(server.db.sqlite.query("SELECT operator_decision, operator_reason FROM leads WHERE id = ?").get(leadId)).toEqual({
@@ -135,7 +127,7 @@ test("decide: records a decision with its reason on a pending lead", async () =>
 
 test("decide: an unknown lead, a decided lead and a bad decision are clear errors with exit code 2", async () => {
   expect(await leads("decide", "no-such-lead", "accept")).toMatchObject({ code: 2, err: expect.stringContaining("No such lead: no-such-lead") });
-  const leadId = await pendingLead();
+  const leadId = await postedLead(server, server.auth);
   server.db.sqlite.run("UPDATE leads SET status = 'accepted' WHERE id = ?", [leadId]);
   expect(await leads("decide", leadId, "reject")).toMatchObject({ code: 2, err: expect.stringContaining("already accepted") });
   expect(await leads("decide", leadId, "maybe")).toMatchObject({ code: 2, err: expect.stringContaining("Usage") });

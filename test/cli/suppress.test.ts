@@ -3,17 +3,17 @@
 // terminal.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { prePing } from "../helpers/api.ts";
 import { uniquePhone } from "../helpers/leads.ts";
 import { productCommand } from "../helpers/process.ts";
-import { post, startTestServer, type TestServer } from "../helpers/server.ts";
-import { cli, type CliRun } from "./run.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { cli, type CliRun } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.stop());
 
 const suppress = (...args: string[]) => cli(server.config.databasePath, "suppress", ...args);
-const prePing = async (phone: string) => (await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization: server.auth })).status;
 const listedCount = () => (server.db.sqlite.query("SELECT count(*) AS n FROM suppressions").get() as { n: number }).n;
 
 let fileNo = 0;
@@ -26,9 +26,9 @@ async function csvFile(text: string): Promise<string> {
 test("add, list and remove a number in any spelling; the running service refuses it at once", async () => {
   const phone = uniquePhone(); // "(212) 345-0001" style
   const e164 = `+1${phone.replace(/\D/g, "")}`;
-  expect(await prePing(phone)).toBe(200);
+  expect((await prePing(server, server.auth, { phone_number: phone })).status).toBe(200);
   expect(await suppress("add", phone, "--reason", "asked, by phone")).toEqual({ code: 0, out: `Added ${e164} to the suppression list.\n`, err: "" });
-  expect(await prePing(phone)).toBe(422);
+  expect((await prePing(server, server.auth, { phone_number: phone })).status).toBe(422);
   expect((await suppress("add", e164)).out).toBe(`${e164} is already on the suppression list; nothing changed.\n`);
 
   const table = await suppress("list");
@@ -38,7 +38,7 @@ test("add, list and remove a number in any spelling; the running service refuses
   expect(entries.find((e) => e.phone === e164)).toEqual({ phone: e164, reason: "asked, by phone", created_at: expect.stringMatching(/Z$/) });
 
   expect(await suppress("remove", phone.replace(/\D/g, ""))).toEqual({ code: 0, out: `Removed ${e164} from the suppression list.\n`, err: "" });
-  expect(await prePing(phone)).toBe(200);
+  expect((await prePing(server, server.auth, { phone_number: phone })).status).toBe(200);
   expect((await suppress("remove", phone)).out).toBe(`${e164} is not on the suppression list; nothing changed.\n`);
 });
 

@@ -1,17 +1,16 @@
 // `vendors …` against the database of a running service: credentials printed once, and every
 // change (disable, enable, new password, new secret) in force at once in the running service.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { prePing } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { basicAuth, post, startTestServer, type TestServer } from "../helpers/server.ts";
-import { cli } from "./run.ts";
+import { cli } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.stop());
 
 const vendors = (...args: string[]) => cli(server.config.databasePath, "vendors", ...args);
-const prePing = async (name: string, password: string) =>
-  (await post(`${server.url}/v1/prePing`, { phone_number: uniquePhone() }, { authorization: basicAuth(name, password) })).status;
 const printed = (out: string, label: string) => new RegExp(`^${label}:\\s+(\\S+)$`, "m").exec(out)?.[1];
 const storedSecret = (name: string) =>
   (server.db.sqlite.query("SELECT signing_secret FROM vendors WHERE name = ?").get(name) as { signing_secret: string }).signing_secret;
@@ -23,7 +22,7 @@ test("add prints a generated password and the signing secret once; the vendor ca
   expect(password).toMatch(/^[\w-]{32}$/);
   expect(printed(added.out, "signing secret")).toBe(storedSecret("acme"));
   expect(added.out).toContain("not shown again");
-  expect(await prePing("acme", password)).toBe(200);
+  expect((await prePing(server, basicAuth("acme", password))).status).toBe(200);
 
   const listed = await vendors("list");
   expect(listed.code).toBe(0);
@@ -48,24 +47,24 @@ test("list --json gives names, states and ISO times, and never a secret", async 
 
 test("disable locks the vendor out of the running service at once; enable lets it back", async () => {
   await vendors("add", "switchy", "--password", "switchy-password");
-  expect(await prePing("switchy", "switchy-password")).toBe(200);
+  expect((await prePing(server, basicAuth("switchy", "switchy-password"))).status).toBe(200);
   expect(await vendors("disable", "switchy")).toEqual({ code: 0, out: "Vendor switchy is disabled.\n", err: "" });
-  expect(await prePing("switchy", "switchy-password")).toBe(401);
+  expect((await prePing(server, basicAuth("switchy", "switchy-password"))).status).toBe(401);
   expect((await vendors("list")).out).toMatch(/^switchy\s+disabled/m);
   expect(await vendors("enable", "switchy")).toEqual({ code: 0, out: "Vendor switchy is enabled.\n", err: "" });
-  expect(await prePing("switchy", "switchy-password")).toBe(200);
+  expect((await prePing(server, basicAuth("switchy", "switchy-password"))).status).toBe(200);
 });
 
 test("rotate-password prints the new password once; the old one stops working at once", async () => {
   await vendors("add", "rotor", "--password", "rotor-password-1");
-  expect(await prePing("rotor", "rotor-password-1")).toBe(200);
+  expect((await prePing(server, basicAuth("rotor", "rotor-password-1"))).status).toBe(200);
   const rotated = await vendors("rotate-password", "rotor");
   expect(rotated.code).toBe(0);
   const password = printed(rotated.out, "password")!;
-  expect(await prePing("rotor", "rotor-password-1")).toBe(401);
-  expect(await prePing("rotor", password)).toBe(200);
+  expect((await prePing(server, basicAuth("rotor", "rotor-password-1"))).status).toBe(401);
+  expect((await prePing(server, basicAuth("rotor", password))).status).toBe(200);
   await vendors("rotate-password", "rotor", "--password", "rotor-password-2");
-  expect(await prePing("rotor", "rotor-password-2")).toBe(200);
+  expect((await prePing(server, basicAuth("rotor", "rotor-password-2"))).status).toBe(200);
 });
 
 test("rotate-secret prints the new signing secret once and stores it", async () => {

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/client.ts";
 import { productCommand } from "../helpers/process.ts";
 import { OS_ACTOR } from "../cli/os-actor.ts";
-import { cli, emptyDatabase } from "../cli/run.ts";
+import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 
 const database = emptyDatabase();
 afterAll(() => database.cleanup());
@@ -35,29 +35,15 @@ test("add prints a generated password once and stores only its argon2id hash; li
 });
 
 test("add --password-stdin takes the first line of standard input and prints no password", async () => {
-  const child = Bun.spawn([...productCommand(), "operators", "add", "bob", "--password-stdin", "--database", database.path], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  child.stdin.write("bob-password-long-enough\nignored\n");
-  await child.stdin.end();
-  const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  expect(code).toBe(0);
-  expect(out).toBe("Operator bob is added.\n");
+  const added = await run(["operators", "add", "bob", "--password-stdin", "--database", database.path], "bob-password-long-enough\nignored\n");
+  expect(added).toMatchObject({ code: 0, out: "Operator bob is added.\n" });
   const [row] = query<{ password_hash: string }>("SELECT password_hash FROM operators WHERE name = 'bob'");
   expect(await Bun.password.verify("bob-password-long-enough", row!.password_hash)).toBe(true);
 });
 
 test("a short password, a taken name or an unknown operator is one line on stderr and exit 2", async () => {
-  const child = Bun.spawn([...productCommand(), "operators", "add", "carol", "--password-stdin", "--database", database.path], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  child.stdin.write("short\n");
-  await child.stdin.end();
-  expect([await child.exited, await new Response(child.stderr).text()]).toEqual([2, "Password must be at least 12 characters\n"]);
+  const added = await run(["operators", "add", "carol", "--password-stdin", "--database", database.path], "short\n");
+  expect(added).toMatchObject({ code: 2, err: "Password must be at least 12 characters\n" });
   expect(await operators("add", "alice")).toMatchObject({ code: 2, err: "Operator already exists: alice\n" });
   expect(await operators("disable", "nobody")).toMatchObject({ code: 2, err: "No such operator: nobody\n" });
 });

@@ -5,9 +5,10 @@
 // charts' script from the console itself; the Vendors page shows the vendor's volume and acceptance.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
+import { postLead, prePing } from "../helpers/api.ts";
 import { leadWithout } from "../helpers/lead.ts";
 import { validLead } from "../helpers/leads.ts";
-import { basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { addOperator, signIn, type SignedIn } from "./console-client.ts";
 
@@ -37,8 +38,6 @@ afterAll(async () => {
   await receiver.stop(true);
 });
 
-const postLead = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  post(`${server.url}/v1/postLead`, body, { authorization: server.auth, ...headers });
 const callback = (path: string) => `http://127.0.0.1:${receiver.port}${path}`;
 /** A lead without a callback: nothing is sent for it. */
 const quietLead = (overrides: Record<string, unknown> = {}) => validLead({ call_back_url: undefined, ...overrides });
@@ -51,19 +50,18 @@ async function overview(window = "hour") {
 
 test("after leads of every outcome, the overview's JSON and tables have each of them", async () => {
   const statuses: number[] = [];
-  for (const path of ["/ok", "/fail", "/gone"]) statuses.push((await postLead(validLead({ call_back_url: callback(path) }))).status);
+  for (const path of ["/ok", "/fail", "/gone"]) statuses.push((await postLead(server, server.auth, validLead({ call_back_url: callback(path) }))).status);
   const held = quietLead({ phone_number: "(415) 555-0181" });
-  statuses.push((await postLead(held)).status);
+  statuses.push((await postLead(server, server.auth, held)).status);
   // Suppressed during its hold: rejected at its end.
   await server.store.write((t) => op(t.suppressions.add({ phoneE164: "+14155550181", reason: "test", createdAt: Date.now() })));
-  statuses.push((await postLead(leadWithout("phone_number"))).status);
-  statuses.push((await postLead(quietLead({ phone_number: "(415) 555-0181", customer_name: "Other" }))).status);
+  statuses.push((await postLead(server, server.auth, leadWithout("phone_number"))).status);
+  statuses.push((await postLead(server, server.auth, quietLead({ phone_number: "(415) 555-0181", customer_name: "Other" }))).status);
   const keyed = { "idempotency-key": "overview-key-1" };
-  statuses.push((await postLead(quietLead(), keyed)).status);
-  statuses.push((await postLead(quietLead(), keyed)).status);
-  statuses.push((await post(`${server.url}/v1/postLead`, quietLead(), { authorization: basicAuth(VENDOR.name, "wrong-password-1") })).status);
-  while (!statuses.includes(429))
-    statuses.push((await post(`${server.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization: server.auth })).status);
+  statuses.push((await postLead(server, server.auth, quietLead(), keyed)).status);
+  statuses.push((await postLead(server, server.auth, quietLead(), keyed)).status);
+  statuses.push((await postLead(server, basicAuth(VENDOR.name, "wrong-password-1"), quietLead())).status);
+  while (!statuses.includes(429)) statuses.push((await prePing(server, server.auth, { phone_number: "2125550100" })).status);
   expect(statuses.slice(0, 10)).toEqual([200, 200, 200, 200, 400, 422, 200, 422, 401, expect.any(Number)]);
 
   const expected = {

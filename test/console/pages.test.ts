@@ -2,8 +2,9 @@
 // any spelling and by id prefix; send a pending callback now; replay a dead one; each action audited.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
+import { postedLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
-import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
@@ -34,19 +35,17 @@ afterAll(async () => {
 /** Leads this file posted: all accepted (no hold, no suppression). */
 let posted = 0;
 
-async function postLead(overrides: Record<string, unknown> = {}): Promise<string> {
+/** A lead posted with its callback to the receiver, counted in `posted`: its id. */
+function leadToReceiver(overrides: Record<string, unknown> = {}): Promise<string> {
   posted++;
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }), {
-    authorization: server.auth,
-  });
-  return answer.body.lead_id;
+  return postedLead(server, server.auth, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...overrides }));
 }
 const callbackOf = async (leadId: string) => (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))!;
 const auditOf = async (leadId: string) =>
   (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.subject === leadId).map((entry) => [entry.actor, entry.action]);
 
 test("Leads finds a lead by its phone in another spelling and by its id's first digits; a bad phone is a problem shown", async () => {
-  const leadId = await postLead({ phone_number: "(415) 555-0175" });
+  const leadId = await leadToReceiver({ phone_number: "(415) 555-0175" });
   for (const query of ["phone=%2B1+415.555.0175", "phone=4155550175", `lead=${leadId.slice(0, 13).toUpperCase()}`]) {
     const page = await operator.get(`/leads?${query}`);
     expect([query, page.status, page.text.includes(`href="/leads/${leadId}"`)]).toEqual([query, 200, true]);
@@ -59,7 +58,7 @@ test("Leads finds a lead by its phone in another spelling and by its id's first 
 
 test("Export CSV gives every lead the search selects, a formula-like value made text", async () => {
   const campaign = '=HYPERLINK("http://attacker.example","x")';
-  const leadId = await postLead({ phone_number: "(702) 555-0163", vendor_campaign_name: campaign });
+  const leadId = await leadToReceiver({ phone_number: "(702) 555-0163", vendor_campaign_name: campaign });
   const csv = await operator.get("/leads.csv?phone=7025550163");
   expect([csv.status, csv.headers.get("content-type"), csv.headers.get("content-disposition")]).toEqual([
     200,
@@ -75,7 +74,7 @@ test("Export CSV gives every lead the search selects, a formula-like value made 
 
 test("Send callback now: a pending callback waiting an hour for its next attempt is sent at once", async () => {
   receiverStatus = 500;
-  const leadId = await postLead();
+  const leadId = await leadToReceiver();
   await waitUntil(async () => (await callbackOf(leadId)).attempts.length === 1, 10_000);
   expect((await callbackOf(leadId)).callback.status).toBe("pending");
   receiverStatus = 200;
@@ -94,7 +93,7 @@ test("Send callback now: a pending callback waiting an hour for its next attempt
 
 test("Replay callback: a dead callback is queued again and delivered, with the same webhook-id", async () => {
   receiverStatus = 500;
-  const leadId = await postLead();
+  const leadId = await leadToReceiver();
   // Two attempts: the first, and after a retry sent now, the last; then it is dead.
   await waitUntil(async () => (await callbackOf(leadId)).attempts.length === 1, 10_000);
   await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });

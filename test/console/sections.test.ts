@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { basicAuth, post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { op } from "../../src/db/script.ts";
 import { uniquePhone } from "../helpers/leads.ts";
+import { prePing } from "../helpers/api.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
 let server: ApiTestServer;
@@ -16,8 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const prePing = async (authorization: string, phone = uniquePhone()) =>
-  (await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization })).status;
 /** A secret on the page that showed it once: the <dd> after its <dt>. */
 const shown = (page: string, name: string) => new RegExp(`<dt>${name}</dt><dd>([^<]+)</dd>`).exec(page)?.[1];
 
@@ -26,19 +25,19 @@ test("Vendors: add shows the password and signing secret once; disable locks the
   expect(added.status).toBe(200);
   const password = shown(added.text, "Password")!;
   expect(shown(added.text, "Signing secret")).toStartWith("whsec_");
-  expect(await prePing(basicAuth("console-co", password))).toBe(200);
+  expect((await prePing(server, basicAuth("console-co", password))).status).toBe(200);
   expect((await operator.get("/vendors")).text).not.toContain(password);
 
   const disabled = await operator.post("/vendors/console-co/disable", { csrf: operator.csrf, confirm: "console-co" });
   expect([disabled.status, disabled.headers.get("location")]).toEqual([303, "/vendors?done=disabled"]);
-  expect(await prePing(basicAuth("console-co", password))).toBe(401);
+  expect((await prePing(server, basicAuth("console-co", password))).status).toBe(401);
   await operator.post("/vendors/console-co/enable", { csrf: operator.csrf });
-  expect(await prePing(basicAuth("console-co", password))).toBe(200);
+  expect((await prePing(server, basicAuth("console-co", password))).status).toBe(200);
 
   const rotated = await operator.post("/vendors/console-co/rotate-password", { csrf: operator.csrf, confirm: "console-co" });
   const newPassword = shown(rotated.text, "Password")!;
-  expect(await prePing(basicAuth("console-co", newPassword))).toBe(200);
-  expect(await prePing(basicAuth("console-co", password))).toBe(401);
+  expect((await prePing(server, basicAuth("console-co", newPassword))).status).toBe(200);
+  expect((await prePing(server, basicAuth("console-co", password))).status).toBe(401);
 
   const taken = await operator.post("/vendors/add", { csrf: operator.csrf, name: "console-co" });
   expect([taken.status, taken.text]).toEqual([409, expect.stringContaining("Vendor already exists: console-co")]);
@@ -65,7 +64,7 @@ test("Vendors: disable, new password and new signing secret each ask for the ven
     // Without the session's CSRF token, even confirmed, it is refused.
     expect((await operator.post(`/vendors/careful-co/${action}`, { confirm: "careful-co" })).status).toBe(403);
   }
-  expect(await prePing(basicAuth("careful-co", password))).toBe(200);
+  expect((await prePing(server, basicAuth("careful-co", password))).status).toBe(200);
   const vendor = await server.store.read((t) => op(t.vendors.findByName("careful-co")));
   expect([vendor?.enabled, vendor?.signingSecret]).toEqual([true, secret]);
   expect((await operator.get("/audit?actor=olivia&action=vendor")).text).not.toMatch(
@@ -84,11 +83,11 @@ test("Suppression: check a number in any spelling, add it (vendors then get 422)
   const added = await operator.post("/suppression/add", { csrf: operator.csrf, phone: "305.555.0188", reason: "asked by phone" });
   expect([added.status, added.headers.get("location")]).toEqual([303, "/suppression?phone=%2B13055550188&done=added"]);
   expect(await check("+1 305 555 0188")).toMatch(/\+13055550188 is on the suppression list \(since \d{4}-\d\d-\d\d [\d:]+ UTC, reason: asked by phone\)\./);
-  expect(await prePing(server.auth, "(305) 555-0188")).toBe(422);
+  expect((await prePing(server, server.auth, { phone_number: "(305) 555-0188" })).status).toBe(422);
 
   await operator.post("/suppression/remove", { csrf: operator.csrf, phone: "3055550188" });
   expect(await check("3055550188")).toContain("is not on the suppression list.");
-  expect(await prePing(server.auth, "(305) 555-0188")).toBe(200);
+  expect((await prePing(server, server.auth, { phone_number: "(305) 555-0188" })).status).toBe(200);
   const bad = await operator.post("/suppression/add", { csrf: operator.csrf, phone: "555" });
   expect([bad.status, bad.text]).toEqual([400, expect.stringContaining("Not a valid US phone number")]);
 });

@@ -10,6 +10,7 @@ import { LEAD_ACCEPTED, LEAD_NOT_FOUND, LEAD_PENDING } from "../../src/contract/
 import { EXAMPLE_LEAD, LEAD_FIELDS, RULE_KEYWORDS } from "../../src/intake/lead-schema.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { createMetrics } from "../../src/metrics/index.ts";
+import { expectEnvelopeShape, type EnvelopeFlag } from "../helpers/envelope.ts";
 import { get, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { sqliteBackend } from "../../src/backend/index.ts";
@@ -23,9 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type Flag = "success_bit" | "can_post_phone_bit";
-
-const V1: [path: string, method: string, flag: Flag, statuses: number[]][] = [
+const V1: [path: string, method: string, flag: EnvelopeFlag, statuses: number[]][] = [
   ["/v1/prePing", "post", "can_post_phone_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
   ["/v1/postLead", "post", "success_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
   ["/v1/leads/{lead_id}", "get", "success_bit", [200, 401, 404, 405, 429, 500, 503]],
@@ -44,14 +43,6 @@ const example = (response: any, name?: string) => {
   return name ? media.examples[name].value : media.example;
 };
 
-function expectEnvelope(body: any, flag: Flag) {
-  expect(typeof body[flag]).toBe("boolean");
-  if (body[flag] && typeof body.message === "string") return;
-  expect(Array.isArray(body.message)).toBe(true);
-  expect(body.message.length).toBeGreaterThan(0);
-  for (const item of body.message) expect(Object.keys(item)).toEqual(["error"]);
-}
-
 test("OpenAPI 3.1 with HTTP Basic as a security scheme", () => {
   expect(doc.openapi).toBe("3.1.0");
   expect(doc.components.securitySchemes.basicAuth).toMatchObject({ type: "http", scheme: "basic" });
@@ -66,7 +57,7 @@ test.each(V1)("%s %s: basicAuth and every status, each with an envelope example"
     const examples = examplesOf(response);
     expect(examples.length).toBeGreaterThan(0);
     for (const body of examples) {
-      expectEnvelope(body, flag);
+      expectEnvelopeShape(body, flag);
       if (status !== "200") expect(body[flag]).toBe(false);
     }
   }

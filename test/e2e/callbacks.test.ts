@@ -249,7 +249,7 @@ describe("a receiver that answers 2xx but stalls its body", () => {
     });
     try {
       const leadId = await submit({ call_back_url: `http://127.0.0.1:${stalling.port}/stall` });
-      await waitUntil(async () => (await callbackOf(leadId))?.status !== "held" && (await attemptsOf(leadId)).length > 0, 8_000);
+      await waitUntil(async () => (await callbackOf(leadId))?.status !== "held" && (await attemptsOf(leadId)).length > 0, 15_000);
       expect((await callbackOf(leadId)).status).toBe("delivered");
       expect(await attemptsOf(leadId)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
     } finally {

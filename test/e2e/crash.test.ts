@@ -15,7 +15,9 @@ const LEADS = 500;
 test("kill -9 mid-delivery, restart: all 500 leads decided, every callback delivered at least once", async () => {
   const temp = tempDatabasePath();
   const receiver = startMockReceiver();
-  receiver.setBehaviour({ delayMs: 150 }); // a slow receiver keeps deliveries in flight
+  // A slow receiver keeps deliveries in flight, and all 500 take several seconds even when posting
+  // them was slow, so the kill comes mid-delivery.
+  receiver.setBehaviour({ delayMs: 300 });
   const args = [
     "--database",
     temp.path,
@@ -82,7 +84,7 @@ test("kill -9 mid-delivery, restart: all 500 leads decided, every callback deliv
         const logged = new Set(lines("callback_attempt").map((line) => `${line.callback_id}#${line.attempt}`));
         return attempts.filter((attempt) => !logged.has(attempt));
       };
-      await waitUntil(() => undecidedInLog().length === 0 && attemptsNotInLog().length === 0, 5_000).catch(() => {});
+      await waitUntil(() => undecidedInLog().length === 0 && attemptsNotInLog().length === 0, 15_000).catch(() => {});
       expect(undecidedInLog()).toEqual([]);
       expect(attemptsNotInLog()).toEqual([]);
     } finally {

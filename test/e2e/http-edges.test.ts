@@ -3,9 +3,10 @@
 // written byte for byte over TCP to a spawned server, whose log shows which requests reached it.
 // On either backend (LEAD_INGRESS_TEST_BACKEND).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectErrorEnvelope } from "../helpers/envelope.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { exchange as exchangeRaw, rawRequest, type RawAnswer } from "../helpers/raw-http.ts";
+import { exchange as exchangeRaw, rawRequest } from "../helpers/raw-http.ts";
 import { basicAuth, testDatabase, VENDOR, type TestDatabase } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -46,12 +47,6 @@ async function syncLog(): Promise<void> {
   await waitUntil(() => loggedPaths().includes(marker));
 }
 
-function expectEnvelope(answer: RawAnswer, status: number, flag: string, error: string) {
-  expect(answer.status).toBe(status);
-  expect(answer.headers["content-type"]).toStartWith("application/json");
-  expect(JSON.parse(answer.body)).toEqual({ [flag]: false, message: [{ error }] });
-}
-
 describe("requests without a usable Host header are routed normally (HTTP/1.0 health checkers, a Host the URL parser refuses)", () => {
   const variants = [
     ["HTTP/1.0 without Host", "HTTP/1.0", []],
@@ -70,8 +65,8 @@ describe("requests without a usable Host header are routed normally (HTTP/1.0 he
     expect([ready.status, JSON.parse(ready.body)]).toEqual([200, { status: "ready" }]);
     const prePing = await send("POST /v1/prePing", [`Authorization: ${AUTH}`], JSON.stringify({ phone_number: "(212) 555-0142" }));
     expect([prePing.status, JSON.parse(prePing.body).can_post_phone_bit]).toEqual([200, true]);
-    expectEnvelope(await send("GET /v1/nothing-here", [`Authorization: ${AUTH}`]), 404, "success_bit", "Not Found");
-    expectEnvelope(await send("GET /v1/nothing-here"), 401, "success_bit", "Unauthorized");
+    expectErrorEnvelope(await send("GET /v1/nothing-here", [`Authorization: ${AUTH}`]), 404, "success_bit", "Not Found");
+    expectErrorEnvelope(await send("GET /v1/nothing-here"), 401, "success_bit", "Unauthorized");
     await syncLog();
     expect(server.logs.filter((entry) => entry.level === "error")).toEqual([]);
   });
@@ -86,14 +81,14 @@ describe("paths are routed as the client sent them", () => {
     const lead = JSON.stringify(validLead());
     const stored = await leadCount();
     const method = path.endsWith("healthz") ? "GET" : "POST";
-    expectEnvelope(
+    expectErrorEnvelope(
       await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a"], lead)),
       path.startsWith("/v1") ? 401 : 404,
       "success_bit",
       path.startsWith("/v1") ? "Unauthorized" : "Not Found",
     );
-    expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a", `Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
-    expectEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.0`, [`Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
+    expectErrorEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.1`, ["Host: a", `Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
+    expectErrorEnvelope(await exchange(rawRequest(`${method} ${path} HTTP/1.0`, [`Authorization: ${AUTH}`], lead)), 404, "success_bit", "Not Found");
     expect(await leadCount()).toBe(stored);
   });
 
@@ -108,9 +103,9 @@ describe("paths are routed as the client sent them", () => {
 
 describe("methods", () => {
   test("a method Bun knows but no route takes → 405 with Allow after authentication", async () => {
-    expectEnvelope(await exchange(rawRequest("PROPFIND /v1/prePing HTTP/1.1", ["Host: a"])), 401, "can_post_phone_bit", "Unauthorized");
+    expectErrorEnvelope(await exchange(rawRequest("PROPFIND /v1/prePing HTTP/1.1", ["Host: a"])), 401, "can_post_phone_bit", "Unauthorized");
     const answer = await exchange(rawRequest("PROPFIND /v1/prePing HTTP/1.1", ["Host: a", `Authorization: ${AUTH}`]));
-    expectEnvelope(answer, 405, "can_post_phone_bit", "Method Not Allowed");
+    expectErrorEnvelope(answer, 405, "can_post_phone_bit", "Method Not Allowed");
     expect(answer.headers.allow).toBe("POST");
   });
 });

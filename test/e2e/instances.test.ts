@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { cli } from "../helpers/cli.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
-import { productCommand, spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, post, VENDOR, type Answer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -65,7 +66,7 @@ async function startInstances(extraFlags: string[][] = []): Promise<{ url: strin
   const sql = new SQL({ url, max: 2 });
   clients.push(sql);
   // One instance creates the bootstrap vendor; the others see it at their next vendor reload (≤ 1 s).
-  await waitForStatus(instances, auth, AUTHENTICATED, 5_000);
+  await waitForStatus(instances, auth, AUTHENTICATED, 15_000);
   return { url, instances, sql };
 }
 
@@ -74,26 +75,18 @@ const AUTHENTICATED = 400;
 
 /**
  * Polls an empty postLead (authentication is checked first, and the body needs no database) on
- * every instance until all answer `status`. Slowly: each refusal counts against the client's
- * failed-login budget (20 at once), over which 429 replaces 401.
+ * every instance until all answer `status`. Slowly by default: each refusal counts against the
+ * client's failed-login budget (20 at once), over which 429 replaces 401.
  */
-async function waitForStatus(instances: ServerProcess[], headers: Record<string, string>, status: number, timeoutMs: number): Promise<void> {
+async function waitForStatus(instances: ServerProcess[], headers: Record<string, string>, status: number, timeoutMs: number, intervalMs = 250): Promise<void> {
   const statuses = () => Promise.all(instances.map(async (instance) => (await post(`${instance.url}/v1/postLead`, {}, headers)).status));
-  await waitUntil(async () => (await statuses()).every((s) => s === status), timeoutMs, 250);
+  await waitUntil(async () => (await statuses()).every((s) => s === status), timeoutMs, intervalMs);
 }
 
 /** A valid lead whose callback goes to the test's receiver, under `path`. */
 const lead = (path: string, overrides: Record<string, unknown> = {}) => validLead({ call_back_url: `${receiver.url.origin}${path}`, ...overrides });
 const e164 = (phone: string) => `+1${phone.replace(/\D/g, "")}`;
 const count = async (_sql: SQL, query: Promise<{ n: number }[]>) => (await query)[0]!.n;
-
-/** Runs the product's CLI against the database, as an operator would; fails on a non-zero exit. */
-async function cli(args: string[], databaseUrl: string): Promise<string> {
-  const child = Bun.spawn([...productCommand(), ...args, "--database", databaseUrl], { stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}: ${stderr}`);
-  return stdout;
-}
 
 describe("three instances, one database: the rules hold across instances", () => {
   let url: string;
@@ -133,7 +126,7 @@ describe("three instances, one database: the rules hold across instances", () =>
     expect(await count(sql, sql`select count(*)::int as n from leads where phone_e164 = ${e164(String(body.phone_number))}`)).toBe(1);
   });
 
-  test("300 callbacks drained by all three workers: each delivered once, no duplicate from a claim race", async () => {
+  test("300 callbacks drained by all three workers: each delivered, no duplicate from a claim race", async () => {
     const LEADS = 300;
     const leadIds: string[] = [];
     for (let batch = 0; batch < LEADS / 30; batch++) {
@@ -146,17 +139,20 @@ describe("three instances, one database: the rules hold across instances", () =>
     const delivered = () => count(sql, sql`select count(*)::int as n from callbacks where lead_id in ${sql(leadIds)} and status = 'delivered'`);
     await waitUntil(async () => (await delivered()) === LEADS, 30_000, 100);
 
-    // The receiver answers 200 to everything, so a second arrival of one webhook-id could only be a
-    // second claim of a callback already claimed: there must be none, here or in the database.
+    // No claim race: a callback claimed twice at once would arrive twice with one recorded attempt
+    // (the loser's record is refused). An arrival beyond the first is allowed only as a recorded
+    // retry (on a loaded machine an attempt can outlast the 300 ms callback timeout).
     const ids = receiver
       .received()
       .filter((r) => r.path.startsWith("/drain/"))
-      .map((r) => r.headers["webhook-id"]);
-    expect(ids).toHaveLength(LEADS);
+      .map((r) => r.headers["webhook-id"]!);
     expect(new Set(ids).size).toBe(LEADS);
-    expect(
-      await count(sql, sql`select count(*)::int as n from callback_attempts a join callbacks c on c.id = a.callback_id where c.lead_id in ${sql(leadIds)}`),
-    ).toBe(LEADS);
+    const attemptRows: { id: string; n: number }[] =
+      await sql`select c.id, count(*)::int as n from callback_attempts a join callbacks c on c.id = a.callback_id where c.lead_id in ${sql(leadIds)} group by c.id`;
+    const attemptsOf = new Map(attemptRows.map((row) => [row.id, row.n]));
+    const arrivalsOf = new Map<string, number>();
+    for (const id of ids) arrivalsOf.set(id, (arrivalsOf.get(id) ?? 0) + 1);
+    expect([...arrivalsOf].filter(([id, n]) => n > (attemptsOf.get(id) ?? 0))).toEqual([]);
     // The drain really was shared: each instance's worker made some of the attempts.
     const attemptsBy = instances.map((instance) => instance.logs.filter((line) => line.event === "callback_attempt").length);
     expect(attemptsBy.every((n) => n > 0)).toBe(true);
@@ -165,13 +161,15 @@ describe("three instances, one database: the rules hold across instances", () =>
   test("a vendor disabled through the CLI is refused (401) by every instance within two seconds", async () => {
     const vendor = { name: "vendor-disabled", password: "password-disabled-1" };
     const vendorAuth = { authorization: basicAuth(vendor.name, vendor.password) };
-    await cli(["vendors", "add", vendor.name, "--password", vendor.password], url);
-    await waitForStatus(instances, vendorAuth, AUTHENTICATED, 5_000);
+    expect(await cli(url, "vendors", "add", vendor.name, "--password", vendor.password)).toMatchObject({ code: 0 });
+    await waitForStatus(instances, vendorAuth, AUTHENTICATED, 15_000);
 
-    await cli(["vendors", "disable", vendor.name], url);
-    const disabledAt = Date.now();
-    await waitForStatus(instances, vendorAuth, 401, 2_000);
-    expect(Date.now() - disabledAt).toBeLessThanOrEqual(2_000);
+    expect(await cli(url, "vendors", "disable", vendor.name)).toMatchObject({ code: 0 });
+    const disabledAt = performance.now();
+    // Every 50 ms, so the poll itself adds little to the time measured: until the disable is seen,
+    // the answers are 400 (authenticated), which spend no failed-login budget.
+    await waitForStatus(instances, vendorAuth, 401, 10_000, 50);
+    expect(performance.now() - disabledAt).toBeLessThanOrEqual(2_000);
   });
 });
 
@@ -203,27 +201,36 @@ test("kill -9 of one instance under load: every lead answered 200 is decided and
     const load = Promise.all(Array.from({ length: 6 }, (_, i) => sender(i)));
     await waitUntil(() => slowReceiver.received().length >= 20 && accepted.filter((a) => a.instance === 0).length >= 30, 20_000);
     expect(await victim.stop("SIGKILL")).not.toBe(0);
-    await Bun.sleep(500); // load keeps flowing to the survivors
+    // Load keeps flowing to the survivors until each has accepted more leads after the kill.
+    const acceptedAtKill = accepted.length;
+    await waitUntil(() => accepted.slice(acceptedAtKill).filter((a) => a.instance !== 0).length >= 10, 20_000);
     stopLoad = true;
     await load;
 
     const leadIds = accepted.map((a) => a.leadId);
     expect(accepted.filter((a) => a.instance === 0).length).toBeGreaterThan(0);
-    expect(accepted.filter((a) => a.instance !== 0).length).toBeGreaterThan(0);
     // The victim's leases (on leads and callbacks) expire 5.3 s after its last claim; allow for that.
     const open = () => count(sql, sql`select count(*)::int as n from callbacks where lead_id in ${sql(leadIds)} and status <> 'delivered'`);
-    await waitUntil(async () => (await open()) === 0, 45_000, 200);
+    await waitUntil(async () => (await open()) === 0, 60_000, 200);
     expect(await count(sql, sql`select count(*)::int as n from leads where id in ${sql(leadIds)} and status = 'pending'`)).toBe(0);
     expect(await count(sql, sql`select count(*)::int as n from callbacks where lead_id in ${sql(leadIds)}`)).toBe(leadIds.length);
-    // Every callback reached the receiver at least once (a delivery cut off by the kill is sent again, same webhook-id).
-    const callbackIds = (await sql`select id from callbacks where lead_id in ${sql(leadIds)}`).map((row: { id: string }) => row.id);
-    const arrivals = slowReceiver.received().map((r) => r.headers["webhook-id"]);
-    const receivedIds = new Set(arrivals);
-    expect(callbackIds.filter((id: string) => !receivedIds.has(id))).toEqual([]);
-    // The victim's deliveries in flight at the kill were sent again by the survivors once its leases
-    // expired. Only those can arrive twice, as the receiver never fails.
-    expect(arrivals.length).toBeGreaterThan(receivedIds.size);
+
+    // At least once: every accepted lead's callback reached the receiver. A delivery cut off by the
+    // kill may arrive again (or may not: at-least-once allows no duplicate too); a second arrival is
+    // the same message, with the lead's one webhook-id and the same bytes.
+    const rows: { id: string; lead_id: string }[] = await sql`select id, lead_id from callbacks where lead_id in ${sql(leadIds)}`;
+    const webhookIdOf = new Map(rows.map((row) => [row.lead_id, row.id]));
+    const arrivals = slowReceiver.received().filter((r) => webhookIdOf.has((r.json as { lead_id: string }).lead_id));
+    const receivedIds = new Set(arrivals.map((r) => r.headers["webhook-id"]));
+    expect(rows.filter((row) => !receivedIds.has(row.id))).toEqual([]);
+    for (const arrival of arrivals) expect(arrival.headers["webhook-id"]).toBe(webhookIdOf.get((arrival.json as { lead_id: string }).lead_id)!);
+    const bodyOf = new Map<string, string>();
+    for (const arrival of arrivals) {
+      const id = arrival.headers["webhook-id"]!;
+      expect(arrival.body).toBe(bodyOf.get(id) ?? arrival.body);
+      bodyOf.set(id, arrival.body);
+    }
   } finally {
     await slowReceiver.stop();
   }
-}, 90_000);
+}, 120_000);

@@ -5,6 +5,7 @@ import { createVendor } from "../../src/auth/vendors.ts";
 import { op } from "../../src/db/script.ts";
 import { discardCallback } from "../../src/operations/callbacks.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { prePing } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { afterVendorChange, basicAuth, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -127,11 +128,10 @@ describe("vendor labels: known vendors only", () => {
     const limited = await startApiTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1 });
     try {
       const scrapeLimited = async () => (await fetch(`${limited.url}/metrics`)).text();
-      const prePing = (authorization: string) => post(`${limited.url}/v1/prePing`, { phone_number: "2125550100" }, { authorization });
-      expect((await prePing(basicAuth(VENDOR.name, "wrong-password"))).status).toBe(401);
-      expect((await prePing(basicAuth("stranger-name", "whatever"))).status).toBe(401);
-      expect((await prePing(limited.auth)).status).toBe(200);
-      expect((await prePing(limited.auth)).status).toBe(429);
+      expect((await prePing(limited, basicAuth(VENDOR.name, "wrong-password"), { phone_number: "2125550100" })).status).toBe(401);
+      expect((await prePing(limited, basicAuth("stranger-name", "whatever"), { phone_number: "2125550100" })).status).toBe(401);
+      expect((await prePing(limited, limited.auth, { phone_number: "2125550100" })).status).toBe(200);
+      expect((await prePing(limited, limited.auth, { phone_number: "2125550100" })).status).toBe(429);
       const text = await scrapeLimited();
       expect(text).toContain(`lead_ingress_auth_refusals_total{vendor="${VENDOR.name}",reason="unauthorized"} 1`);
       expect(text).toContain('lead_ingress_auth_refusals_total{vendor="unknown",reason="unauthorized"} 1');

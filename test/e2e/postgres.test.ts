@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import type { Socket, TCPSocketListener } from "bun";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
-import { run } from "../cli/run.ts";
+import { run } from "../helpers/cli.ts";
 import { productCommand, spawnServer } from "../helpers/process.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { findPgBinaries, startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";

@@ -8,6 +8,7 @@ import { PHONE_BLOCKED } from "../../src/contract/texts.ts";
 import { REQUEST_ID_RULE } from "../../src/http/request-id.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startServer } from "../../src/server.ts";
+import { postLead, prePing } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { exchange, rawRequest } from "../helpers/raw-http.ts";
 import { basicAuth, tempDatabasePath, VENDOR } from "../helpers/server.ts";
@@ -97,13 +98,12 @@ describe("every answer carries X-Request-Id, and the request's log line the same
   test("429 over the rate limit, 500 on a broken database, 503 while shutting down", async () => {
     const broken = await startLogged({ rateLimitPerSecond: 1, rateLimitBurst: 2, shutdownDrainMs: 2_000 });
     try {
-      const postLead = () => fetch(`${broken.url}/v1/postLead`, { method: "POST", headers: { authorization: AUTH }, body: JSON.stringify(validLead()) });
       const db = openDatabase(broken.databasePath);
       db.sqlite.run("DROP TABLE phone_claims");
       db.close();
-      const failed = await postLead();
-      await postLead();
-      const limited = await postLead();
+      const failed = await postLead(broken, AUTH);
+      await postLead(broken, AUTH);
+      const limited = await postLead(broken, AUTH);
       const stopping = broken.stop();
       await Bun.sleep(100);
       const late = await fetch(`${broken.url}/healthz`);
@@ -178,9 +178,7 @@ describe("the request's log line says what became of it", () => {
   test("a 429: the vendor over its rate limit", async () => {
     const limited = await startLogged({ rateLimitPerSecond: 1, rateLimitBurst: 1 });
     try {
-      const prePing = () =>
-        fetch(`${limited.url}/v1/prePing`, { method: "POST", headers: { authorization: AUTH }, body: JSON.stringify({ phone_number: "2125550100" }) });
-      const answer = (await prePing(), await prePing());
+      const answer = (await prePing(limited, AUTH, { phone_number: "2125550100" }), await prePing(limited, AUTH, { phone_number: "2125550100" }));
       expect(answer.status).toBe(429);
       expect(limited.lineOf(answer.headers.get("x-request-id"))).toMatchObject({ vendor: VENDOR.name, outcome: "rate_limited", reason: "Rate limit exceeded" });
     } finally {

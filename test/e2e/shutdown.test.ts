@@ -4,6 +4,7 @@ import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, statSync } from "node:fs";
 import { startMockReceiver } from "../../src/mock-receiver/index.ts";
+import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer } from "../helpers/process.ts";
 import { mountSmallDisk } from "../helpers/small-disk.ts";
@@ -146,11 +147,11 @@ test("SIGTERM on a full disk (tmpfs): the process exits within the timeout, non-
       "--shutdown-timeout",
       "3s",
     ]);
-    const postLead = () => post(`${server!.url}/v1/postLead`, validLead(), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-    for (let i = 0; i < 20; i++) expect((await postLead()).status).toBe(200);
+    const authorization = basicAuth(VENDOR.name, VENDOR.password);
+    for (let i = 0; i < 20; i++) expect((await postLead(server!, authorization)).status).toBe(200);
     disk.fill();
     let status = 200;
-    for (let i = 0; status === 200 && i < 20_000; i++) status = (await postLead()).status;
+    for (let i = 0; status === 200 && i < 20_000; i++) status = (await postLead(server!, authorization)).status;
     expect(status).toBe(503);
     const started = performance.now();
     server.process.kill("SIGTERM");

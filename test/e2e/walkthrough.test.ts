@@ -4,6 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { run } from "../helpers/cli.ts";
 import { validLead } from "../helpers/leads.ts";
 import { productCommand, spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, post, tempDatabasePath } from "../helpers/server.ts";
@@ -20,11 +21,6 @@ afterAll(async () => {
   await Promise.all(running.map((child) => child.exited));
   temp.cleanup();
 });
-
-function cli(...args: string[]) {
-  const run = Bun.spawnSync([...productCommand(), ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  return { code: run.exitCode, out: run.stdout.toString(), err: run.stderr.toString() };
-}
 
 /** Starts `lead-ingress mock-receiver` on a free port and resolves with its URL. */
 async function startReceiver(secret: string): Promise<string> {
@@ -47,9 +43,9 @@ async function startReceiver(secret: string): Promise<string> {
 
 test("a newcomer's path through the README, step by step", async () => {
   const database = ["--database", temp.path];
-  expect(cli("migrate", ...database)).toMatchObject({ code: 0 });
+  expect(await run(["migrate", ...database])).toMatchObject({ code: 0 });
 
-  const added = cli("vendors", "add", "demo", "--password", "demo-password", ...database);
+  const added = await run(["vendors", "add", "demo", "--password", "demo-password", ...database]);
   expect(added.code).toBe(0);
   const secret = /signing secret:\s+(whsec_\S+)/.exec(added.out)![1]!;
 
@@ -71,30 +67,24 @@ test("a newcomer's path through the README, step by step", async () => {
   await waitUntil(async () => (callbacks = (await (await fetch(`${receiver}/_mock/callbacks?path=/walkthrough`)).json()) as any[]).length === 1, 10_000, 100);
   expect(callbacks[0]).toMatchObject({ signature: { valid: true }, json: { lead_id: accepted.body.lead_id, status: "accepted" } });
 
-  const replay = Bun.spawn(
-    [
-      ...productCommand(),
-      "replay",
-      "fixtures/",
-      "--url",
-      server.url,
-      "--user",
-      "demo",
-      "--password",
-      "demo-password",
-      "--receiver",
-      receiver,
-      "--with",
-      "verify-certificates",
-    ],
-    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-  );
-  running.push(replay);
-  const [code, out] = await Promise.all([replay.exited, new Response(replay.stdout).text()]);
+  const { code, out } = await run([
+    "replay",
+    "fixtures/",
+    "--url",
+    server.url,
+    "--user",
+    "demo",
+    "--password",
+    "demo-password",
+    "--receiver",
+    receiver,
+    "--with",
+    "verify-certificates",
+  ]);
   expect({ code, tail: out.trim().split("\n").slice(-3).join("\n") }).toMatchObject({ code: 0 });
   expect(out).not.toContain("FAIL");
 
   const backupFile = join(temp.path, "..", "backup.db");
-  expect(cli("backup", backupFile, ...database)).toMatchObject({ code: 0 });
+  expect(await run(["backup", backupFile, ...database])).toMatchObject({ code: 0 });
   expect(existsSync(backupFile)).toBe(true);
 }, 120_000);

@@ -8,11 +8,12 @@ import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
+import { runNow } from "../../src/db/script.ts";
 import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { ServiceStore, Tables } from "../../src/store/index.ts";
 import { groupCommittedStore } from "../../src/store/sqlite.ts";
 import { decisionJob as decisionJobOn } from "./decision-job.ts";
-import { leadFields, now, tablesOf, vendorRow } from "../helpers/tables.ts";
+import { leadFields, now, pendingLead, tablesOf, vendorRow } from "../helpers/tables.ts";
 
 const VENDOR = vendorRow("vendor-a");
 const CREATED = Date.UTC(2026, 0, 1);
@@ -41,13 +42,9 @@ beforeEach(() => {
 });
 afterEach(() => handle.close());
 
-function pendingLead(phone: string): string {
-  const id = Bun.randomUUIDv7();
-  now(t.leads.insertPending(leadFields(phone), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED }));
-  now(t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED));
-  now(t.phoneClaims.claim(phone, id, CREATED, 0));
-  return id;
-}
+/** A lead held until DECIDED, with its callback and its phone claim. */
+const HELD = { vendorId: VENDOR.id, createdAt: CREATED, decideAfter: DECIDED, callbackUrl: "https://example.com/hook", claimPhone: true };
+const heldLead = (phone: string) => runNow(pendingLead(t, { ...HELD, phoneE164: phone }));
 
 const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 
@@ -61,7 +58,7 @@ const leadRows = () =>
   }[];
 
 test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
-  const [plain, suppressed, operatorRejected, operatorAccepted] = ["+12125550001", "+12125550002", "+12125550003", "+12125550004"].map(pendingLead) as [
+  const [plain, suppressed, operatorRejected, operatorAccepted] = ["+12125550001", "+12125550002", "+12125550003", "+12125550004"].map(heldLead) as [
     string,
     string,
     string,
@@ -95,7 +92,7 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
 });
 
 test("the due leads are read oldest first, without a lease: the row is written once, by the decision", async () => {
-  const [first, second] = ["+12125550031", "+12125550032"].map(pendingLead) as [string, string];
+  const [first, second] = ["+12125550031", "+12125550032"].map(heldLead) as [string, string];
   handle.sqlite.run("UPDATE leads SET decide_after = decide_after - 1 WHERE id = ?", [second]);
   expect((await batches.readDue!(DECIDED, 10)).map((lead) => lead.id)).toEqual([second, first]);
   expect((await batches.readDue!(DECIDED - 1, 10)).map((lead) => lead.id)).toEqual([second]);
@@ -104,7 +101,7 @@ test("the due leads are read oldest first, without a lease: the row is written o
 });
 
 test("checks that change between the batch's read and its write: that lead stays pending, and the next pass decides it on the checks as they stand", async () => {
-  const [stays, changes] = ["+12125550011", "+12125550012"].map(pendingLead) as [string, string];
+  const [stays, changes] = ["+12125550011", "+12125550012"].map(heldLead) as [string, string];
   let reads = 0;
   const { job, decided } = decisionJob({
     ...batches,
@@ -127,7 +124,7 @@ test("checks that change between the batch's read and its write: that lead stays
 });
 
 test("a lead decided meanwhile (by another process on the file) is not recorded again: its status fences the batch", async () => {
-  const [kept, taken] = ["+12125550021", "+12125550022"].map(pendingLead) as [string, string];
+  const [kept, taken] = ["+12125550021", "+12125550022"].map(heldLead) as [string, string];
   const { job, decided } = decisionJob({
     ...batches,
     record(decisions, token, at) {
@@ -146,7 +143,7 @@ test("a lead decided meanwhile (by another process on the file) is not recorded 
 });
 
 test("a write that fails fails the pass (the loop backs off) and leaves every lead pending", async () => {
-  pendingLead("+12125550041");
+  heldLead("+12125550041");
   const { job, decided } = decisionJob({ ...batches, record: () => Promise.reject(new Error("disk full")) });
   await expect(job.runOnce()).rejects.toThrow("disk full");
   expect(decided).toEqual([]);

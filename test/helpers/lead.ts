@@ -5,13 +5,14 @@ import { EXAMPLE_LEAD } from "../../src/intake/lead-schema.ts";
 
 export type Body = Record<string, unknown>;
 
-export function validLead(overrides: Body = {}): Body {
+/** A valid lead whose every value is fixed, for exact assertions; leads.ts's validLead has a fresh number each time. */
+export function fixedLead(overrides: Body = {}): Body {
   return { ...EXAMPLE_LEAD, phone_number: "(212) 555-1234", extra_data: { source: "web" }, ...overrides };
 }
 
-/** validLead() without the named fields. */
+/** fixedLead() without the named fields. */
 export function leadWithout(...fields: string[]): Body {
-  const body = validLead();
+  const body = fixedLead();
   for (const field of fields) delete body[field];
   return body;
 }

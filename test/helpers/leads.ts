@@ -13,6 +13,7 @@ export function uniquePhone(): string {
   return `(${area}) ${exchange}-${line}`;
 }
 
+/** A valid lead with a number no other test uses, so services shared by tests take it (lead.ts's fixedLead has fixed values). */
 export function validLead(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...EXAMPLE_LEAD, phone_number: uniquePhone(), vendor_campaign_name: "spring", ...overrides };
 }

@@ -12,13 +12,13 @@ import { IDEMPOTENCY_TTL_MS, prePing, submitLead, type IntakeDeps, type LeadSubm
 import type { Tables } from "../../src/store/index.ts";
 import { groupCommittedStore, sqliteTables } from "../../src/store/sqlite.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
-import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
+import { leadWithout, fixedLead, type Body } from "../helpers/lead.ts";
 
 const DAY = 86_400_000;
 const WINDOW = 30 * DAY;
 const HOLD = 60_000;
 const START = Date.UTC(2025, 0, 15, 12, 0, 0);
-const PHONE = "+12125551234"; // validLead()'s "(212) 555-1234"
+const PHONE = "+12125551234"; // fixedLead()'s "(212) 555-1234"
 
 let handle: DatabaseHandle;
 let now: number;
@@ -87,7 +87,7 @@ describe("prePing", () => {
 
   test("a number with a lead accepted within the window is blocked; past the window it is eligible", async () => {
     const d = deps();
-    await accept(d, submission(validLead()));
+    await accept(d, submission(fixedLead()));
     expect(prePing(d, { phone_number: "2125551234" })).toEqual({ kind: "blocked" });
     advance(WINDOW - 1);
     expect(prePing(d, { phone_number: "2125551234" })).toEqual({ kind: "blocked" });
@@ -97,7 +97,7 @@ describe("prePing", () => {
 
   test("a rejected lead's number is eligible again", async () => {
     const d = deps();
-    const leadId = await accept(d, submission(validLead()));
+    const leadId = await accept(d, submission(fixedLead()));
     releaseClaim(leadId);
     expect(prePing(d, { phone_number: "2125551234" })).toEqual({ kind: "eligible" });
   });
@@ -111,7 +111,7 @@ describe("submitLead: validation", () => {
   });
 
   test.each(["", "has space", "x".repeat(256), "tab\tkey", "ключ"])("Idempotency-Key %p is refused as invalid", async (key) => {
-    const outcome = await submitLead(deps(), submission(validLead(), { key }));
+    const outcome = await submitLead(deps(), submission(fixedLead(), { key }));
     expect(outcome).toEqual({ kind: "invalid", errors: ["Invalid Idempotency-Key: must be 1-255 visible ASCII characters"] });
     expect(count("leads")).toBe(0);
   });
@@ -123,7 +123,7 @@ describe("submitLead: validation", () => {
 });
 
 describe("submitLead: call_back_url to a private address", () => {
-  const local = validLead({ call_back_url: "http://127.0.0.1:9090/cb" });
+  const local = fixedLead({ call_back_url: "http://127.0.0.1:9090/cb" });
 
   test("refused unless private callbacks are allowed", async () => {
     expect(await submitLead(deps(), submission(local))).toEqual({ kind: "invalid", errors: ["Invalid Callback URL: http://127.0.0.1:9090/cb"] });
@@ -134,7 +134,7 @@ describe("submitLead: call_back_url to a private address", () => {
 
 describe("submitLead: acceptance", () => {
   test("writes the lead (pending, normalised, raw request verbatim), its phone claim and a held callback", async () => {
-    const body = validLead({ state: "ny", unknown_field: { kept: true } });
+    const body = fixedLead({ state: "ny", unknown_field: { kept: true } });
     const rawBody = JSON.stringify(body, null, 2);
     const leadId = await accept(deps(), submission(body, { rawBody }));
 
@@ -172,7 +172,7 @@ describe("submitLead: acceptance", () => {
   });
 
   test("the lead id is a UUID", async () => {
-    expect(await accept(deps(), submission(validLead()))).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(await accept(deps(), submission(fixedLead()))).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
   test("without call_back_url the lead is stored and no callback row is written", async () => {
@@ -193,10 +193,10 @@ describe("submitLead: acceptance", () => {
       },
     };
     const d = deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) });
-    await expect(submitLead(d, submission(validLead(), { key: "k1" }))).rejects.toThrow("disk full");
+    await expect(submitLead(d, submission(fixedLead(), { key: "k1" }))).rejects.toThrow("disk full");
     expect([count("leads"), count("callbacks"), count("phone_claims"), count("idempotency_keys")]).toEqual([0, 0, 0, 0]);
     // Nothing half-written blocks the number.
-    expect(await accept(deps(), submission(validLead(), { key: "k1" }))).toBeString();
+    expect(await accept(deps(), submission(fixedLead(), { key: "k1" }))).toBeString();
   });
 
   test("a failed lead insert leaves no claim behind", async () => {
@@ -211,7 +211,7 @@ describe("submitLead: acceptance", () => {
       },
     };
     await expect(
-      submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(validLead())),
+      submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(fixedLead())),
     ).rejects.toThrow("constraint failed");
     expect(count("phone_claims")).toBe(0);
     expect(prePing(deps(), { phone_number: "2125551234" })).toEqual({ kind: "eligible" });
@@ -221,61 +221,61 @@ describe("submitLead: acceptance", () => {
 describe("submitLead: eligibility", () => {
   test("a suppressed number is blocked and nothing is written", async () => {
     suppress(PHONE);
-    expect(await submitLead(deps(), submission(validLead()))).toEqual({ kind: "blocked" });
+    expect(await submitLead(deps(), submission(fixedLead()))).toEqual({ kind: "blocked" });
     expect([count("leads"), count("phone_claims"), count("callbacks")]).toEqual([0, 0, 0]);
   });
 
   test("a number suppressed after its claim expired stays blocked, and the old claim is left as it was", async () => {
     const d = deps();
-    const first = await accept(d, submission(validLead()));
+    const first = await accept(d, submission(fixedLead()));
     advance(WINDOW + 1);
     suppress(PHONE);
-    expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(fixedLead()))).toEqual({ kind: "blocked" });
     expect(rows("SELECT lead_id, claimed_at FROM phone_claims")).toEqual([{ lead_id: first, claimed_at: START }]);
     expect(count("leads")).toBe(1);
   });
 
   test("a lead accepted within the window blocks the same number, in any formatting, from any vendor", async () => {
     const d = deps();
-    const first = await accept(d, submission(validLead()));
-    expect(await submitLead(d, submission(validLead({ phone_number: "+1 212.555.1234", customer_name: "Other Name" })))).toEqual({ kind: "blocked" });
-    expect(await submitLead(d, submission(validLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
+    const first = await accept(d, submission(fixedLead()));
+    expect(await submitLead(d, submission(fixedLead({ phone_number: "+1 212.555.1234", customer_name: "Other Name" })))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(fixedLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
     advance(WINDOW - 1);
-    expect(await submitLead(d, submission(validLead()))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(fixedLead()))).toEqual({ kind: "blocked" });
     expect(rows("SELECT id FROM leads")).toEqual([{ id: first }]);
   });
 
   test("outside the window the number is accepted again and the claim moves to the new lead", async () => {
     const d = deps();
-    await accept(d, submission(validLead()));
+    await accept(d, submission(fixedLead()));
     advance(WINDOW + 1);
-    const second = await accept(d, submission(validLead()));
+    const second = await accept(d, submission(fixedLead()));
     expect(count("leads")).toBe(2);
     expect(rows("SELECT lead_id, claimed_at FROM phone_claims")).toEqual([{ lead_id: second, claimed_at: START + WINDOW + 1 }]);
   });
 
   test("the window is configurable", async () => {
     const d = deps({ duplicateWindowMs: 1_000 });
-    await accept(d, submission(validLead()));
+    await accept(d, submission(fixedLead()));
     advance(999);
-    expect(await submitLead(d, submission(validLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(fixedLead(), { vendorId: "vendor-b" }))).toEqual({ kind: "blocked" });
     advance(2);
-    expect((await submitLead(d, submission(validLead()))).kind).toBe("accepted");
+    expect((await submitLead(d, submission(fixedLead()))).kind).toBe("accepted");
   });
 
   test("a rejected lead (its claim released) does not block", async () => {
     const d = deps();
-    const first = await accept(d, submission(validLead()));
+    const first = await accept(d, submission(fixedLead()));
     releaseClaim(first);
     advance(1_000);
-    const second = await accept(d, submission(validLead()));
+    const second = await accept(d, submission(fixedLead()));
     expect(second).not.toBe(first);
   });
 
   test("a prePing 'eligible' means an immediate postLead is not blocked, and vice versa", async () => {
     const d = deps();
     expect(prePing(d, { phone_number: "212 555 1234" })).toEqual({ kind: "eligible" });
-    await accept(d, submission(validLead()));
+    await accept(d, submission(fixedLead()));
     expect(prePing(d, { phone_number: "212 555 1234" })).toEqual({ kind: "blocked" });
   });
 
@@ -283,7 +283,7 @@ describe("submitLead: eligibility", () => {
     const d = deps();
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        submitLead(d, submission(validLead({ customer_name: `Caller ${i}` }), { vendorId: i % 2 ? "vendor-a" : "vendor-b" })),
+        submitLead(d, submission(fixedLead({ customer_name: `Caller ${i}` }), { vendorId: i % 2 ? "vendor-a" : "vendor-b" })),
       ),
     );
     expect(outcomes.filter((o) => o.kind === "accepted")).toHaveLength(1);
@@ -299,7 +299,7 @@ describe("submitLead: eligibility", () => {
       const on = (h: DatabaseHandle): IntakeDeps => ({ ...deps(), store: groupCommittedStore(h.db, createGroupCommitter(h.sqlite)) });
       addVendor("vendor-a", first);
       const [a, b] = [on(first), on(second)];
-      const outcomes = await Promise.all([a, b, a, b].map((d, i) => submitLead(d, submission(validLead({ customer_name: `Caller ${i}` })))));
+      const outcomes = await Promise.all([a, b, a, b].map((d, i) => submitLead(d, submission(fixedLead({ customer_name: `Caller ${i}` })))));
       expect(outcomes.filter((o) => o.kind === "accepted")).toHaveLength(1);
       expect(outcomes.filter((o) => o.kind === "blocked")).toHaveLength(3);
       expect((second.sqlite.query("SELECT count(*) AS n FROM leads").get() as { n: number }).n).toBe(1);
@@ -314,7 +314,7 @@ describe("submitLead: eligibility", () => {
 describe("submitLead: idempotency", () => {
   test("same key and same body → the same lead id, replayed, one lead row", async () => {
     const d = deps();
-    const body = validLead();
+    const body = fixedLead();
     const first = await submitLead(d, submission(body, { key: "order-1" }));
     advance(60_000);
     const second = await submitLead(d, submission(body, { key: "order-1" }));
@@ -326,15 +326,15 @@ describe("submitLead: idempotency", () => {
 
   test("a replay is answered even after the number became suppressed", async () => {
     const d = deps();
-    const leadId = await accept(d, submission(validLead(), { key: "order-1" }));
+    const leadId = await accept(d, submission(fixedLead(), { key: "order-1" }));
     suppress(PHONE);
-    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({ kind: "accepted", leadId, replayed: true });
+    expect(await submitLead(d, submission(fixedLead(), { key: "order-1" }))).toEqual({ kind: "accepted", leadId, replayed: true });
   });
 
   test("same key and a different body → idempotencyConflict, nothing new written", async () => {
     const d = deps();
-    await accept(d, submission(validLead(), { key: "order-1" }));
-    const outcome = await submitLead(d, submission(validLead({ customer_name: "Someone Else", phone_number: "212-555-9876" }), { key: "order-1" }));
+    await accept(d, submission(fixedLead(), { key: "order-1" }));
+    const outcome = await submitLead(d, submission(fixedLead({ customer_name: "Someone Else", phone_number: "212-555-9876" }), { key: "order-1" }));
     expect(outcome).toEqual({ kind: "idempotencyConflict" });
     expect(count("leads")).toBe(1);
     expect(count("phone_claims")).toBe(1);
@@ -342,7 +342,7 @@ describe("submitLead: idempotency", () => {
 
   test("the same key in one batch: one lead, the second answer is the replay", async () => {
     const d = deps();
-    const body = validLead();
+    const body = fixedLead();
     const [a, b] = await Promise.all([submitLead(d, submission(body, { key: "k" })), submitLead(d, submission(body, { key: "k" }))]);
     expect(a).toEqual({ kind: "accepted", leadId: expect.any(String), replayed: false });
     expect(b).toEqual({ kind: "accepted", leadId: (a as { leadId: string }).leadId, replayed: true });
@@ -351,31 +351,31 @@ describe("submitLead: idempotency", () => {
 
   test("keys are per vendor: another vendor's same key is a new request", async () => {
     const d = deps();
-    await accept(d, submission(validLead(), { key: "order-1" }));
-    const other = await submitLead(d, submission(validLead({ phone_number: "212-555-9876" }), { key: "order-1", vendorId: "vendor-b" }));
+    await accept(d, submission(fixedLead(), { key: "order-1" }));
+    const other = await submitLead(d, submission(fixedLead({ phone_number: "212-555-9876" }), { key: "order-1", vendorId: "vendor-b" }));
     expect(other).toEqual({ kind: "accepted", leadId: expect.any(String), replayed: false });
     expect(count("leads")).toBe(2);
   });
 
   test("a key is kept for 24 hours", async () => {
     const d = deps({ duplicateWindowMs: 3_600_000 });
-    const leadId = await accept(d, submission(validLead(), { key: "order-1" }));
+    const leadId = await accept(d, submission(fixedLead(), { key: "order-1" }));
     advance(IDEMPOTENCY_TTL_MS - 1);
-    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({ kind: "accepted", leadId, replayed: true });
+    expect(await submitLead(d, submission(fixedLead(), { key: "order-1" }))).toEqual({ kind: "accepted", leadId, replayed: true });
   });
 
   test("a key older than 24 hours → a new lead", async () => {
     // A 1-hour duplicate window, so the number itself is free again when the key expires.
     const d = deps({ duplicateWindowMs: 3_600_000 });
-    const first = await accept(d, submission(validLead(), { key: "order-1" }));
+    const first = await accept(d, submission(fixedLead(), { key: "order-1" }));
     advance(IDEMPOTENCY_TTL_MS + 1);
-    const second = await submitLead(d, submission(validLead(), { key: "order-1" }));
+    const second = await submitLead(d, submission(fixedLead(), { key: "order-1" }));
     expect(second).toEqual({ kind: "accepted", leadId: expect.any(String), replayed: false });
     expect((second as { leadId: string }).leadId).not.toBe(first);
     expect(count("leads")).toBe(2);
     // The key now points at the new lead.
     advance(1_000);
-    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({
+    expect(await submitLead(d, submission(fixedLead(), { key: "order-1" }))).toEqual({
       kind: "accepted",
       leadId: (second as { leadId: string }).leadId,
       replayed: true,
@@ -385,18 +385,18 @@ describe("submitLead: idempotency", () => {
   test("a blocked request does not store its key: a retry is evaluated afresh", async () => {
     const d = deps();
     suppress(PHONE);
-    expect(await submitLead(d, submission(validLead(), { key: "order-1" }))).toEqual({ kind: "blocked" });
+    expect(await submitLead(d, submission(fixedLead(), { key: "order-1" }))).toEqual({ kind: "blocked" });
     expect(count("idempotency_keys")).toBe(0);
   });
 });
 
 describe("submitLead: a re-post without a key (a retry after a lost answer)", () => {
-  /** validLead() respelled: keys in reverse order, values padded, state lower-case, another phone format, extra_data's keys reordered. */
+  /** fixedLead() respelled: keys in reverse order, values padded, state lower-case, another phone format, extra_data's keys reordered. */
   const respelled = () => {
-    const body: Body = Object.fromEntries(Object.entries(validLead({ extra_data: { b: [1, { y: 2, x: 1 }], a: "web" } })).reverse());
+    const body: Body = Object.fromEntries(Object.entries(fixedLead({ extra_data: { b: [1, { y: 2, x: 1 }], a: "web" } })).reverse());
     return { ...body, customer_name: "  Jane Doe\t", state: "ny", phone_number: "+1 212.555.1234", unknown_field: "ignored" };
   };
-  const original = () => validLead({ extra_data: { a: "web", b: [1, { x: 1, y: 2 }] } });
+  const original = () => fixedLead({ extra_data: { a: "web", b: [1, { x: 1, y: 2 }] } });
 
   test("the same vendor re-posting the same lead, respelled → the first lead's id, replayed; nothing new stored", async () => {
     const d = deps();
@@ -410,8 +410,8 @@ describe("submitLead: a re-post without a key (a retry after a lost answer)", ()
 
   test("customer_address for street is the same lead", async () => {
     const d = deps();
-    const first = await accept(d, submission(validLead()));
-    const { street, ...rest } = validLead();
+    const first = await accept(d, submission(fixedLead()));
+    const { street, ...rest } = fixedLead();
     expect(await submitLead(d, submission({ ...rest, customer_address: street }))).toEqual({ kind: "accepted", leadId: first, replayed: true });
   });
 

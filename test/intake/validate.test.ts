@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { echo } from "../../src/contract/texts.ts";
 import { isHttpUrl, type ValidLead } from "../../src/intake/lead-schema.ts";
 import { validateLead, validatePrePing } from "../../src/intake/validate.ts";
-import { leadWithout, validLead, type Body } from "../helpers/lead.ts";
+import { leadWithout, fixedLead, type Body } from "../helpers/lead.ts";
 
 /** The production default: call_back_url may not name localhost or a private address. */
 const PUBLIC_ONLY = { allowPrivateCallbacks: false };
@@ -44,7 +44,7 @@ const FREE_TEXT_FIELDS = ["customer_name", "city", "street", "dm_name", "utility
 
 describe("a valid lead", () => {
   test("has no errors and comes back normalised", () => {
-    expect(validValue(validLead())).toEqual({
+    expect(validValue(fixedLead())).toEqual({
       phoneE164: "+12125551234",
       customerName: "Jane Doe",
       state: "NY",
@@ -66,12 +66,12 @@ describe("a valid lead", () => {
   });
 
   test("string values are stored trimmed", () => {
-    const value = validValue(validLead({ customer_name: "  Jane Doe \t", city: "\nNew York ", zip: " 10001 " }));
+    const value = validValue(fixedLead({ customer_name: "  Jane Doe \t", city: "\nNew York ", zip: " 10001 " }));
     expect([value.customerName, value.city, value.zip]).toEqual(["Jane Doe", "New York", "10001"]);
   });
 
   test("unknown top-level fields are ignored", () => {
-    const value = validValue(validLead({ favourite_colour: "blue", nested: { a: [1, 2] }, Street: 42, phone: null }));
+    const value = validValue(fixedLead({ favourite_colour: "blue", nested: { a: [1, 2] }, Street: 42, phone: null }));
     expect(value.street).toBe("1 Main St");
   });
 });
@@ -86,7 +86,7 @@ describe("Missing Field", () => {
   const cases = REQUIRED_STRING_FIELDS.flatMap((field) => absentForms.map(([form, apply]) => [field, form, apply] as const));
 
   test.each(cases)("%s %s → Missing Field: <field>", (field, _form, apply) => {
-    const body = validLead();
+    const body = fixedLead();
     apply(body, field);
     expect(errorsOf(body)).toEqual([`Missing Field: ${field}`]);
   });
@@ -112,7 +112,7 @@ describe("Invalid Type (expected string)", () => {
   const cases = [...REQUIRED_STRING_FIELDS, ...OPTIONAL_STRING_FIELDS].flatMap((field) => wrongValues.map(([what, value]) => [field, what, value] as const));
 
   test.each(cases)("%s as %s → Invalid Type (expected string): <field>", (field, _what, value) => {
-    expect(errorsOf(validLead({ [field]: value }))).toEqual([`Invalid Type (expected string): ${field}`]);
+    expect(errorsOf(fixedLead({ [field]: value }))).toEqual([`Invalid Type (expected string): ${field}`]);
   });
 
   test("customer_address of the wrong type names customer_address", () => {
@@ -133,74 +133,74 @@ describe("phone_number", () => {
     ["+12125551234", "+12125551234"],
     ["  212 555 1234  ", "+12125551234"],
   ])("%p is accepted as %s", (raw, e164) => {
-    expect(validValue(validLead({ phone_number: raw })).phoneE164).toBe(e164);
+    expect(validValue(fixedLead({ phone_number: raw })).phoneE164).toBe(e164);
   });
 
   test.each(["212-555-1234 x12", "212_555_1234", "212/555/1234", "+1 800 FLOWERS", "212\t555\t1234", "２１２５５５１２３４", "212#5551234", "*2125551234"])(
     "%p → Invalid Characters: <value>",
     (raw) => {
-      expect(errorsOf(validLead({ phone_number: raw }))).toEqual([`Invalid Characters: ${raw}`]);
+      expect(errorsOf(fixedLead({ phone_number: raw }))).toEqual([`Invalid Characters: ${raw}`]);
     },
   );
 
   test.each(["1234567890", "212-555-123", "212-555-12345", "555-555-5555", "+44 20 7946 0958", "0125551234", "2121551234", "()", "+", "---"])(
     "%p → Invalid Phone Number: <value>",
     (raw) => {
-      expect(errorsOf(validLead({ phone_number: raw }))).toEqual([`Invalid Phone Number: ${raw}`]);
+      expect(errorsOf(fixedLead({ phone_number: raw }))).toEqual([`Invalid Phone Number: ${raw}`]);
     },
   );
 
   test("the offending value is echoed verbatim, surrounding spaces included", () => {
-    expect(errorsOf(validLead({ phone_number: "  212-555-12a4 " }))).toEqual(["Invalid Characters:   212-555-12a4 "]);
-    expect(errorsOf(validLead({ phone_number: " 123 " }))).toEqual(["Invalid Phone Number:  123 "]);
+    expect(errorsOf(fixedLead({ phone_number: "  212-555-12a4 " }))).toEqual(["Invalid Characters:   212-555-12a4 "]);
+    expect(errorsOf(fixedLead({ phone_number: " 123 " }))).toEqual(["Invalid Phone Number:  123 "]);
   });
 });
 
 describe("state and mailing_state", () => {
   test.each(["ny", "Ny", "nY", " ny "])("state %p is case-insensitive and stored upper-case", (raw) => {
-    expect(validValue(validLead({ state: raw })).state).toBe("NY");
+    expect(validValue(fixedLead({ state: raw })).state).toBe("NY");
   });
 
   test.each(["ca", "Dc", "pr", "gu", "vi", "as", "mp", "TX", "WY"])("state %p is a USPS code", (raw) => {
-    expect(validValue(validLead({ state: raw })).state).toBe(raw.toUpperCase());
+    expect(validValue(fixedLead({ state: raw })).state).toBe(raw.toUpperCase());
   });
 
   test.each(["AA", "AE", "ap", "XX", "C", "CAL", "New York", "C A", "12", "ZZ"])("state %p → Invalid State Code (2 characters): <value>", (raw) => {
-    expect(errorsOf(validLead({ state: raw }))).toEqual([`Invalid State Code (2 characters): ${raw}`]);
+    expect(errorsOf(fixedLead({ state: raw }))).toEqual([`Invalid State Code (2 characters): ${raw}`]);
   });
 
   // "ı".toUpperCase() is "I" and "ſ".toUpperCase() is "S": these are not USPS codes.
   test.each(["ıa", "ſc", "ıl"])("state %p made of non-ASCII letters is refused", (raw) => {
-    expect(errorsOf(validLead({ state: raw }))).toEqual([`Invalid State Code (2 characters): ${raw}`]);
+    expect(errorsOf(fixedLead({ state: raw }))).toEqual([`Invalid State Code (2 characters): ${raw}`]);
   });
 
   test.each(["AA", "ae", "Ap", "ny", "pr"])("mailing_state %p is accepted and stored upper-case", (raw) => {
-    expect(validValue(validLead({ mailing_state: raw })).mailingState).toBe(raw.toUpperCase());
+    expect(validValue(fixedLead({ mailing_state: raw })).mailingState).toBe(raw.toUpperCase());
   });
 
   test.each(["XX", "A", "AAA", "Armed Forces", "ıa"])("mailing_state %p → Invalid Mailing State Code: <value>", (raw) => {
-    expect(errorsOf(validLead({ mailing_state: raw }))).toEqual([`Invalid Mailing State Code: ${raw}`]);
+    expect(errorsOf(fixedLead({ mailing_state: raw }))).toEqual([`Invalid Mailing State Code: ${raw}`]);
   });
 
   test("the state is echoed verbatim (not upper-cased, not trimmed)", () => {
-    expect(errorsOf(validLead({ state: " xx " }))).toEqual(["Invalid State Code (2 characters):  xx "]);
+    expect(errorsOf(fixedLead({ state: " xx " }))).toEqual(["Invalid State Code (2 characters):  xx "]);
   });
 });
 
 describe("zip and mailing_zip", () => {
   test.each(["12345", "12345-6789", "00501", " 10001 "])("%p is accepted", (raw) => {
-    const value = validValue(validLead({ zip: raw, mailing_zip: raw }));
+    const value = validValue(fixedLead({ zip: raw, mailing_zip: raw }));
     expect([value.zip, value.mailingZip]).toEqual([raw.trim(), raw.trim()]);
   });
 
   const bad = ["1234", "123456", "12345-678", "12345-67890", "12345 6789", "123456789", "12345-", "abcde", "1234a", "١٢٣٤٥"];
 
   test.each(bad)("zip %p → Invalid ZIP Code: <value>", (raw) => {
-    expect(errorsOf(validLead({ zip: raw }))).toEqual([`Invalid ZIP Code: ${raw}`]);
+    expect(errorsOf(fixedLead({ zip: raw }))).toEqual([`Invalid ZIP Code: ${raw}`]);
   });
 
   test.each(bad)("mailing_zip %p → Invalid Mailing ZIP Code: <value>", (raw) => {
-    expect(errorsOf(validLead({ mailing_zip: raw }))).toEqual([`Invalid Mailing ZIP Code: ${raw}`]);
+    expect(errorsOf(fixedLead({ mailing_zip: raw }))).toEqual([`Invalid Mailing ZIP Code: ${raw}`]);
   });
 });
 
@@ -208,7 +208,7 @@ describe("email", () => {
   test.each(["a@b.co", "jane.doe+leads@example.com", "o'brien@mail.example.org", "x_y-z@sub-domain.example.io", "USER@EXAMPLE.COM"])(
     "%p is accepted",
     (raw) => {
-      expect(validValue(validLead({ email: raw })).email).toBe(raw);
+      expect(validValue(fixedLead({ email: raw })).email).toBe(raw);
     },
   );
 
@@ -228,7 +228,7 @@ describe("email", () => {
     "jane@exa mple.com",
     `${"a".repeat(65)}@example.com`,
   ])("%p → Invalid Email: <value>", (raw) => {
-    expect(errorsOf(validLead({ email: raw }))).toEqual([`Invalid Email: ${raw}`]);
+    expect(errorsOf(fixedLead({ email: raw }))).toEqual([`Invalid Email: ${raw}`]);
   });
 });
 
@@ -242,18 +242,18 @@ describe("certificate_url", () => {
   test("exactly 500 characters is accepted", () => {
     const url = urlOfLength(500);
     expect(url.length).toBe(500);
-    expect(validValue(validLead({ certificate_url: url })).certificateUrl).toBe(url);
+    expect(validValue(fixedLead({ certificate_url: url })).certificateUrl).toBe(url);
   });
 
   test("501 characters is refused, with the value echoed", () => {
     const url = urlOfLength(501);
-    expect(errorsOf(validLead({ certificate_url: url }))).toEqual([text(url)]);
+    expect(errorsOf(fixedLead({ certificate_url: url }))).toEqual([text(url)]);
   });
 
   test.each(["http://cert.example.com", "HTTPS://CERT.EXAMPLE.COM/X", "https://cert.example.com:8443/a?b=c#d", "http://192.0.2.1/cert"])(
     "%p is accepted",
     (url) => {
-      expect(validValue(validLead({ certificate_url: url })).certificateUrl).toBe(url);
+      expect(validValue(fixedLead({ certificate_url: url })).certificateUrl).toBe(url);
     },
   );
 
@@ -270,12 +270,12 @@ describe("certificate_url", () => {
     "not a url",
     "https://cert.example.com:99999/",
   ])("%p → the certificate URL text with the value", (url) => {
-    expect(errorsOf(validLead({ certificate_url: url }))).toEqual([text(url)]);
+    expect(errorsOf(fixedLead({ certificate_url: url }))).toEqual([text(url)]);
   });
 
   test("absent (or null, or blank) with extra_data present is fine and stored as null", () => {
     for (const certificate_url of [undefined, null, "  "]) {
-      expect(validValue(validLead({ certificate_url })).certificateUrl).toBeNull();
+      expect(validValue(fixedLead({ certificate_url })).certificateUrl).toBeNull();
     }
   });
 });
@@ -291,36 +291,36 @@ describe("call_back_url", () => {
     ["null", null],
     ["blank", "   "],
   ])("is optional: %s → no error, stored as null", (_what, value) => {
-    const body = validLead({ call_back_url: value });
+    const body = fixedLead({ call_back_url: value });
     if (value === undefined) delete body.call_back_url;
     expect(validValue(body).callBackUrl).toBeNull();
   });
 
   test("exactly 2,048 characters is accepted", () => {
     const url = urlOfLength(2048);
-    expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+    expect(validValue(fixedLead({ call_back_url: url })).callBackUrl).toBe(url);
   });
 
   test("2,049 characters → Invalid Callback URL: <value, cut to 600 with …>", () => {
     const url = urlOfLength(2049);
-    expect(errorsOf(validLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url.slice(0, 600)}${ELLIPSIS}`]);
+    expect(errorsOf(fixedLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url.slice(0, 600)}${ELLIPSIS}`]);
   });
 
   test("2,048 characters counted as characters, not UTF-16 units", () => {
     // 1,100 astral characters are 2,200 UTF-16 units but only 1,100 + prefix characters.
     const url = `https://vendor.example.com/${"😀".repeat(1100)}`;
-    expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+    expect(validValue(fixedLead({ call_back_url: url })).callBackUrl).toBe(url);
   });
 
   test.each(["ftp://vendor.example.com/cb", "vendor.example.com/cb", "http://", "https://vendor example.com/cb", "mailto:a@example.com", "localhost:8080/cb"])(
     "%p → Invalid Callback URL: <value>",
     (url) => {
-      expect(errorsOf(validLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url}`]);
+      expect(errorsOf(fixedLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url}`]);
     },
   );
 
   test("http URLs (not only https) are accepted", () => {
-    expect(validValue(validLead({ call_back_url: "http://vendor.example.com:9999/cb" })).callBackUrl).toBe("http://vendor.example.com:9999/cb");
+    expect(validValue(fixedLead({ call_back_url: "http://vendor.example.com:9999/cb" })).callBackUrl).toBe("http://vendor.example.com:9999/cb");
   });
 
   const PRIVATE_HOSTS = [
@@ -342,28 +342,28 @@ describe("call_back_url", () => {
   ];
 
   test.each(PRIVATE_HOSTS)("%p (localhost or a literal private address) → Invalid Callback URL: <value>", (url) => {
-    expect(errorsOf(validLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url}`]);
+    expect(errorsOf(fixedLead({ call_back_url: url }))).toEqual([`Invalid Callback URL: ${url}`]);
   });
 
   test.each(PRIVATE_HOSTS)("%p is accepted, as sent, when private callbacks are allowed", (url) => {
-    expect(validValue(validLead({ call_back_url: url }), { allowPrivateCallbacks: true }).callBackUrl).toBe(url);
+    expect(validValue(fixedLead({ call_back_url: url }), { allowPrivateCallbacks: true }).callBackUrl).toBe(url);
   });
 
   test.each(["https://93.184.216.34/cb", "http://[2606:2800:220:1::]/cb", "https://localhost.example.com/cb", "https://internal.example/cb"])(
     "%p (a public literal, or any name: judged at delivery) is accepted",
     (url) => {
-      expect(validValue(validLead({ call_back_url: url })).callBackUrl).toBe(url);
+      expect(validValue(fixedLead({ call_back_url: url })).callBackUrl).toBe(url);
     },
   );
 });
 
 describe("255-character limit", () => {
   test.each(FREE_TEXT_FIELDS)("%s: exactly 255 characters is accepted", (field) => {
-    expect(errorsOf(validLead({ [field]: "x".repeat(255) }))).toEqual([]);
+    expect(errorsOf(fixedLead({ [field]: "x".repeat(255) }))).toEqual([]);
   });
 
   test.each(FREE_TEXT_FIELDS)("%s: 256 characters → Field Too Long (max 255 characters): <field>", (field) => {
-    expect(errorsOf(validLead({ [field]: "x".repeat(256) }))).toEqual([`Field Too Long (max 255 characters): ${field}`]);
+    expect(errorsOf(fixedLead({ [field]: "x".repeat(256) }))).toEqual([`Field Too Long (max 255 characters): ${field}`]);
   });
 
   test("customer_address is held to the same limit under its own name", () => {
@@ -373,12 +373,12 @@ describe("255-character limit", () => {
   });
 
   test("characters are counted, not UTF-16 units", () => {
-    expect(errorsOf(validLead({ customer_name: "😀".repeat(255) }))).toEqual([]);
-    expect(errorsOf(validLead({ customer_name: "😀".repeat(256) }))).toEqual(["Field Too Long (max 255 characters): customer_name"]);
+    expect(errorsOf(fixedLead({ customer_name: "😀".repeat(255) }))).toEqual([]);
+    expect(errorsOf(fixedLead({ customer_name: "😀".repeat(256) }))).toEqual(["Field Too Long (max 255 characters): customer_name"]);
   });
 
   test("surrounding whitespace does not count (the value is stored trimmed)", () => {
-    expect(validValue(validLead({ city: `  ${"x".repeat(255)}  ` })).city).toBe("x".repeat(255));
+    expect(validValue(fixedLead({ city: `  ${"x".repeat(255)}  ` })).city).toBe("x".repeat(255));
   });
 });
 
@@ -387,11 +387,11 @@ describe("U+0000 in a string field", () => {
 
   test.each(STRING_FIELDS)("%s → Invalid Characters (U+0000): <field>", (field) => {
     const value = field.endsWith("_url") ? "https://example.com/a\u0000b" : "a\u0000b";
-    expect(errorsOf(validLead({ [field]: value }))).toEqual([`Invalid Characters (U+0000): ${field}`]);
+    expect(errorsOf(fixedLead({ [field]: value }))).toEqual([`Invalid Characters (U+0000): ${field}`]);
   });
 
   test("fields with a format of their own report it instead; the errors keep the field order", () => {
-    expect(errorsOf(validLead({ phone_number: "212\u00005550123", city: "a\u0000", email: "a\u0000@example.com", vendor_campaign_name: "\u0000" }))).toEqual([
+    expect(errorsOf(fixedLead({ phone_number: "212\u00005550123", city: "a\u0000", email: "a\u0000@example.com", vendor_campaign_name: "\u0000" }))).toEqual([
       "Invalid Characters: 212\u00005550123",
       "Invalid Characters (U+0000): city",
       "Invalid Characters (U+0000): vendor_campaign_name",
@@ -403,22 +403,22 @@ describe("U+0000 in a string field", () => {
 describe("echoed values longer than 600 characters", () => {
   test("are cut to 600 characters followed by …", () => {
     const raw = "a".repeat(700);
-    expect(errorsOf(validLead({ phone_number: raw }))).toEqual([`Invalid Characters: ${"a".repeat(600)}${ELLIPSIS}`]);
+    expect(errorsOf(fixedLead({ phone_number: raw }))).toEqual([`Invalid Characters: ${"a".repeat(600)}${ELLIPSIS}`]);
   });
 
   test("exactly 600 characters are echoed whole", () => {
     const raw = "1".repeat(600);
-    expect(errorsOf(validLead({ phone_number: raw }))).toEqual([`Invalid Phone Number: ${raw}`]);
+    expect(errorsOf(fixedLead({ phone_number: raw }))).toEqual([`Invalid Phone Number: ${raw}`]);
   });
 
   test("601 characters lose exactly one character", () => {
     const raw = `${"b".repeat(600)}c`;
-    expect(errorsOf(validLead({ email: raw }))).toEqual([`Invalid Email: ${"b".repeat(600)}${ELLIPSIS}`]);
+    expect(errorsOf(fixedLead({ email: raw }))).toEqual([`Invalid Email: ${"b".repeat(600)}${ELLIPSIS}`]);
   });
 
   test("certificate_url, zip and state texts are cut the same way", () => {
     const long = `https://cert.example.com/${"z".repeat(700)}`;
-    expect(errorsOf(validLead({ certificate_url: long, zip: "9".repeat(650), state: "S".repeat(601) }))).toEqual([
+    expect(errorsOf(fixedLead({ certificate_url: long, zip: "9".repeat(650), state: "S".repeat(601) }))).toEqual([
       `Invalid State Code (2 characters): ${"S".repeat(600)}${ELLIPSIS}`,
       `Invalid ZIP Code: ${"9".repeat(600)}${ELLIPSIS}`,
       `Certificate URL exceeds 500 characters, or not a valid URL ${long.slice(0, 600)}${ELLIPSIS}`,
@@ -434,7 +434,7 @@ describe("echoed values longer than 600 characters", () => {
 
 describe("street and customer_address", () => {
   test("street alone is used", () => {
-    expect(validValue(validLead({ street: "1 Main St" })).street).toBe("1 Main St");
+    expect(validValue(fixedLead({ street: "1 Main St" })).street).toBe("1 Main St");
   });
 
   test("customer_address alone satisfies the street field", () => {
@@ -444,20 +444,20 @@ describe("street and customer_address", () => {
   });
 
   test("when both are sent, street is used", () => {
-    expect(validValue(validLead({ street: "1 Main St", customer_address: "2 Side Ave" })).street).toBe("1 Main St");
+    expect(validValue(fixedLead({ street: "1 Main St", customer_address: "2 Side Ave" })).street).toBe("1 Main St");
   });
 
   test("when both are sent, customer_address is not validated", () => {
-    expect(validValue(validLead({ street: "1 Main St", customer_address: "x".repeat(300) })).street).toBe("1 Main St");
+    expect(validValue(fixedLead({ street: "1 Main St", customer_address: "x".repeat(300) })).street).toBe("1 Main St");
   });
 
   test("a blank street with customer_address uses customer_address", () => {
-    expect(validValue(validLead({ street: "  ", customer_address: "2 Side Ave" })).street).toBe("2 Side Ave");
+    expect(validValue(fixedLead({ street: "  ", customer_address: "2 Side Ave" })).street).toBe("2 Side Ave");
   });
 
   test("neither → Missing Field: street", () => {
     expect(errorsOf(leadWithout("street"))).toEqual(["Missing Field: street"]);
-    expect(errorsOf(validLead({ street: null, customer_address: " " }))).toEqual(["Missing Field: street"]);
+    expect(errorsOf(fixedLead({ street: null, customer_address: " " }))).toEqual(["Missing Field: street"]);
   });
 });
 
@@ -506,7 +506,7 @@ describe("extra_data", () => {
     ["an array holding null", [{ a: 1 }, null]],
     ["an array of arrays", [[{ a: 1 }]]],
   ])("%s → Invalid extra_data", (_what, value) => {
-    expect(errorsOf(validLead({ extra_data: value }))).toEqual([invalidText]);
+    expect(errorsOf(fixedLead({ extra_data: value }))).toEqual([invalidText]);
     const withoutCertificate = leadWithout("certificate_url");
     withoutCertificate.extra_data = value;
     expect(errorsOf(withoutCertificate)).toEqual([invalidText]);

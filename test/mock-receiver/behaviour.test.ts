@@ -1,6 +1,6 @@
 // The mock receiver's answer rules, without a server.
 import { describe, expect, test } from "bun:test";
-import { BehaviourError, createBehaviourTable, parseBehaviour, planAnswer } from "../../src/mock-receiver/behaviour.ts";
+import { BehaviourError, createBehaviourTable, parseBehaviour, pathCovers, planAnswer } from "../../src/mock-receiver/behaviour.ts";
 
 describe("parseBehaviour", () => {
   test("accepts every field and keeps the path apart", () => {
@@ -73,5 +73,49 @@ describe("behaviour table", () => {
     expect([table.next("/a"), table.next("/a"), table.next("/b"), table.next("/b")].map((a) => a.action === "respond" && a.status)).toEqual([
       500, 200, 500, 200,
     ]);
+  });
+
+  test("a path covers everything under it: /dead answers for /dead/x and /dead/x/y, not for /deadline", () => {
+    const table = createBehaviourTable();
+    table.set("/dead", { status: 410 });
+    const status = (path: string) => {
+      const answer = table.next(path);
+      return answer.action === "respond" ? answer.status : answer.action;
+    };
+    expect(["/dead", "/dead/", "/dead/x", "/dead/x/y", "/deadline", "/dea", "/other/dead"].map(status)).toEqual([410, 410, 410, 410, 200, 200, 200]);
+  });
+
+  test("the longest covering path wins, whatever the order they were set in; the global one only where none covers", () => {
+    for (const order of [
+      ["/v", "/v/a", "/v/a/b"],
+      ["/v/a/b", "/v/a", "/v"],
+    ]) {
+      const table = createBehaviourTable();
+      table.set(undefined, { status: 503 });
+      const statuses: Record<string, number> = { "/v": 500, "/v/a": 502, "/v/a/b": 504 };
+      for (const path of order) table.set(path, { status: statuses[path] });
+      const status = (path: string) => (table.next(path) as { status: number }).status;
+      expect([status("/v/x"), status("/v/a/x"), status("/v/a/b/c"), status("/v/ab"), status("/w")]).toEqual([500, 502, 504, 500, 503]);
+      table.reset("/v/a");
+      expect(status("/v/a/x")).toBe(500);
+    }
+  });
+
+  test("a prefix's failFirst counts each path under it on its own", () => {
+    const table = createBehaviourTable();
+    table.set("/flaky", { failFirst: 1 });
+    const statuses = ["/flaky/a", "/flaky/a", "/flaky/b", "/flaky/b"].map((path) => (table.next(path) as { status: number }).status);
+    expect(statuses).toEqual([500, 200, 500, 200]);
+  });
+
+  test.each([
+    ["/dead", "/dead", true],
+    ["/dead", "/dead/x", true],
+    ["/dead", "/deadline", false],
+    ["/dead/", "/dead/x", true],
+    ["/dead/", "/dead", false],
+    ["/", "/anything/at/all", true],
+  ])("pathCovers(%p, %p) is %p", (prefix, path, covers) => {
+    expect(pathCovers(prefix, path)).toBe(covers);
   });
 });

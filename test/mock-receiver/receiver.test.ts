@@ -202,6 +202,17 @@ describe("behaviours", () => {
     });
   });
 
+  test("a behaviour's path covers the paths under it over HTTP; the longest configured path wins", async () => {
+    await control("PUT", "/behaviour", { path: "/dead", status: 410 });
+    await control("PUT", "/behaviour", { path: "/dead/revived", status: 202 });
+    const paths = ["/dead", "/dead/x", "/dead/x/y", "/dead/revived/z", "/deadline", "/flaky"];
+    const got: number[] = [];
+    for (const path of paths) got.push((await post(path)).status);
+    expect(got).toEqual([410, 410, 410, 202, 200, 200]);
+    // Recording stays by exact path: what /dead/x received is not listed under /dead.
+    expect((await listed("?path=/dead")).map((c) => c.path)).toEqual(["/dead"]);
+  });
+
   test("DELETE /_mock/behaviour resets one path or everything", async () => {
     await control("PUT", "/behaviour", { status: 503 });
     await control("PUT", "/behaviour", { path: "/cb/gone", status: 410 });

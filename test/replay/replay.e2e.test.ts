@@ -124,6 +124,61 @@ describe("reporting", () => {
     expect(lines.at(-1)).toMatch(/^FAILED: 0 passed, 1 failed, 0 skipped of 1 case\(s\) in [\d.]+ s$/);
   });
 
+  test("a callback that rejects the lead where the case expected it accepted: the command prints the rejection's reason", async () => {
+    const callbackDir = mkdtempSync(join(tmpdir(), "replay-rejected-"));
+    try {
+      const expectsAccepted = {
+        description: "Deliberately wrong: the certificate answers 404, so the lead is rejected, not accepted.",
+        receiver: [{ path: "/certificate-missing", status: 404 }],
+        steps: [
+          {
+            request: {
+              method: "POST",
+              path: "/v1/postLead",
+              lead: { certificate_url: "{{receiver}}/certificate-missing", call_back_url: "{{receiver}}/callback" },
+            },
+            expect: { status: 200, body: { success_bit: true, message: "{{string}}", lead_id: "{{uuid}}" } },
+          },
+        ],
+        callback: {
+          expect: {
+            body: {
+              lead_id: "{{lead_id}}",
+              success_bit: true,
+              status: "accepted",
+              message: "Lead accepted.",
+              phone_number: "{{any}}",
+              vendor_campaign_name: "replay",
+              decided_at: "{{iso-date}}",
+            },
+          },
+        },
+      };
+      writeFileSync(join(callbackDir, "expected-accepted.json"), JSON.stringify(expectsAccepted));
+      const lines: string[] = [];
+      const args = [
+        callbackDir,
+        "--url",
+        server.url,
+        "--user",
+        VENDOR.user,
+        "--password",
+        VENDOR.password,
+        "--receiver",
+        receiver.url.origin,
+        "--timeout",
+        "10s",
+      ];
+      expect(await replayCommand(args, (line) => lines.push(line))).toBe(1);
+      expect(lines).toContainEqual(expect.stringMatching(/^expected-accepted \|.*\| FAIL$/));
+      expect(lines).toContainEqual(
+        '    ↳ callback.success_bit: expected true, got false; the callback rejected the lead: "Certificate URL could not be verified: HTTP 404"',
+      );
+    } finally {
+      rmSync(callbackDir, { recursive: true, force: true });
+    }
+  });
+
   test("cases needing what the run was not given are skipped, and skips do not fail the run", async () => {
     const lines: string[] = [];
     const args = [FIXTURES, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--filter", "8-callback/rejected"];

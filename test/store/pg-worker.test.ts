@@ -3,6 +3,7 @@
 // with what the per-item scripts (record.ts recordIfStill, callbacks recordAttempt) would write.
 import { beforeEach, expect, test } from "bun:test";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
+import { runAwaiting } from "../../src/db/script.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
 import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
@@ -10,7 +11,7 @@ import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgWorkerBatches, type WorkerBatches } from "../../src/backend/pg-worker.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { decisionJob as decisionJobOn } from "../final-results/decision-job.ts";
-import { leadFields, vendorRow } from "../helpers/tables.ts";
+import { leadFields, pendingLead, vendorRow } from "../helpers/tables.ts";
 
 const pg = usePgDatabase();
 const VENDOR = vendorRow("vendor-a");
@@ -43,13 +44,8 @@ beforeEach(async () => {
 });
 
 /** A pending lead with its held callback and its phone claim, its hold over at DECIDED. */
-async function pendingLead(phone: string): Promise<string> {
-  const id = Bun.randomUUIDv7();
-  await t.leads.insertPending(leadFields(phone), { id, vendorId: VENDOR.id, rawRequest: "{}", createdAt: CREATED, decideAfter: DECIDED });
-  await t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: VENDOR.id, url: "https://example.com/hook" }, CREATED);
-  await t.phoneClaims.claim(phone, id, CREATED, 0);
-  return id;
-}
+const HELD = { vendorId: VENDOR.id, createdAt: CREATED, decideAfter: DECIDED, callbackUrl: "https://example.com/hook", claimPhone: true };
+const heldLead = (phone: string) => runAwaiting(pendingLead(t, { ...HELD, phoneE164: phone }));
 
 const decisionJob = (decisionBatches: DecisionBatches) => decisionJobOn(store, decisionBatches, { decidedAt: DECIDED, leaseMs: LEASE });
 
@@ -59,10 +55,10 @@ const leadRows = async (): Promise<LeadRow[]> =>
 
 test("a batch of due leads is decided by one read and one write: each lead, its callback and its claim as recordIfStill writes them", async () => {
   const [plain, suppressed, operatorRejected, operatorAccepted] = [
-    await pendingLead("+12125550001"),
-    await pendingLead("+12125550002"),
-    await pendingLead("+12125550003"),
-    await pendingLead("+12125550004"),
+    await heldLead("+12125550001"),
+    await heldLead("+12125550002"),
+    await heldLead("+12125550003"),
+    await heldLead("+12125550004"),
   ];
   await t.suppressions.add({ phoneE164: "+12125550002", reason: null, createdAt: 0 });
   await t.suppressions.add({ phoneE164: "+12125550004", reason: null, createdAt: 0 });
@@ -90,7 +86,7 @@ test("a batch of due leads is decided by one read and one write: each lead, its 
 });
 
 test("checks that change between the batch's read and its write: that lead is decided again alone, on the checks as they stand", async () => {
-  const [stays, changes] = [await pendingLead("+12125550011"), await pendingLead("+12125550012")];
+  const [stays, changes] = [await heldLead("+12125550011"), await heldLead("+12125550012")];
   const { job, decided } = decisionJob({
     ...batches.decisions,
     async checksOf(leads) {
@@ -109,7 +105,7 @@ test("checks that change between the batch's read and its write: that lead is de
 });
 
 test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {
-  const [kept, lost] = [await pendingLead("+12125550021"), await pendingLead("+12125550022")];
+  const [kept, lost] = [await heldLead("+12125550021"), await heldLead("+12125550022")];
   const { job, decided } = decisionJob({
     ...batches.decisions,
     async record(decisions, token, now) {
@@ -126,7 +122,7 @@ test("a lead whose lease another worker took meanwhile is not recorded by the ba
 });
 
 test("attempts of one turn are recorded by one statement: each kept and numbered, each callback moved on only under its own token", async () => {
-  const ids = [await pendingLead("+12125550031"), await pendingLead("+12125550032"), await pendingLead("+12125550033")];
+  const ids = [await heldLead("+12125550031"), await heldLead("+12125550032"), await heldLead("+12125550033")];
   for (const id of ids) await t.callbacks.release(id, "{}", DECIDED);
   const due = await t.callbacks.claimDue(DECIDED, 3, LEASE, "token");
   await pg.handle.sql`UPDATE callbacks SET claim_token = 'another worker' WHERE lead_id = ${ids[2]!}`;
