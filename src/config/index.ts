@@ -12,7 +12,6 @@ import {
   parseDuration,
   parseDurationList,
   parseInteger,
-  parseNonEmpty,
   parsePositiveNumber,
   parseSize,
 } from "./parse.ts";
