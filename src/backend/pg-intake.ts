@@ -15,13 +15,14 @@
 import { getTableColumns, type Table } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../db/pg/client.ts";
-import { driverErrors } from "../db/pg/errors.ts";
+import { driverError, driverErrors } from "../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../db/pg/schema.ts";
 import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batches.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
 import type { Store } from "../store/index.ts";
 import { acceptedSince } from "../store/phone-claims/pg.ts";
 import { rawOn } from "../store/pg-session.ts";
+import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { heldCallbackRow, pendingLeadRow } from "../store/rows.ts";
 
 export interface IntakeBatchOptions {
@@ -53,6 +54,12 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
         options.duplicateWindowMs,
       );
     } catch (error) {
+      // No connection within the bound: alone, each lead would wait as long again before its 503.
+      const cause = driverError(error);
+      if (cause instanceof DatabaseWaitTimeout) {
+        for (const w of waiting) w.reject(cause);
+        return;
+      }
       options.onBatchFailed?.(error);
       accepted = new Set();
     }
