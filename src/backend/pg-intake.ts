@@ -54,12 +54,10 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
         options.duplicateWindowMs,
       );
     } catch (error) {
-      // No connection within the bound: alone, each lead would wait as long again before its 503.
+      // No answer within the bound: alone, each lead would wait as long again before its 503
+      // (turnBatches answers this batch and the requests gathered behind it).
       const cause = driverError(error);
-      if (cause instanceof DatabaseWaitTimeout) {
-        for (const w of waiting) w.reject(cause);
-        return;
-      }
+      if (cause instanceof DatabaseWaitTimeout) throw cause;
       options.onBatchFailed?.(error);
       accepted = new Set();
     }
