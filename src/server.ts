@@ -15,7 +15,7 @@ import { errorText, type Logger } from "./log/index.ts";
 import { countAnswer, createMetrics, routeLabel } from "./metrics/index.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.ts";
 import { openNote, type RequestNote } from "./http/request-note.ts";
-import { createTally, tallyAnswer, type Tally } from "./stats/tally.ts";
+import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -64,7 +64,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
   let consoleListener: ConsoleListener | null = null;
-  let tally: Tally | null = null;
+  // Nothing to count until the database is open.
+  let tally: Tally = NO_TALLY;
 
   /**
    * The one place a request is accounted for: its answer gets the request id, and its note (what
@@ -95,7 +96,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     const ms = performance.now() - started;
     const route = routeLabel(path);
     countAnswer(metrics, route, response.status, ms / 1000, note);
-    if (tally) tallyAnswer(tally, route, note);
+    tallyAnswer(tally, route, note);
     log.info("request", {
       method: request.method,
       path,
@@ -208,7 +209,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
-      await tally?.stop();
+      await tally.stop();
       await opened.close(workDeadline);
     })();
     let timer: Timer | undefined;

@@ -24,7 +24,7 @@ import { watchDiskSpace, type DiskSpaceOptions } from "../db/disk-space.ts";
 import { createGroupCommitter, type GroupCommitter } from "../db/group-commit.ts";
 import { databaseKind } from "../db/kind.ts";
 import { isMigrated as isSqliteMigrated } from "../db/migrate.ts";
-import { openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { DATABASE_WAIT_MS, openPostgres, type PostgresHandle } from "../db/pg/client.ts";
 import { driverErrors } from "../db/pg/errors.ts";
 import { isMigrated as isPgMigrated } from "../db/pg/migrate.ts";
 
@@ -145,16 +145,16 @@ function openSqliteFile(config: Config): DatabaseHandle {
 }
 
 /** Opens a pool and applies pending migrations, under their advisory lock (pg/migrate.ts): instances starting together are safe. */
-export async function openMigratedPostgres(url: string, poolSize: number): Promise<PostgresHandle> {
+export async function openMigratedPostgres(url: string, poolSize: number, waitMs?: number): Promise<PostgresHandle> {
   try {
-    return await openPostgres(url, { poolSize });
+    return await openPostgres(url, { poolSize, waitMs });
   } catch (error) {
     throw new DatabaseOpenError((error as Error).message, { cause: error });
   }
 }
 
 async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
-  const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize);
+  const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize, DATABASE_WAIT_MS);
   // Loading the vendors can fail too (the server ran out of connection slots since): the pool
   // must not outlive the failed attempt, which start-up retries (open-retrying.ts).
   return postgresBackend(postgres, config, log).catch(async (error: unknown) => {

@@ -12,7 +12,7 @@ import { boundedWaits } from "./bounded-waits.ts";
 export type PgDb = BunSQLDatabase<typeof schema>;
 
 export interface PostgresHandle {
-  /** Its queries and transactions wait at most DATABASE_WAIT_MS for the pool (bounded-waits.ts). */
+  /** With `waitMs`, its queries and transactions wait at most that long for the pool (bounded-waits.ts). */
   db: PgDb;
   /** The raw client (its pool, unbounded), for what the query builder cannot say. */
   sql: SQL;
@@ -25,6 +25,8 @@ export interface PostgresOptions {
   poolSize: number;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /** Bound waits for the pool (the service's: DATABASE_WAIT_MS); unset, an operator's command waits as long as it takes. */
+  waitMs?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export const DATABASE_WAIT_MS = 5_000;
  */
 export async function openPostgres(url: string, options: PostgresOptions): Promise<PostgresHandle> {
   const client = new SQL({ url, max: options.poolSize, connectionTimeout: CONNECT_TIMEOUT_S, connection: { statement_timeout: STATEMENT_TIMEOUT_MS } });
-  const db = drizzle({ client: boundedWaits(client, DATABASE_WAIT_MS), schema });
+  const db = drizzle({ client: options.waitMs === undefined ? client : boundedWaits(client, options.waitMs), schema });
   const close = () => client.close();
   if (options.migrate !== false) {
     try {
