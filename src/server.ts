@@ -113,27 +113,24 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
 
   const starting = (_request: Request, path: string) =>
     healthWhileStarting(path) ?? toResponse(failure(flagForPath(path), 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "5" }));
-  server = listenOrExplain(apiListener(config), () => Bun.serve({ ...serveOptions(), fetch: (request) => respond(request, starting) }));
+  const listener = listenOrExplain(apiListener(config), () => Bun.serve({ ...serveOptions(), fetch: (request) => respond(request, starting) }));
+  server = listener;
   const scheme = config.tlsCertFile ? "https" : "http";
-  const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
-  let backend: ServiceBackend;
-  try {
-    backend = await openRetrying(
-      () =>
-        openServiceBackend(config, log, {
-          foregroundBusy: () => foregroundLoad() > 0,
-          // Resolved from src/: in the compiled binary every module has the entry's URL, and the
-          // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
-          checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
-          standIns,
-        }),
-      { log, listening: url.origin, signal: options.signal },
-    );
-  } catch (error) {
-    server.stop(true);
+  const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${listener.port}`);
+  const opened = await openRetrying(
+    () =>
+      openServiceBackend(config, log, {
+        foregroundBusy: () => foregroundLoad() > 0,
+        // Resolved from src/: in the compiled binary every module has the entry's URL, and the
+        // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
+        checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
+        standIns,
+      }),
+    { log, listening: url.origin, signal: options.signal },
+  ).catch((error: unknown) => {
+    listener.stop(true);
     throw error;
-  }
-  const opened = backend;
+  });
   tally = createTally({ store: opened.store, log });
   // Whatever fails from here (the bootstrap vendor, the console's port) must not leave the backend
   // open: its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
@@ -143,14 +140,14 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
       startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log }),
     );
-    server.reload({
+    listener.reload({
       ...serveOptions(),
       // Routed on the request target as sent; see routable-url.ts.
       routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
       fetch: (request) => respond(request, app.notFound),
     });
   } catch (error) {
-    server.stop(true);
+    listener.stop(true);
     await tally.stop();
     await consoleListener?.stop();
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
@@ -206,7 +203,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     let cutShort = false;
     const closing = (async () => {
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
-      const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
+      const stopped = await Promise.all([stopHttp(listener, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
       await tally.stop();
