@@ -166,5 +166,7 @@ async function serve(config: Config, io: CliIo): Promise<number> {
       log.info("shutting_down", { signal, timeout_ms: config.shutdownTimeoutMs, drain_ms: config.shutdownDrainMs });
       server.stop().then((outcome) => resolve(outcome.error ? 1 : 0));
     };
+    // A signal after the database was reached but before the start finished: stop now.
+    if (cancelStart.signal.aborted) signalled(String(cancelStart.signal.reason));
   });
 }
