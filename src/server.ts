@@ -1,8 +1,11 @@
 // Starts the service: database, bootstrap vendor, HTTP server; and stops it cleanly.
-import { ensureBootstrapVendor } from "./auth/vendors.ts";
+import { bootstrapSecretNotice, bootstrapUnchangedAction, ensureBootstrapVendor } from "./auth/vendors.ts";
 import type { Config } from "./config/index.ts";
-import { INTERNAL_ERROR, SHUTTING_DOWN } from "./contract/texts.ts";
+import { INTERNAL_ERROR, SHUTTING_DOWN, TEMPORARILY_UNAVAILABLE } from "./contract/texts.ts";
 import { databaseForDisplay, openServiceBackend, type BackendStandIns, type ServiceBackend } from "./backend/index.ts";
+import { openRetrying } from "./backend/open-retrying.ts";
+import { healthWhileStarting } from "./health/routes.ts";
+import { listenOrExplain, type ListenerSettings } from "./http/listen-error.ts";
 import { startConsole, type ConsoleListener } from "./console/server.ts";
 import { createApp } from "./app.ts";
 import { failure, flagForPath, toResponse } from "./http/envelope.ts";
@@ -12,7 +15,7 @@ import { errorText, type Logger } from "./log/index.ts";
 import { countAnswer, createMetrics, routeLabel } from "./metrics/index.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.ts";
 import { openNote, type RequestNote } from "./http/request-note.ts";
-import { createTally, tallyAnswer } from "./stats/tally.ts";
+import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
 
 export interface RunningServer {
@@ -39,22 +42,30 @@ const CLOSE_BUDGET_MS = 1_000;
 /** What a test may pass instead: its own opened SQLite database (with limits of its own), the disk's free space. */
 export type ServerStandIns = BackendStandIns;
 
-export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}): Promise<RunningServer> {
+export interface StartOptions {
+  /** Aborted (SIGTERM while waiting for the database): startServer rejects with StartCancelled at once. */
+  signal?: AbortSignal;
+  /** A line for the person who started the service (the CLI's stderr): the bootstrap vendor's signing secret, once. */
+  notice?: (line: string) => void;
+}
+
+/**
+ * Listens first, then opens the database, retrying while it refuses (backend/open-retrying.ts):
+ * meanwhile /healthz answers 200, /readyz 503 and every other path 503 in its envelope. Once the
+ * database is open and migrated: the bootstrap vendor, the console, the app's routes, the worker.
+ * Resolves when all of that is up; rejects with a StartError (a port, a host, a TLS file) or a
+ * DatabaseOpenError the operator must fix, or StartCancelled.
+ */
+export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}, options: StartOptions = {}): Promise<RunningServer> {
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
-  const backend = await openServiceBackend(config, log, {
-    foregroundBusy: () => foregroundLoad() > 0,
-    // Resolved from src/: in the compiled binary every module has the entry's URL, and the
-    // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
-    checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
-    standIns,
-  });
   const metrics = createMetrics();
-  const tally = createTally({ store: backend.store, log });
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
   let consoleListener: ConsoleListener | null = null;
+  // Nothing to count until the database is open.
+  let tally: Tally = NO_TALLY;
 
   /**
    * The one place a request is accounted for: its answer gets the request id, and its note (what
@@ -100,22 +111,49 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     return response;
   }
 
-  // Whatever fails from here (the bootstrap vendor, a port in use) must not leave the backend open:
-  // its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
+  const starting = (_request: Request, path: string) =>
+    healthWhileStarting(path) ?? toResponse(failure(flagForPath(path), 503, [TEMPORARILY_UNAVAILABLE], { "retry-after": "5" }));
+  const listener = listenOrExplain(apiListener(config), () => Bun.serve({ ...serveOptions(), fetch: (request) => respond(request, starting) }));
+  server = listener;
+  const scheme = config.tlsCertFile ? "https" : "http";
+  const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${listener.port}`);
+  const opened = await openRetrying(
+    () =>
+      openServiceBackend(config, log, {
+        foregroundBusy: () => foregroundLoad() > 0,
+        // Resolved from src/: in the compiled binary every module has the entry's URL, and the
+        // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
+        checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
+        standIns,
+      }),
+    { log, listening: url.origin, signal: options.signal },
+  ).catch((error: unknown) => {
+    listener.stop(true);
+    throw error;
+  });
+  tally = createTally({ store: opened.store, log });
+  // Whatever fails from here (the bootstrap vendor, the console's port) must not leave the backend
+  // open: its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
   try {
-    await bootstrapVendor(config, backend, log);
-    const app = createApp({ config, backend, log, metrics, peerAddress });
-    consoleListener = startConsole({ config, store: backend.store, vendorsChanged: backend.vendorsChanged, log });
-    server = listen(app);
+    await bootstrapVendor(config, opened, log, options.notice);
+    const app = createApp({ config, backend: opened, log, metrics, peerAddress });
+    consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
+      startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log }),
+    );
+    listener.reload({
+      ...serveOptions(),
+      // Routed on the request target as sent; see routable-url.ts.
+      routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
+      fetch: (request) => respond(request, app.notFound),
+    });
   } catch (error) {
+    listener.stop(true);
     await tally.stop();
     await consoleListener?.stop();
-    await backend.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
+    await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: backend.store, log, metrics, tally, foregroundLoad, batches: backend.workerBatches }) : null;
-  const scheme = config.tlsCertFile ? "https" : "http";
-  const url = new URL(`${scheme}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`);
+  const worker = config.worker ? startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches }) : null;
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 
@@ -134,24 +172,22 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     },
   };
 
-  function listen(app: ReturnType<typeof createApp>): Bun.Server<unknown> {
-    return Bun.serve({
+  /** What the listener keeps from start-up to shutdown (reload() replaces the handlers only). */
+  function serveOptions() {
+    return {
       hostname: config.host,
       port: config.port,
       // The contract's own limit (413 in the envelope) is enforced while reading; Bun's must never
       // answer first with its own body.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       tls: config.tlsCertFile && config.tlsKeyFile ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) } : undefined,
-      // Routed on the request target as sent; see routable-url.ts.
-      routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
-      fetch: (request) => respond(request, app.notFound),
       // The last resort, for a throw in respond() outside its try; it has no path, nor the request's id.
-      error(error) {
+      error(error: Error) {
         const requestId = newRequestId();
         log.error("server_error", { request_id: requestId, error: errorText(error) });
         return toResponse(failure("success_bit", 500, [INTERNAL_ERROR], { [REQUEST_ID_HEADER]: requestId }));
       },
-    });
+    };
   }
 
   /**
@@ -167,11 +203,11 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     let cutShort = false;
     const closing = (async () => {
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
-      const stopped = await Promise.all([stopHttp(server!, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
+      const stopped = await Promise.all([stopHttp(listener, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
       await tally.stop();
-      await backend.close(workDeadline);
+      await opened.close(workDeadline);
     })();
     let timer: Timer | undefined;
     const timeout = new Promise<Error>((resolve) => {
@@ -189,12 +225,24 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   }
 }
 
-async function bootstrapVendor(config: Config, backend: ServiceBackend, log: Logger): Promise<void> {
-  const bootstrapped = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
-  if (bootstrapped) log.info("vendor_bootstrapped", { vendor: bootstrapped.name });
+/**
+ * Creates the configured vendor unless one has that name. At creation its signing secret is
+ * printed once (`notice`, stderr): the one moment it can be shown, for the tester who points the
+ * mock receiver at it; it is never a log field, since logs are shipped and kept. An existing vendor
+ * is left as it is, and the log says so and how to get a secret.
+ */
+async function bootstrapVendor(config: Config, backend: ServiceBackend, log: Logger, notice: (line: string) => void = () => {}): Promise<void> {
+  if (!config.bootstrapVendor) return;
+  const { vendor, created } = await ensureBootstrapVendor(backend.store, config.bootstrapVendor);
+  if (created) {
+    log.info("vendor_bootstrapped", { vendor: vendor.name });
+    notice(bootstrapSecretNotice(vendor.name, vendor.signingSecret));
+  } else {
+    log.warn("vendor_bootstrap_unchanged", { vendor: vendor.name, action: bootstrapUnchangedAction(vendor.name) });
+  }
   // Also when another instance starting beside this one created the vendor first: its row may be
   // newer than the vendors this backend loaded, and the next reload is up to a second away.
-  if (config.bootstrapVendor) await backend.vendorsChanged();
+  await backend.vendorsChanged();
 }
 
 /**
@@ -213,4 +261,9 @@ async function stopHttp(server: Bun.Server<unknown>, deadline: number, drainMs: 
   clearTimeout(timer);
   if (timedOut) await server.stop(true);
   return timedOut;
+}
+
+function apiListener(config: Config): ListenerSettings {
+  const tls = config.tlsCertFile && config.tlsKeyFile ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+  return { role: "api", host: config.host, port: config.port, tls };
 }

@@ -62,16 +62,28 @@ async function insertNewVendor(store: Store, name: string, password: string, now
 const insertVendor = (t: Tables, vendor: Vendor, audit: AuditAction | null, now: number): Script<boolean> =>
   audit ? auditedChange(t.vendors.insert(vendor), t.audit, auditEntry(audit, now)) : op(t.vendors.insert(vendor));
 
-/** Creates the configured bootstrap vendor unless one with that name exists (then returns null). */
-export async function ensureBootstrapVendor(store: Store, credentials: { name: string; password: string } | undefined): Promise<Vendor | null> {
-  if (!credentials || (await findVendorByName(store, credentials.name))) return null;
+/** Creates the configured bootstrap vendor unless one with that name exists (then leaves it as it is). */
+export async function ensureBootstrapVendor(store: Store, credentials: { name: string; password: string }): Promise<{ vendor: Vendor; created: boolean }> {
+  const existing = await findVendorByName(store, credentials.name);
+  if (existing) return { vendor: existing, created: false };
   try {
-    return (await createVendor(store, credentials.name, credentials.password)).vendor;
+    return { vendor: (await createVendor(store, credentials.name, credentials.password)).vendor, created: true };
   } catch (error) {
-    if (error instanceof VendorError && (await findVendorByName(store, credentials.name))) return null;
+    // Another instance starting beside this one created it first.
+    const raced = error instanceof VendorError ? await findVendorByName(store, credentials.name) : undefined;
+    if (raced) return { vendor: raced, created: false };
     throw error;
   }
 }
+
+/** The one time a bootstrap vendor's signing secret is shown: at its creation, for the tester's mock receiver. */
+export const bootstrapSecretNotice = (name: string, signingSecret: string) =>
+  `Created vendor ${name} (--bootstrap-vendor). Its callback signing secret, shown only now: ${signingSecret}  (lead-ingress mock-receiver --secret ${signingSecret})`;
+
+/** What an operator does about a bootstrap vendor that already existed (its password and secret are not touched). */
+export const bootstrapUnchangedAction = (name: string) =>
+  `left unchanged: a vendor named ${name} exists (its password and signing secret are not set from --bootstrap-vendor); ` +
+  `'lead-ingress vendors rotate-secret ${name}' prints a new signing secret, 'lead-ingress vendors rotate-password ${name}' sets a new password`;
 
 export async function findVendorByName(store: Store, name: string): Promise<Vendor | undefined> {
   return store.read((t) => op(t.vendors.findByName(name)));

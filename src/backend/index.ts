@@ -19,12 +19,12 @@ import { pgWorkerBatches, type WorkerBatches } from "./pg-worker.ts";
 import { sqliteWorkerBatches } from "./sqlite-worker.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
-import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { openDatabase, sqliteOpenFailure, type DatabaseHandle } from "../db/client.ts";
 import { watchDiskSpace, type DiskSpaceOptions } from "../db/disk-space.ts";
 import { createGroupCommitter, type GroupCommitter } from "../db/group-commit.ts";
 import { databaseKind } from "../db/kind.ts";
 import { isMigrated as isSqliteMigrated } from "../db/migrate.ts";
-import { openPostgres, type PostgresHandle } from "../db/pg/client.ts";
+import { DATABASE_WAIT_MS, openPostgres, type PostgresHandle } from "../db/pg/client.ts";
 import { driverErrors } from "../db/pg/errors.ts";
 import { isMigrated as isPgMigrated } from "../db/pg/migrate.ts";
 
@@ -105,7 +105,7 @@ export function sqliteReady(sqlite: Database, writeFailure: () => Error | null):
 
 function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): ServiceBackend {
   // A short busy timeout: SQLite waits by sleeping on this thread, which would stall every request.
-  const database = hooks.standIns?.database ?? openDatabase(config.databasePath, { busyTimeoutMs: 20, cacheBytes: config.sqliteCacheBytes });
+  const database = hooks.standIns?.database ?? openSqliteFile(config);
   const diskSpace = watchDiskSpace(config.databasePath, {
     reserveBytes: config.diskReserveBytes,
     freeBytes: hooks.standIns?.freeBytes,
@@ -136,17 +136,34 @@ function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): Se
 /** The database could not be opened and migrated at start (PostgreSQL unreachable, say): the message says where, never the password. */
 export class DatabaseOpenError extends Error {}
 
-/** Opens a pool and applies pending migrations, under their advisory lock (pg/migrate.ts): instances starting together are safe. */
-export async function openMigratedPostgres(url: string, poolSize: number): Promise<PostgresHandle> {
+function openSqliteFile(config: Config): DatabaseHandle {
   try {
-    return await openPostgres(url, { poolSize });
+    return openDatabase(config.databasePath, { busyTimeoutMs: 20, cacheBytes: config.sqliteCacheBytes });
+  } catch (error) {
+    throw new DatabaseOpenError(sqliteOpenFailure(config.databasePath, error), { cause: error });
+  }
+}
+
+/** Opens a pool and applies pending migrations, under their advisory lock (pg/migrate.ts): instances starting together are safe. */
+export async function openMigratedPostgres(url: string, poolSize: number, waitMs?: number): Promise<PostgresHandle> {
+  try {
+    return await openPostgres(url, { poolSize, waitMs });
   } catch (error) {
     throw new DatabaseOpenError((error as Error).message, { cause: error });
   }
 }
 
 async function openPostgresBackend(config: Config, log: Logger): Promise<ServiceBackend> {
-  const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize);
+  const postgres = await openMigratedPostgres(config.databasePath, config.databasePoolSize, DATABASE_WAIT_MS);
+  // Loading the vendors can fail too (the server ran out of connection slots since): the pool
+  // must not outlive the failed attempt, which start-up retries (open-retrying.ts).
+  return postgresBackend(postgres, config, log).catch(async (error: unknown) => {
+    await postgres.close().catch(() => {});
+    throw error;
+  });
+}
+
+async function postgresBackend(postgres: PostgresHandle, config: Config, log: Logger): Promise<ServiceBackend> {
   const store = trackedWrites(
     postgresStore(postgres.db),
     () => walProbe(postgres),
@@ -181,11 +198,12 @@ async function openPostgresBackend(config: Config, log: Logger): Promise<Service
 }
 
 /**
- * How long readiness waits for PostgreSQL's answer before it says 503. On a network partition a
- * pooled connection's query waits for TCP to give up (minutes), which the server's statement
- * timeout cannot end, and a load balancer's probe would time out without an answer.
+ * How long readiness waits for PostgreSQL's answer before it says 503: /readyz answers within a
+ * second whatever the database does. On a network partition a pooled connection's query waits for
+ * TCP to give up (minutes), and with every connection busy it waits for one (bounded-waits.ts);
+ * a load balancer's probe (often 1 s) would time out without an answer.
  */
-const READINESS_TIMEOUT_MS = 2_000;
+const READINESS_TIMEOUT_MS = 800;
 
 /** `answer`, or "timedOut" when it has not come within `ms`. */
 function withinDeadline<T>(answer: Promise<T>, ms: number): Promise<T | "timedOut"> {
@@ -245,10 +263,10 @@ export function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Bun SQL's own code for a failure of the connection itself (refused, closed, timed out, …). */
+/** Bun SQL's own code for a failure of the connection itself (refused, closed, timed out, …), or no connection within the wait's bound (db/pg/bounded-waits.ts). */
 function connectionFailureCode(error: unknown): string | undefined {
   for (let e = error as { code?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS)/.test(e.code)) return e.code;
+    if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|WAIT_TIMEOUT)/.test(e.code)) return e.code;
   }
   return undefined;
 }

@@ -14,13 +14,14 @@
 import { getTableColumns, type Table } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../db/pg/client.ts";
-import { driverErrors } from "../db/pg/errors.ts";
+import { driverError, driverErrors } from "../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../db/pg/schema.ts";
 import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batches.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
 import type { Store } from "../store/index.ts";
 import { acceptedSince } from "../store/phone-claims/pg.ts";
 import { rawOn } from "../store/pg-session.ts";
+import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { heldCallbackRow, pendingLeadRow } from "../store/rows.ts";
 
 export interface IntakeBatchOptions {
@@ -51,6 +52,10 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
         options.duplicateWindowMs,
       );
     } catch (error) {
+      // No answer within the bound: alone, each lead would wait as long again before its 503
+      // (turnBatches answers this batch and the requests gathered behind it).
+      const cause = driverError(error);
+      if (cause instanceof DatabaseWaitTimeout) throw cause;
       options.onBatchFailed?.(error);
       accepted = new Set();
     }

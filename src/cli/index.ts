@@ -13,6 +13,8 @@ import { REPLAY_HELP, replayCommand } from "./replay.ts";
 import { backupCommand, BACKUP_HELP } from "./backup.ts";
 import { BackupError } from "../db/backup.ts";
 import { startServer } from "../server.ts";
+import { StartCancelled } from "../backend/open-retrying.ts";
+import { StartError } from "../http/listen-error.ts";
 import { SuppressionError } from "../suppression/index.ts";
 import { OperatorError, UsageError } from "./args.ts";
 import { runGroup, type CliIo, type CommandGroup, type Progress } from "./command.ts";
@@ -127,24 +129,44 @@ async function migrate(setting: string): Promise<void> {
   else openDatabase(setting).close();
 }
 
+/**
+ * Serves until SIGTERM or SIGINT. A signal while the service still waits for its database ends
+ * the wait at once (exit 0); a setting the operator must change (a port, a host, a TLS file, the
+ * SQLite folder) is one line naming it, exit 1: the flags parse, the world disagrees, and systemd's
+ * Restart=on-failure may try again.
+ */
 async function serve(config: Config, io: CliIo): Promise<number> {
   const log = createLogger(config.logLevel);
+  const cancelStart = new AbortController();
+  let signalled: ((signal: string) => void) | undefined;
+  const onSignal = (signal: string) => (signalled ? signalled(signal) : cancelStart.abort(signal));
+  const onTerm = () => onSignal("SIGTERM");
+  const onInt = () => onSignal("SIGINT");
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, log);
+    server = await startServer(config, log, {}, { signal: cancelStart.signal, notice: io.printError });
   } catch (error) {
-    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
-    // 1, not 2: the flags are right, the port is taken (systemd's Restart=on-failure tries again).
-    io.printError(`Cannot listen on ${config.host}:${config.port}: the port is in use by another process (choose another with --port)`);
-    return 1;
+    process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+    if (error instanceof StartCancelled) {
+      log.info("stopped", { signal: String(cancelStart.signal.reason), before: "the database was reached", clean: true });
+      return 0;
+    }
+    if (error instanceof StartError) {
+      io.printError(error.message);
+      return 1;
+    }
+    throw error;
   }
   return new Promise((resolve) => {
     // Non-zero when the database could not be closed cleanly (stop() always ends, within the timeout).
-    const shutdown = (signal: string) => {
+    signalled = (signal: string) => {
       log.info("shutting_down", { signal, timeout_ms: config.shutdownTimeoutMs, drain_ms: config.shutdownDrainMs });
       server.stop().then((outcome) => resolve(outcome.error ? 1 : 0));
     };
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
-    process.once("SIGINT", () => shutdown("SIGINT"));
+    // A signal after the database was reached but before the start finished: stop now.
+    if (cancelStart.signal.aborted) signalled(String(cancelStart.signal.reason));
   });
 }

@@ -2,14 +2,16 @@
 // flags. Loaded and validated once at start, then passed down; nothing else reads process.env.
 import {
   parseAddressRanges,
-  parseReadableFile,
+  parseCertificateFile,
+  parseDatabaseSetting,
+  parseHost,
+  parsePrivateKeyFile,
   within,
   parseBoolean,
   parseCredentials,
   parseDuration,
   parseDurationList,
   parseInteger,
-  parseNonEmpty,
   parsePositiveNumber,
   parseSize,
 } from "./parse.ts";
@@ -71,7 +73,13 @@ interface Option<K extends keyof Config> {
   key: K;
   flag: string;
   env: string;
-  default: Config[K];
+  /**
+   * The default as an operator writes it (`60s`, `64KiB`, `off`): --help prints it and the value
+   * is parsed from it like any other, so the two cannot disagree. Absent: unset by default.
+   */
+  default?: string;
+  /** The value when the option is unset and has no default (undefined unless given). */
+  unset?: Config[K];
   /** Shown in --help and the configuration table (docs/configuration.md). */
   doc: string;
   /** Holds a password: a refused value is never echoed. */
@@ -93,37 +101,37 @@ const ms = (n: number) => `${n}ms`;
 
 // biome-ignore format: the options table, one row per option
 export const OPTIONS: Option<keyof Config>[] = [
-  option({ key: "host", flag: "--host", env: "LEAD_INGRESS_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address to listen on (0.0.0.0 for all interfaces)." }),
-  option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: 8080, parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
-  option({ key: "tlsCertFile", flag: "--tls-cert", env: "LEAD_INGRESS_TLS_CERT", default: undefined, parse: parseReadableFile, doc: "PEM certificate (chain) file: serve HTTPS. Needs --tls-key." }),
-  option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", default: undefined, parse: parseReadableFile, doc: "PEM private key file for --tls-cert." }),
-  option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseNonEmpty, secret: true, doc: "SQLite database file, or a postgres:// URL; created (SQLite) and migrated at start." }),
-  option({ key: "databasePoolSize", flag: "--database-pool-size", env: "LEAD_INGRESS_DATABASE_POOL_SIZE", default: 20, parse: parseInteger(1, 1_000), doc: "PostgreSQL connections per instance (ignored on SQLite)." }),
-  option({ key: "sqliteCacheBytes", flag: "--sqlite-cache-size", env: "LEAD_INGRESS_SQLITE_CACHE_SIZE", default: SQLITE_CACHE_BYTES, parse: within(parseSize, 64 * 1024, 64 * 1024 ** 3, (n) => `${n} bytes`), doc: "SQLite's page cache (e.g. 8MiB): more keeps more of a large database's indexes in the process (resident memory), less reads them from the kernel's file cache more often." }),
-  option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: 65536, parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
-  option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: 30 * 86_400_000, parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
-  option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: 100, parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
-  option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: 200, parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
-  option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", default: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),
-  option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: 60_000, parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
-  option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", default: undefined, parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
+  option({ key: "host", flag: "--host", env: "LEAD_INGRESS_HOST", default: "127.0.0.1", parse: parseHost, doc: "Address to listen on (0.0.0.0 for all interfaces)." }),
+  option({ key: "port", flag: "--port", env: "LEAD_INGRESS_PORT", default: "8080", parse: parseInteger(0, 65535), doc: "TCP port; 0 picks a free one." }),
+  option({ key: "tlsCertFile", flag: "--tls-cert", env: "LEAD_INGRESS_TLS_CERT", parse: parseCertificateFile, doc: "PEM certificate (chain) file: serve HTTPS. Needs --tls-key." }),
+  option({ key: "tlsKeyFile", flag: "--tls-key", env: "LEAD_INGRESS_TLS_KEY", parse: parsePrivateKeyFile, doc: "PEM private key file for --tls-cert." }),
+  option({ key: "databasePath", flag: "--database", env: "LEAD_INGRESS_DATABASE", default: "lead-ingress.db", parse: parseDatabaseSetting, secret: true, doc: "SQLite database file, or a postgres:// URL; created (SQLite) and migrated at start." }),
+  option({ key: "databasePoolSize", flag: "--database-pool-size", env: "LEAD_INGRESS_DATABASE_POOL_SIZE", default: "20", parse: parseInteger(1, 1_000), doc: "PostgreSQL connections per instance (ignored on SQLite)." }),
+  option({ key: "sqliteCacheBytes", flag: "--sqlite-cache-size", env: "LEAD_INGRESS_SQLITE_CACHE_SIZE", default: `${SQLITE_CACHE_BYTES / 1024 ** 2}MiB`, parse: within(parseSize, 64 * 1024, 64 * 1024 ** 3, (n) => `${n} bytes`), doc: "SQLite's page cache (e.g. 8MiB): more keeps more of a large database's indexes in the process (resident memory), less reads them from the kernel's file cache more often." }),
+  option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: "64KiB", parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
+  option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: "30d", parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
+  option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: "100", parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
+  option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: "200", parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
+  option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", unset: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),
+  option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: "60s", parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
+  option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf(...LOG_LEVELS), doc: "info: a JSON line per request; warn: what went wrong and was handled (callback retries) and worse; error: what needs an operator (dead callbacks, storage failures); silent: none." }),
-  option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: 10_000, parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
-  option({ key: "shutdownDrainMs", flag: "--shutdown-drain", env: "LEAD_INGRESS_SHUTDOWN_DRAIN", default: 1_000, parse: parseDuration, doc: "After SIGTERM, how long new requests still get 503 Service is shutting down before the listener closes (part of the shutdown timeout)." }),
-  option({ key: "diskReserveBytes", flag: "--disk-reserve", env: "LEAD_INGRESS_DISK_RESERVE", default: 256 * 1024 * 1024, parse: parseSize, doc: "Free disk space kept for deciding and calling back accepted leads; below it postLead gets 503 (0 keeps none)." }),
-  option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: true, parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
-  option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: 1_000, parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
-  option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: 64, parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
-  option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: 10_000, parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
-  option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),
-  option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: 1, parse: within(parsePositiveNumber, 0.000001, 1000), doc: "Multiplies the retry schedule (0.001 turns minutes into milliseconds for tests)." }),
-  option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: false, parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
-  option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: false, parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
-  option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: 5_000, parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),
-  option({ key: "consoleHost", flag: "--console-host", env: "LEAD_INGRESS_CONSOLE_HOST", default: "127.0.0.1", parse: parseNonEmpty, doc: "Address the operator's console listens on." }),
-  option({ key: "consolePort", flag: "--console-port", env: "LEAD_INGRESS_CONSOLE_PORT", default: undefined, parse: parseConsolePort, doc: "TCP port of the operator's console, a listener of its own (0 picks a free one; off or unset: no console)." }),
-  option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: 12 * 3_600_000, parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),
-  option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: false, parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
+  option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: "10s", parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),
+  option({ key: "shutdownDrainMs", flag: "--shutdown-drain", env: "LEAD_INGRESS_SHUTDOWN_DRAIN", default: "1s", parse: parseDuration, doc: "After SIGTERM, how long new requests still get 503 Service is shutting down before the listener closes (part of the shutdown timeout)." }),
+  option({ key: "diskReserveBytes", flag: "--disk-reserve", env: "LEAD_INGRESS_DISK_RESERVE", default: "256MiB", parse: parseSize, doc: "Free disk space kept for deciding and calling back accepted leads; below it postLead gets 503 (0 keeps none)." }),
+  option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: "true", parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
+  option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: "1s", parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
+  option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: "64", parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
+  option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: "10s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
+  option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: "5s,5m,30m,2h,5h,10h,10h", parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),
+  option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: "1", parse: within(parsePositiveNumber, 0.000001, 1000), doc: "Multiplies the retry schedule and the cooldowns of paused endpoints (0.001 turns minutes into milliseconds for tests)." }),
+  option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: "false", parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
+  option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: "false", parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
+  option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: "5s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),
+  option({ key: "consoleHost", flag: "--console-host", env: "LEAD_INGRESS_CONSOLE_HOST", default: "127.0.0.1", parse: parseHost, doc: "Address the operator's console listens on." }),
+  option({ key: "consolePort", flag: "--console-port", env: "LEAD_INGRESS_CONSOLE_PORT", default: "off", parse: parseConsolePort, doc: "TCP port of the operator's console, a listener of its own (0 picks a free one; off or unset: no console)." }),
+  option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),
+  option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: "false", parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];
 
 export class ConfigError extends Error {
@@ -132,8 +140,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** Each option's default, parsed from its written form once. */
+const DEFAULTS = Object.freeze(Object.fromEntries(OPTIONS.map((o) => [o.key, o.default === undefined ? o.unset : o.parse(o.default)])));
+
 export function defaultConfig(): Config {
-  return Object.fromEntries(OPTIONS.map((o) => [o.key, o.default])) as unknown as Config;
+  return { ...DEFAULTS } as unknown as Config;
 }
 
 /**
@@ -143,7 +154,9 @@ export function defaultConfig(): Config {
 export function loadConfig(env: Record<string, string | undefined>, argv: string[]): Config {
   const problems: string[] = [];
   const config = defaultConfig() as unknown as Record<string, unknown>;
+  const given = new Set<keyof Config>();
   const set = (opt: Option<keyof Config>, raw: string, source: string) => {
+    given.add(opt.key);
     try {
       config[opt.key] = opt.parse(raw);
     } catch (error) {
@@ -162,7 +175,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
       problems.push(`unknown option ${JSON.stringify(arg)} (see --help)`);
       continue;
     }
-    const isBoolean = typeof opt.default === "boolean";
+    const isBoolean = typeof DEFAULTS[opt.key] === "boolean";
     const next = argv[i + 1];
     const nextIsValue = next !== undefined && !next.startsWith("--");
     const raw = inline ?? (nextIsValue ? argv[++i] : isBoolean ? "true" : undefined);
@@ -176,7 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>, argv: string
   // The console has its own listener, so the vendors' port never answers it (README: Console).
   if (config.consolePort !== undefined && config.consolePort !== 0 && config.consolePort === config.port)
     problems.push("--console-port must differ from --port: the console has a listener of its own");
-  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) problems.push("--tls-cert and --tls-key go together: set both or neither");
+  if (given.has("tlsCertFile") !== given.has("tlsKeyFile")) problems.push("--tls-cert and --tls-key go together: set both or neither");
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config) as unknown as Config;
 }
@@ -186,12 +199,9 @@ function parseConsolePort(raw: string): number | undefined {
   return raw.trim().toLowerCase() === "off" ? undefined : parseInteger(0, 65535)(raw);
 }
 
-/** The options as a text table, for --help. */
+/** The options as a text table, for --help: each default as the operator would write it. */
 export function describeOptions(): string {
-  return OPTIONS.map((o) => `  ${`${o.flag} / ${o.env}`.padEnd(62)} ${o.doc} (default: ${formatDefault(o.default)})`).join("\n");
-}
-
-function formatDefault(value: unknown): string {
-  if (value === undefined || (Array.isArray(value) && value.length === 0)) return "none";
-  return Array.isArray(value) ? value.map((item) => (typeof item === "number" ? `${item}ms` : item)).join(",") : String(value);
+  return OPTIONS.map((o) => `  ${`${o.flag} / ${o.env}`.padEnd(62)} ${o.doc} (${o.default === undefined ? "unset by default" : `default: ${o.default}`})`).join(
+    "\n",
+  );
 }

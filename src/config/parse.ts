@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { VENDOR_NAME } from "../auth/vendor-name.ts";
 
@@ -105,4 +105,47 @@ export function within<T extends number>(parse: (raw: string) => T, min: number,
     if (value < min || value > max) throw new Error(`must be from ${describe(min)} to ${describe(max)}`);
     return value;
   };
+}
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
+
+/** An IP address or a host name to listen on; "999.1.1.1" is neither (a name's last label has a letter). */
+export function parseHost(raw: string): string {
+  const host = raw.trim();
+  if (isIP(host) === 0 && !(HOST_NAME.test(host) && /[a-z]/i.test(host.split(".").at(-1)!))) {
+    throw new Error(`expected an IP address of this machine (such as 127.0.0.1, 0.0.0.0 or ::) or a host name`);
+  }
+  return host;
+}
+
+/** A SQLite file's path or a postgres:// URL; another scheme (mysql://) would otherwise become a file's name. */
+export function parseDatabaseSetting(raw: string): string {
+  const value = parseNonEmpty(raw);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
+  if (scheme !== undefined && !/^postgres(ql)?$/i.test(scheme)) {
+    throw new Error(`expected a SQLite file's path or a postgres:// URL (${scheme}:// is not supported)`);
+  }
+  return value;
+}
+
+/** A readable PEM certificate (chain) file, checked now so a wrong file stops the start naming it. */
+export function parseCertificateFile(raw: string): string {
+  return parsePemFile(raw, /-----BEGIN CERTIFICATE-----/, "a PEM certificate (-----BEGIN CERTIFICATE-----)");
+}
+
+/** A readable PEM private key file (a certificate given by mistake is refused here, not by TLS later). */
+export function parsePrivateKeyFile(raw: string): string {
+  return parsePemFile(raw, /-----BEGIN (RSA |EC |ENCRYPTED )?PRIVATE KEY-----/, "a PEM private key (-----BEGIN PRIVATE KEY-----)");
+}
+
+function parsePemFile(raw: string, marker: RegExp, what: string): string {
+  const path = parseReadableFile(raw);
+  let text: string;
+  try {
+    text = readFileSync(path, "latin1");
+  } catch (error) {
+    throw new Error(`expected a readable file (${(error as Error).message})`);
+  }
+  if (!marker.test(text)) throw new Error(`expected ${what}; ${path} holds none`);
+  return path;
 }

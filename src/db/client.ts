@@ -1,4 +1,6 @@
 import { Database } from "bun:sqlite";
+import { accessSync, constants, existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema.ts";
 import { applyMigrations } from "./migrate.ts";
@@ -85,4 +87,24 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseH
       }
     },
   };
+}
+
+/** Why serve could not open the SQLite file at `path`, naming the setting and the folder to fix. */
+export function sqliteOpenFailure(path: string, error: unknown): string {
+  const folder = dirname(resolve(path));
+  const why = !existsSync(folder)
+    ? `the folder ${folder} does not exist`
+    : !writable(folder)
+      ? `the folder ${folder} is not writable by this process`
+      : (error as Error).message;
+  return `Cannot open the SQLite database ${path} (--database): ${why}`;
+}
+
+function writable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

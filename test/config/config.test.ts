@@ -1,6 +1,9 @@
 // Config: compiled-in defaults, then LEAD_INGRESS_* env, then flags; every problem reported at once.
 import { describe, expect, test } from "bun:test";
-import { ConfigError, defaultConfig, loadConfig } from "../../src/config/index.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, defaultConfig, describeOptions, loadConfig, OPTIONS } from "../../src/config/index.ts";
 import {
   parseAddressRanges,
   parseBoolean,
@@ -319,5 +322,71 @@ describe("bounds that keep the service sane", () => {
 
   test("a hold period as long as the duplicate window is refused (two leads could both be accepted)", () => {
     expect(problemsOf({}, ["--hold-period", "1h", "--duplicate-window", "1h"])).toEqual(["--hold-period must be shorter than --duplicate-window"]);
+  });
+});
+
+describe("--help's defaults (issue 26)", () => {
+  const help = describeOptions().split("\n");
+  const printedDefault = (flag: string) => {
+    const line = help.find((row) => row.startsWith(`  ${flag} / `));
+    const match = /\((?:default: (.*)|unset by default)\)$/.exec(line ?? "");
+    if (!match) throw new Error(`--help has no default for ${flag}: ${line}`);
+    return match[1];
+  };
+
+  test.each(OPTIONS.map((o) => [o.flag, o.key] as const))("%s: the printed default, passed back as the flag, gives the default value", (flag, key) => {
+    const printed = printedDefault(flag);
+    if (printed === undefined) {
+      // Unset: nothing to parse back; the setting is absent (no value, or an empty list).
+      expect(JSON.stringify(defaultConfig()[key]) ?? "absent").toMatch(/^(absent|\[\])$/);
+      return;
+    }
+    expect(loadConfig({}, [`${flag}=${printed}`])[key]).toEqual(defaultConfig()[key]);
+  });
+
+  test("the defaults are printed as an operator writes them: 60s, 30d, off", () => {
+    expect([printedDefault("--hold-period"), printedDefault("--duplicate-window"), printedDefault("--console-port")]).toEqual(["60s", "30d", "off"]);
+    expect(printedDefault("--callback-retry-schedule")).toBe("5s,5m,30m,2h,5h,10h,10h");
+    expect(printedDefault("--tls-cert")).toBeUndefined();
+  });
+});
+
+describe("start-up settings that name what to change (issue 26)", () => {
+  test("--host: a dotted number that is no address is refused at once, naming the flag", () => {
+    expect(problemsOf({}, ["--host", "999.1.1.1"])).toEqual([
+      '--host="999.1.1.1": expected an IP address of this machine (such as 127.0.0.1, 0.0.0.0 or ::) or a host name',
+    ]);
+    expect(loadConfig({}, ["--host", "::"]).host).toBe("::");
+    expect(loadConfig({}, ["--console-host", "localhost"]).consoleHost).toBe("localhost");
+  });
+
+  test("--database: a mysql:// URL is refused naming the flag (it was taken for a SQLite file's name); postgres:// and paths pass", () => {
+    expect(problemsOf({}, ["--database", "mysql://app:pw@127.0.0.1/leads"])).toEqual([
+      "--database: expected a SQLite file's path or a postgres:// URL (mysql:// is not supported)",
+    ]);
+    expect(loadConfig({}, ["--database", "postgresql://u@127.0.0.1/db"]).databasePath).toBe("postgresql://u@127.0.0.1/db");
+    expect(loadConfig({}, ["--database", "data/leads.db"]).databasePath).toBe("data/leads.db");
+  });
+
+  test("--tls-key and --tls-cert: a file that is not a PEM key or certificate is refused naming the flag and the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pem-"));
+    try {
+      const garbage = join(dir, "garbage.pem");
+      const cert = join(dir, "cert.pem");
+      writeFileSync(garbage, "not a key\n");
+      writeFileSync(cert, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+      expect(problemsOf({}, ["--tls-cert", cert, "--tls-key", garbage])).toEqual([
+        `--tls-key="${garbage}": expected a PEM private key (-----BEGIN PRIVATE KEY-----); ${garbage} holds none`,
+      ]);
+      expect(problemsOf({}, ["--tls-cert", garbage, "--tls-key", cert])).toEqual([
+        `--tls-cert="${garbage}": expected a PEM certificate (-----BEGIN CERTIFICATE-----); ${garbage} holds none`,
+        `--tls-key="${cert}": expected a PEM private key (-----BEGIN PRIVATE KEY-----); ${cert} holds none`,
+      ]);
+      expect(problemsOf({}, ["--tls-cert", cert, "--tls-key", join(dir, "missing.pem")])).toEqual([
+        `--tls-key="${join(dir, "missing.pem")}": expected a readable file`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,11 @@ test.each(OPTIONS.map((o) => [o.flag, o.env] as const))("docs/configuration.md d
   expect(rows.filter((row) => row.includes(`\`${flag}\``) && row.includes(`\`${env}\``))).toHaveLength(1);
 });
 
+test.each(OPTIONS.map((o) => [o.flag, o.default ?? "none"] as const))("docs/configuration.md gives %s the default the code declares (%s)", (flag, declared) => {
+  const row = rows.find((line) => line.startsWith(`| \`${flag}\``))!;
+  expect(row.split(" | ")[2]).toBe(declared === "none" ? "none" : `\`${declared}\``);
+});
+
 test("the table has no row for an option that does not exist", () => {
   const flags = rows.map((row) => /^\| `(--[a-z-]+)`/.exec(row)?.[1]);
   expect(flags.sort()).toEqual(OPTIONS.map((o) => o.flag).sort());

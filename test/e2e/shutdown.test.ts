@@ -166,14 +166,15 @@ test("SIGTERM on a full disk (tmpfs): the process exits within the timeout, non-
   }
 }, 30_000);
 
-test("a start that fails once the database is open (its port in use) rejects, and closes the database first", async () => {
+test("a start that fails once the database is open (the console's port in use) rejects, and closes the database first", async () => {
   const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const temp = tempDatabasePath();
   // The server's database, opened by the test so it can see whether the server closed it.
   const database = openDatabase(temp.path);
   try {
-    const config = { ...defaultConfig(), host: "127.0.0.1", port: busy.port, databasePath: temp.path, bootstrapVendor: VENDOR };
-    await expect(startServer(config, createLogger("silent"), { database })).rejects.toThrow();
+    // The API's port is taken before the database is opened; the console's once it is.
+    const config = { ...defaultConfig(), host: "127.0.0.1", port: 0, consolePort: busy.port, databasePath: temp.path, bootstrapVendor: VENDOR };
+    await expect(startServer(config, createLogger("silent"), { database })).rejects.toThrow("choose another with --console-port");
     expect(() => database.sqlite.query("SELECT 1").get()).toThrow(/closed/i);
     // Closed cleanly: the WAL was folded back into the database file.
     expect(!existsSync(`${temp.path}-wal`) || statSync(`${temp.path}-wal`).size === 0).toBe(true);

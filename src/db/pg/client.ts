@@ -6,12 +6,14 @@ import { SQL } from "bun";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import * as schema from "./schema.ts";
 import { applyMigrations } from "./migrate.ts";
+import { boundedWaits } from "./bounded-waits.ts";
 
 export type PgDb = BunSQLDatabase<typeof schema>;
 
 export interface PostgresHandle {
+  /** With `waitMs`, its queries and transactions wait at most that long for the pool (bounded-waits.ts). */
   db: PgDb;
-  /** The raw client (its pool), for what the query builder cannot say. */
+  /** The raw client (its pool, unbounded), for what the query builder cannot say. */
   sql: SQL;
   /** Closes the pool; in-flight queries finish first. */
   close(): Promise<void>;
@@ -22,6 +24,8 @@ export interface PostgresOptions {
   poolSize: number;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /** Bound waits for the pool (the service's: DATABASE_WAIT_MS); unset, an operator's command waits as long as it takes. */
+  waitMs?: number;
 }
 
 /**
@@ -38,12 +42,20 @@ const CONNECT_TIMEOUT_S = 5;
 export const STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
+ * How long a query on the pool, or a transaction before it begins, waits for PostgreSQL before it
+ * is cancelled and the request answered 503 (bounded-waits.ts): a pool starved by other clients
+ * holding the server's connection slots answers within seconds instead of queueing requests.
+ * Above the service's statements (milliseconds) and its console's reads with room to spare.
+ */
+export const DATABASE_WAIT_MS = 5_000;
+
+/**
  * Opens a pool on `url` (postgres://…) and, unless told not to, applies pending migrations. A
  * failure names the server and database (never the password): Bun SQL says only "Failed to connect".
  */
 export async function openPostgres(url: string, options: PostgresOptions): Promise<PostgresHandle> {
   const client = new SQL({ url, max: options.poolSize, connectionTimeout: CONNECT_TIMEOUT_S, connection: { statement_timeout: STATEMENT_TIMEOUT_MS } });
-  const db = drizzle({ client, schema });
+  const db = drizzle({ client: options.waitMs === undefined ? client : boundedWaits(client, options.waitMs), schema });
   const close = () => client.close();
   if (options.migrate !== false) {
     try {

@@ -3,6 +3,8 @@
 // backend wake-up on the cores the service shares with it, so N requests in one statement cost
 // little more than one.
 
+import { DatabaseWaitTimeout } from "./bounded-waits.ts";
+
 /** A request waiting for its batch, and how to answer it. */
 export interface Waiting<I, O> {
   item: I;
@@ -23,7 +25,8 @@ export interface BatchLimits {
 /**
  * `submit(item)` answers when the batch the item went into has answered it: `run` gets the items
  * gathered up to the end of the turn (or while `maxInFlight` batches were on their way) and must
- * settle each; its promise ends when the batch no longer holds the database.
+ * settle each; its promise ends when the batch no longer holds the database. When it rejects,
+ * with a DatabaseWaitTimeout the requests still gathering are rejected too.
  */
 export function turnBatches<I, O>(run: (batch: Waiting<I, O>[]) => Promise<void>, limits: BatchLimits): (item: I) => Promise<O> {
   let waiting: Waiting<I, O>[] = [];
@@ -39,6 +42,12 @@ export function turnBatches<I, O>(run: (batch: Waiting<I, O>[]) => Promise<void>
       void run(batch)
         .catch((error: unknown) => {
           for (const w of batch) w.reject(error); // settling twice is a no-op for the settled
+          // The database did not answer within the wait's bound: the requests gathered behind
+          // this batch would wait as long again, so they get the same answer now.
+          if (error instanceof DatabaseWaitTimeout) {
+            for (const w of waiting) w.reject(error);
+            waiting = [];
+          }
         })
         .finally(() => {
           inFlight--;
