@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CALLBACK_TEST_CERT } from "../callbacks/tls-fixture.ts";
-import { cli, emptyDatabase, run } from "./run.ts";
+import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 
 const database = emptyDatabase();
 const dir = mkdtempSync(join(tmpdir(), "lead-ingress-start-errors-"));
