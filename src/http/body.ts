@@ -1,6 +1,7 @@
-// Reads a request body under the contract's rules (CONTRACT §2, §4): size limit first (413), then
-// UTF-8 (400), then JSON parse (400), then "is an object" (400). The Content-Type header is not
-// consulted, so `curl -d '{...}'` (sent as application/x-www-form-urlencoded) works.
+// Reads a request body under the contract's rules (docs/contract.md §2, §4): size limit first (413),
+// then UTF-8 (400), then JSON parse (400: nested too deeply, then malformed), then "is an object"
+// (400). The Content-Type header is not consulted, so `curl -d '{...}'` (sent as
+// application/x-www-form-urlencoded) works.
 //
 // Routes call it themselves, after authentication, with `parse: "none"`: Elysia's parse stage
 // runs before derive, resolve and beforeHandle, so a route that let Elysia read its body would
@@ -8,7 +9,8 @@
 // and with Elysia's rules (Content-Type decides, no byte limit of ours, U+FFFD for invalid UTF-8).
 import { EnvelopeError } from "./envelope.ts";
 
-import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
+import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooDeep, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
+import { MAX_BODY_NESTING, nestsDeeperThan } from "./json-nesting.ts";
 
 export interface JsonBody {
   /** The body as received, for the stored raw request. */
@@ -40,6 +42,9 @@ export async function readJsonObject(request: Request, limitBytes: number): Prom
   } catch {
     throw new EnvelopeError(400, [BODY_NOT_UTF8]);
   }
+  // Before JSON.parse: a deep body is refused without being built, and nothing after the parse
+  // (validation, storing extra_data) meets more than MAX_BODY_NESTING levels.
+  if (nestsDeeperThan(text, MAX_BODY_NESTING)) throw new EnvelopeError(400, [bodyTooDeep(MAX_BODY_NESTING)]);
   try {
     value = JSON.parse(text);
   } catch {
