@@ -37,8 +37,10 @@ describe("the nesting limit", () => {
     expect(await outcome(bodyNesting(33))).toEqual([400, [TOO_DEEP]]);
   });
 
-  test("brackets inside strings do not count", async () => {
-    expect(await outcome(JSON.stringify({ extra_data: { note: "[{".repeat(1_000), "[{": "]}" } }))).toBe("read");
+  test("brackets inside strings do not count: only the levels the JSON opens do", async () => {
+    const withBrackets = (levels: number) => `{"note":${JSON.stringify(`"[{\\${"[{".repeat(1_000)}`)},"extra_data":${nestedJson(levels - 1)}}`;
+    expect(await outcome(withBrackets(32))).toBe("read");
+    expect(await outcome(withBrackets(33))).toEqual([400, [TOO_DEEP]]);
   });
 
   test("100,000 levels under a 4 MiB body limit: a 400, not a stack overflow", async () => {
@@ -48,17 +50,11 @@ describe("the nesting limit", () => {
 });
 
 describe("the order of the body's checks", () => {
-  test("size first: a deep body over the limit is a 413", async () => {
+  test("the nesting comes after the size and UTF-8, and before the syntax and 'is an object': the parse stops at the 33rd level", async () => {
     expect(await outcome(nestedArrays(1_000), 1_000)).toEqual([413, [bodyTooLarge(1_000)]]);
-  });
-
-  test("UTF-8 before nesting", async () => {
-    const bytes = new TextEncoder().encode(`{"a":"\u00e9",${nestedArrays(40).slice(1)}`);
-    bytes[6] = 0xff;
-    expect(await outcome(bytes)).toEqual([400, [BODY_NOT_UTF8]]);
-  });
-
-  test("nesting before syntax and before 'is an object': the parse stops at the 33rd level", async () => {
+    const notUtf8 = new TextEncoder().encode(`{"a":"\u00e9",${nestedArrays(40).slice(1)}`);
+    notUtf8[6] = 0xff;
+    expect(await outcome(notUtf8)).toEqual([400, [BODY_NOT_UTF8]]);
     expect(await outcome(`{"a":${"[".repeat(40)}`)).toEqual([400, [TOO_DEEP]]);
     expect(await outcome(nestedArrays(40))).toEqual([400, [TOO_DEEP]]);
     expect(await outcome(`{"a":${"[".repeat(10)}`)).toEqual([400, [MALFORMED_JSON]]);
