@@ -73,7 +73,7 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
   if (lead.status === "pending") {
     forms.push(html`<form method="post" action="${path}/decide">${csrfField(viewer)}
 <label>Decision<select name="decision"><option value="accept">accept</option><option value="reject">reject</option></select></label>
-<label>Reason<input name="reason" maxlength="255" aria-describedby="reason-note"><span id="reason-note" class="muted">The vendor sees this reason in the callback and the lead lookup.</span></label>
+<label>Reason<input name="reason" maxlength="255" aria-describedby="reason-note"><span id="reason-note" class="muted">On a reject, the vendor sees this reason in the callback and the lead lookup.</span></label>
 <button type="submit">Record decision</button></form>`);
   }
   if (callback?.status === "pending") forms.push(actionButton(viewer, `${path}/retry`, "Send callback now"));

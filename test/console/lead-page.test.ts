@@ -76,8 +76,8 @@ test("the decision's notice shows once, right after the decision: not on a reloa
   expect([elsewhere.status, elsewhere.text.includes(DECIDED)]).toEqual([200, false]);
 });
 
-test("the reason box says the vendor reads the reason", async () => {
+test("the reason box says the vendor reads the reason of a reject", async () => {
   const page = await operator.get(`/leads/${await pendingLead()}`);
   expect(page.text).toContain('<input name="reason" maxlength="255" aria-describedby="reason-note">');
-  expect(page.text).toContain('<span id="reason-note" class="muted">The vendor sees this reason in the callback and the lead lookup.</span>');
+  expect(page.text).toContain('<span id="reason-note" class="muted">On a reject, the vendor sees this reason in the callback and the lead lookup.</span>');
 });
