@@ -1,6 +1,7 @@
 // `leads …` as an operator runs it: a separate process against the running service's database.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { postedLead } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { nestedJson } from "../helpers/nested-json.ts";
 import { cli } from "./run.ts";
@@ -141,7 +142,7 @@ test("decide: records a decision with its reason on a pending lead", async () =>
 });
 
 test("show: a stored value of any size or depth is cut in the text, with a note; --json gives it whole", async () => {
-  const leadId = await pendingLead();
+  const leadId = await postedLead(server, server.auth);
   // A lead stored before the body's nesting limit (written here directly, past intake).
   const extraData = nestedJson(32_000);
   const rawRequest = `{"extra_data":${extraData}}`;

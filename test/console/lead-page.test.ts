@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { timeText } from "../../src/console/page.ts";
 import { op } from "../../src/db/script.ts";
 import { recordOperatorDecision } from "../../src/final-results/operator.ts";
-import { validLead } from "../helpers/leads.ts";
-import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { postedLead } from "../helpers/api.ts";
+import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { addOperator, cookiesSet, getPage, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
 const DECIDED = "Decision recorded: it is applied when the hold period ends.";
@@ -22,11 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function pendingLead(): Promise<string> {
-  const answer = await post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth });
-  expect(answer.status).toBe(200);
-  return answer.body.lead_id;
-}
+const pendingLead = () => postedLead(server, server.auth);
 
 /** The newest audit entry of a decision on the lead. */
 async function decisionEntry(leadId: string) {

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bodyTooDeep } from "../../src/contract/texts.ts";
 import { MAX_BODY_NESTING } from "../../src/http/json-nesting.ts";
 import { addOperator, signIn, type SignedIn } from "../console/console-client.ts";
+import { postLead, prePing } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { nestedArrays, nestedJson } from "../helpers/nested-json.ts";
-import { post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 
 const TOO_DEEP = bodyTooDeep(MAX_BODY_NESTING);
 /** The console's page of the deep lead may not be larger than this (its raw request's view is 128 Ki characters). */
@@ -25,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const postLead = (body: unknown) => post(`${server.url}/v1/postLead`, body, { authorization: server.auth });
+const submit = (body: unknown) => postLead(server, server.auth, body);
 
 /** A valid lead, as text, whose extra_data is `extraData` (JSON text). */
 const leadWithExtraData = (extraData: string) => JSON.stringify(validLead({ extra_data: "EXTRA" })).replace('"EXTRA"', extraData);
@@ -33,23 +34,23 @@ const leadWithExtraData = (extraData: string) => JSON.stringify(validLead({ extr
 describe("intake", () => {
   test("a lead nesting 32 levels is accepted; 33 levels is a 400 in the envelope", async () => {
     // The body is level 1, extra_data's object level 2: 31 levels of extra_data make 32.
-    expect((await postLead(leadWithExtraData(nestedJson(31)))).status).toBe(200);
-    const refused = await postLead(leadWithExtraData(nestedJson(32)));
+    expect((await submit(leadWithExtraData(nestedJson(31)))).status).toBe(200);
+    const refused = await submit(leadWithExtraData(nestedJson(32)));
     expect([refused.status, refused.body]).toEqual([400, { success_bit: false, message: [{ error: TOO_DEEP }] }]);
   });
 
   test("100,000 levels under a 4 MiB body limit: 400, not a 500, on both routes that read a body", async () => {
     const deep = leadWithExtraData(nestedArrays(100_000));
-    const lead = await postLead(deep);
+    const lead = await submit(deep);
     expect([lead.status, lead.body]).toEqual([400, { success_bit: false, message: [{ error: TOO_DEEP }] }]);
-    const ping = await post(`${server.url}/v1/prePing`, `{"phone_number":"(212) 555-0123","x":${nestedArrays(100_000)}}`, { authorization: server.auth });
+    const ping = await prePing(server, server.auth, `{"phone_number":"(212) 555-0123","x":${nestedArrays(100_000)}}`);
     expect([ping.status, ping.body]).toEqual([400, { can_post_phone_bit: false, message: [{ error: TOO_DEEP }] }]);
   });
 });
 
 describe("a lead stored 32,000 levels deep, before the limit", () => {
   test("its console page is bounded in size, with a note of what it leaves out, while postLead keeps answering 200", async () => {
-    const accepted = await postLead(validLead());
+    const accepted = await submit(validLead());
     const leadId: string = accepted.body.lead_id;
     // Stored as intake stored such leads before the limit: past intake, straight into the database.
     const extraData = nestedJson(32_000);
@@ -57,7 +58,7 @@ describe("a lead stored 32,000 levels deep, before the limit", () => {
     await server.rows("UPDATE leads SET raw_request = $1, extra_data = $2 WHERE id = $3", rawRequest, extraData, leadId);
 
     const page = operator.get(`/leads/${leadId}`);
-    const leads = Array.from({ length: 20 }, () => postLead(validLead()));
+    const leads = Array.from({ length: 20 }, () => submit(validLead()));
     const answers = await Promise.all(leads);
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
 
