@@ -1,12 +1,12 @@
 // `lead-ingress leads …`: read leads as the operator sees them, and decide one during its hold.
 import { findVendorByName } from "../auth/vendors.ts";
-import { cliActor, type AuditEntry } from "../console/audit.ts";
-import { clipped, FIELD_CHARS, truncationNote } from "../console/json-view.ts";
+import { cliActor } from "../console/audit.ts";
 import { LEAD_ACCEPTED, LEAD_REJECTED } from "../contract/texts.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
 import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, type LeadDetail, type LeadSummary, type StoredLead } from "../operations/leads.ts";
 import { e164OrNull } from "../suppression/index.ts";
+import { clipped, FIELD_CHARS, truncationNote } from "../console/json-view.ts";
 import type { StoredCallback } from "../store/callbacks/index.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
@@ -131,7 +131,7 @@ function fieldText(value: unknown): string | number | null {
 const storedFields = (row: object) =>
   renderFields(Object.entries(withIsoTimes(row)).map(([name, value]) => [name, fieldText(value)]) as [string, string | number | null][]);
 
-const describeDecision = (entry: AuditEntry) => `  ${isoTime(entry.at)}  ${entry.actor}  ${entry.detail ?? ""}`.trimEnd();
+const describeDecision = (entry: LeadDetail["decisions"][number]) => `  ${isoTime(entry.at)}  ${entry.actor}  ${entry.detail ?? ""}`.trimEnd();
 
 function describeLead({ lead, callback, attempts, decisions }: LeadDetail): string[] {
   return [

@@ -1,11 +1,10 @@
-// Reads a request body under the contract's rules (docs/contract.md §2, §4): size limit first (413),
-// then UTF-8 (400), then JSON parse (400: nested too deeply, then malformed), then "is an object"
-// (400). The Content-Type header is not consulted, so `curl -d '{...}'` (sent as
-// application/x-www-form-urlencoded) works.
+// Reads a request body under the contract's rules (docs/contract.md §2, §4): size limit first (413), then
+// UTF-8 (400), then JSON parse (400), then "is an object" (400). The Content-Type header is not
+// consulted, so `curl -d '{...}'` (sent as application/x-www-form-urlencoded) works.
 //
 // Routes call it themselves, after authentication, with `parse: "none"`: Elysia's parse stage
 // runs before derive, resolve and beforeHandle, so a route that let Elysia read its body would
-// read it before the vendor is known (CONTRACT §2: authentication first, 401 before 413 and 400),
+// read it before the vendor is known (docs/contract.md §2: authentication first, 401 before 413 and 400),
 // and with Elysia's rules (Content-Type decides, no byte limit of ours, U+FFFD for invalid UTF-8).
 import { EnvelopeError } from "./envelope.ts";
 
@@ -42,8 +41,9 @@ export async function readJsonObject(request: Request, limitBytes: number): Prom
   } catch {
     throw new EnvelopeError(400, [BODY_NOT_UTF8]);
   }
-  // Before JSON.parse: a deep body is refused without being built, and nothing after the parse
-  // (validation, storing extra_data) meets more than MAX_BODY_NESTING levels.
+  // The parse step begins with the nesting (docs/contract.md §4), before JSON.parse: a deep body is
+  // refused without being built (one both too deep and malformed gets the nesting's text), and
+  // nothing after the parse (validation, storing extra_data) meets more than MAX_BODY_NESTING levels.
   if (nestsDeeperThan(text, MAX_BODY_NESTING)) throw new EnvelopeError(400, [bodyTooDeep(MAX_BODY_NESTING)]);
   try {
     value = JSON.parse(text);

@@ -12,13 +12,13 @@ export const auditEntry = (action: AuditAction, now: number): AuditEntry => ({ .
 
 export interface AuditTable {
   append(entry: AuditEntry): Op<void>;
-  /** Newest first. */
-  list(limit: number): Op<AuditEntry[]>;
   /**
    * The entries of one action on one subject made in a window of time, oldest first. The window
    * is what keeps it cheap: it reads the entries of that window (by time), not the whole log.
    */
   about(subject: string, action: string, window: { from: number; until: number }): Op<AuditEntry[]>;
+  /** Newest first. */
+  list(limit: number): Op<AuditEntry[]>;
 }
 
 /** Runs `change` and, when it changed something, appends `entry` in the same transaction; answers whether it did. */

@@ -9,12 +9,12 @@ const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action,
 export function pgAudit(_db: PgDb): (on: PgOn) => AuditTable {
   return (on) => ({
     append: async (row) => void (await on.insert(auditLog).values(row)),
-    list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
     about: async (subject, action, { from, until }) =>
       await on
         .select(entry)
         .from(auditLog)
         .where(and(between(auditLog.at, from, until), eq(auditLog.subject, subject), eq(auditLog.action, action)))
         .orderBy(asc(auditLog.id)),
+    list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
   });
 }

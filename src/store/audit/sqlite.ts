@@ -8,7 +8,6 @@ const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action,
 export function sqliteAudit(db: Db): AuditTable {
   return {
     append: (row) => void db.insert(auditLog).values(row).run(),
-    list: (limit) => db.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all(),
     about: (subject, action, { from, until }) =>
       db
         .select(entry)
@@ -16,5 +15,6 @@ export function sqliteAudit(db: Db): AuditTable {
         .where(and(between(auditLog.at, from, until), eq(auditLog.subject, subject), eq(auditLog.action, action)))
         .orderBy(asc(auditLog.id))
         .all(),
+    list: (limit) => db.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all(),
   };
 }
