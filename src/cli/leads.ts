@@ -5,6 +5,7 @@ import { LEAD_STATUSES } from "../db/schema.ts";
 import { recordOperatorDecision } from "../final-results/operator.ts";
 import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, type LeadDetail, type LeadSummary, type StoredLead } from "../operations/leads.ts";
 import { e164OrNull } from "../suppression/index.ts";
+import { clipped, FIELD_CHARS, truncationNote } from "../console/json-view.ts";
 import type { StoredCallback } from "../store/callbacks/index.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
@@ -108,24 +109,37 @@ function finalMessage(lead: StoredLead): string | null {
   return lead.status === "accepted" ? LEAD_ACCEPTED : (lead.rejection_reason ?? LEAD_REJECTED);
 }
 
-export function detailAsJson({ lead, callback, attempts }: LeadDetail) {
+/** Every stored value whole: JSON for programs is never cut (a string holds the stored JSON, so its depth costs nothing here). */
+export function detailAsJson({ lead, callback, attempts, decisions }: LeadDetail) {
   return {
     lead: withIsoTimes(lead),
     final_result: { status: lead.status, message: finalMessage(lead), decided_at: isoTime(lead.decided_at) },
+    operator_decisions: decisions.map((entry) => ({ ...entry, at: isoTime(entry.at) })),
     callback: callback && withIsoTimes(callback),
     attempts: attempts.map(withIsoTimes),
   };
 }
 
-const storedFields = (row: object) => renderFields(Object.entries(withIsoTimes(row)) as [string, string | number | null][]);
+/** A stored value for the terminal: cut past FIELD_CHARS, as the console cuts it (a lead stored before today's limits can be huge). */
+function fieldText(value: unknown): string | number | null {
+  if (typeof value !== "string") return value as number | null;
+  const view = clipped(value, FIELD_CHARS);
+  return view.omittedBytes === 0 ? view.text : `${view.text} ${truncationNote(view.omittedBytes)} (--json shows all)`;
+}
 
-function describeLead({ lead, callback, attempts }: LeadDetail): string[] {
+const storedFields = (row: object) =>
+  renderFields(Object.entries(withIsoTimes(row)).map(([name, value]) => [name, fieldText(value)]) as [string, string | number | null][]);
+
+const describeDecision = (entry: LeadDetail["decisions"][number]) => `  ${isoTime(entry.at)}  ${entry.actor}  ${entry.detail ?? ""}`.trimEnd();
+
+function describeLead({ lead, callback, attempts, decisions }: LeadDetail): string[] {
   return [
     `Lead ${lead.id}`,
     ...storedFields(lead),
     "",
     "Final result",
     `  ${describeFinalResult(lead)}`,
+    ...(decisions.length > 0 ? ["", "Operator decisions", ...decisions.map(describeDecision)] : []),
     "",
     ...(callback
       ? describeCallback(callback, attempts)

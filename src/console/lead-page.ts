@@ -1,33 +1,30 @@
-// One lead: what happened to it (received, the operator's decision, the final result with its
-// reason, each callback attempt), every stored field, the raw request, and the operator's actions:
-// decide during the hold, send a pending callback now, replay a dead or delivered one. The actions
-// are the CLI's operations (final-results/operator.ts, operations/callbacks.ts), audited.
+// One lead: what happened to it (received, each operator decision with who made it and when, the
+// final result with its reason, each callback attempt), its stored fields, the raw request, and the
+// operator's actions: decide during the hold, send a pending callback now, replay a dead or
+// delivered one. The actions are the CLI's operations (final-results/operator.ts,
+// operations/callbacks.ts), audited. Stored values are shown within a budget (json-view.ts): a lead
+// stored before the body's nesting limit can hold JSON of any depth.
 import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
+import type { AuditEntry } from "./audit.ts";
+import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";
-import {
-  actionButton,
-  actorOf,
-  csrfField,
-  htmlResponse,
-  layout,
-  noticeBox,
-  noticeFor,
-  problemBox,
-  redirect,
-  timeText,
-  type PageContext,
-  type Viewer,
-} from "./page.ts";
+import { clipped, FIELD_CHARS, indentedJson, viewText } from "./json-view.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, timeText, type PageContext, type Viewer } from "./page.ts";
 
-/** What a finished action says on the page it returns to (`?done=`): fixed texts, never echoed input. */
+/** What a finished action says on the page it returns to, once (flash.ts): fixed texts, never echoed input. */
 const NOTICES: Record<string, string> = {
   decided: "Decision recorded: it is applied when the hold period ends.",
   retried: "The callback is due now: the worker sends it at its next poll.",
   replayed: "The callback is queued again, with the same webhook-id.",
 };
+
+/** The columns of the service's own bookkeeping (the worker's lease on a pending lead): not shown. */
+const INTERNAL_COLUMNS = new Set(["claim_token", "locked_until"]);
+/** The raw request's view, indented: a lead taken under the default body limit fits whole. */
+const RAW_REQUEST_CHARS = 128 * 1024;
 
 const leadPath = (leadId: string) => `/leads/${encodeURIComponent(leadId)}`;
 
@@ -35,7 +32,7 @@ export async function leadPage(context: PageContext, leadId: string, problem: st
   const { viewer } = context;
   const detail = await findLeadDetail(context.store, leadId);
   if (!detail) return htmlResponse(layout("Lead", viewer, html`<h1>Lead</h1>${problemBox(`No such lead: ${leadId}`)}`), 404);
-  const notice = problem ? null : noticeFor(context.url, NOTICES);
+  const { notice, headers } = problem ? { notice: null, headers: {} } : takeNotice(context, leadPath(leadId), leadId, NOTICES);
   const { lead } = detail;
   const content = html`<h1>Lead <span class="mono">${lead.id}</span></h1>
 ${noticeBox(notice)}${problemBox(problem)}
@@ -46,17 +43,8 @@ ${timeline(detail)}
 <h2>Fields</h2>
 ${fieldsTable(detail)}
 <h2>Raw request</h2>
-<pre class="mono">${readable(String(lead.raw_request))}</pre>`;
-  return htmlResponse(layout("Lead", viewer, content), problem ? 409 : 200);
-}
-
-/** The raw request indented when it is JSON (a stored lead's always is), else as received. */
-function readable(rawRequest: string): string {
-  try {
-    return JSON.stringify(JSON.parse(rawRequest), null, 2);
-  } catch {
-    return rawRequest;
-  }
+<pre class="mono">${viewText(indentedJson(String(lead.raw_request), RAW_REQUEST_CHARS))}</pre>`;
+  return htmlResponse(layout("Lead", viewer, content), problem ? 409 : 200, headers);
 }
 
 function summary({ lead, callback }: LeadDetail): Html {
@@ -85,7 +73,7 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
   if (lead.status === "pending") {
     forms.push(html`<form method="post" action="${path}/decide">${csrfField(viewer)}
 <label>Decision<select name="decision"><option value="accept">accept</option><option value="reject">reject</option></select></label>
-<label>Reason<input name="reason" maxlength="255"></label>
+<label>Reason<input name="reason" maxlength="255" aria-describedby="reason-note"><span id="reason-note" class="muted">On a reject, the vendor sees this reason in the callback and the lead lookup.</span></label>
 <button type="submit">Record decision</button></form>`);
   }
   if (callback?.status === "pending") forms.push(actionButton(viewer, `${path}/retry`, "Send callback now"));
@@ -93,9 +81,11 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
   return forms.length === 0 ? html`` : html`<h2>Actions</h2><div class="actions">${forms}</div>`;
 }
 
-function timeline({ lead, callback, attempts }: LeadDetail): Html {
+function timeline({ lead, callback, attempts, decisions }: LeadDetail): Html {
   const events: Html[] = [html`<li><time>${timeText(Number(lead.created_at))}</time> Received from ${lead.vendor}</li>`];
-  if (lead.operator_decision)
+  events.push(...decisions.map(decisionEvent));
+  // A decision whose audit entry is not found (outside its window): what the lead itself stores.
+  if (lead.operator_decision && decisions.length === 0)
     events.push(
       html`<li><time>during the hold</time> Operator decision: ${lead.operator_decision}${lead.operator_reason ? ` (${lead.operator_reason})` : ""}</li>`,
     );
@@ -111,6 +101,12 @@ function timeline({ lead, callback, attempts }: LeadDetail): Html {
   return html`<ol class="timeline">${events}</ol>`;
 }
 
+/** A decision's audit entry: who, when, and what (its detail is `accept`, or `reject: <reason>`). */
+function decisionEvent(entry: AuditEntry): Html {
+  const [decision, ...reason] = String(entry.detail).split(": ");
+  return html`<li><time>${timeText(entry.at)}</time> Operator decision by ${entry.actor}: ${decision}${reason.length > 0 ? ` (${reason.join(": ")})` : ""}</li>`;
+}
+
 function attemptEvent(attempt: CallbackAttempt): Html {
   const answer = attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`;
   return html`<li><time>${timeText(attempt.started_at)}</time> Callback attempt ${attempt.attempt_no}: ${answer}, ${attempt.duration_ms} ms${attempt.error ? html` — <span class="status-dead">${attempt.error}</span>` : ""}${
@@ -119,8 +115,9 @@ function attemptEvent(attempt: CallbackAttempt): Html {
 }
 
 function fieldsTable({ lead }: LeadDetail): Html {
-  const shown = Object.entries(lead).filter(([name]) => name !== "raw_request");
-  const text = (name: string, value: string | number | null) => (value === null ? "—" : TIME_COLUMN.test(name) ? timeText(Number(value)) : String(value));
+  const shown = Object.entries(lead).filter(([name]) => name !== "raw_request" && !INTERNAL_COLUMNS.has(name));
+  const text = (name: string, value: string | number | null) =>
+    value === null ? "—" : TIME_COLUMN.test(name) ? timeText(Number(value)) : viewText(clipped(String(value), FIELD_CHARS));
   return html`<table>${shown.map(([name, value]) => html`<tr><th class="mono">${name}</th><td class="mono">${text(name, value)}</td></tr>`)}</table>`;
 }
 
@@ -128,7 +125,7 @@ function fieldsTable({ lead }: LeadDetail): Html {
 export async function leadAction(context: PageContext, leadId: string, action: string): Promise<Response> {
   const { store, form, now } = context;
   const actor = actorOf(context);
-  const done = (notice: keyof typeof NOTICES) => redirect(`${leadPath(leadId)}?done=${notice}`);
+  const done = (notice: keyof typeof NOTICES) => redirectWithNotice(leadPath(leadId), leadId, notice);
   if (action === "decide") {
     const decision = form.get("decision");
     if (decision !== "accept" && decision !== "reject") return leadPage(context, leadId, "Choose accept or reject.");

@@ -26,6 +26,8 @@ export interface PageContext {
   importSuppressions: (file: Blob, subject: string, actor: string, options: ImportOptions) => Promise<ImportResult>;
   now: number;
   log: Logger;
+  /** The value of a cookie the request carries. */
+  cookie: (name: string) => string | undefined;
 }
 
 /** Who the audit log says made a change: the viewer. The operations record it with the change. */

@@ -17,7 +17,7 @@ import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { overviewJson, overviewPage } from "./overview-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
-import { csrfHolds, currentSession } from "./sessions.ts";
+import { cookieValue, csrfHolds, currentSession } from "./sessions.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { suppressionCsv } from "./suppression-list.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
@@ -119,6 +119,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       importSuppressions,
       now: clock(),
       log,
+      cookie: (name) => cookieValue(request.headers.get("cookie"), name),
     };
     for (const [routeMethod, pattern, handle] of ROUTES) {
       const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;

@@ -69,7 +69,8 @@ export function csrfHolds(session: ConsoleSession, sent: unknown): boolean {
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
+/** A cookie's value in a Cookie header. */
+export function cookieValue(header: string | null, name: string): string | undefined {
   for (const part of header?.split(";") ?? []) {
     const at = part.indexOf("=");
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();

@@ -41,6 +41,8 @@ export const BODY_NOT_UTF8 = "Request body is not valid UTF-8";
 export const MALFORMED_JSON = "Malformed JSON body";
 export const BODY_NOT_AN_OBJECT = "Request body must be a JSON object";
 export const bodyTooLarge = (limitBytes: number) => `Request body exceeds ${limitBytes} bytes`;
+/** `levels`: the most objects and arrays open at once, the body's own object being the first. */
+export const bodyTooDeep = (levels: number) => `Request body nests objects and arrays deeper than ${levels} levels`;
 
 // §3 authentication, §9 failed-credential throttling.
 export const UNAUTHORIZED = "Unauthorized";

@@ -4,6 +4,7 @@
 import * as TEXT from "../contract/texts.ts";
 import type { DocumentDecoration } from "elysia";
 import type { Flag } from "../http/envelope.ts";
+import { MAX_BODY_NESTING } from "../http/json-nesting.ts";
 import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
 import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
@@ -68,12 +69,20 @@ function v1Failures(flag: Flag, methods: string) {
 
 function bodyFailures(settings: DocumentedSettings, flag: Flag, validation: Record<string, [string, ...string[]]>) {
   return {
-    400: fail(flag, "The body is not a JSON object, or fields are invalid: every error, in field order.", {
-      ...validation,
-      notUtf8: ["The body's bytes are not valid UTF-8", TEXT.BODY_NOT_UTF8],
-      malformedJson: ["The body is not JSON", TEXT.MALFORMED_JSON],
-      notAnObject: ["The body is JSON but not an object", TEXT.BODY_NOT_AN_OBJECT],
-    }),
+    400: fail(
+      flag,
+      `The body is not a JSON object, nests objects and arrays deeper than ${MAX_BODY_NESTING} levels, or fields are invalid: every error, in field order.`,
+      {
+        ...validation,
+        notUtf8: ["The body's bytes are not valid UTF-8", TEXT.BODY_NOT_UTF8],
+        tooDeep: [
+          `More than ${MAX_BODY_NESTING} levels of objects and arrays open at once (the body's own object is the first)`,
+          TEXT.bodyTooDeep(MAX_BODY_NESTING),
+        ],
+        malformedJson: ["The body is not JSON", TEXT.MALFORMED_JSON],
+        notAnObject: ["The body is JSON but not an object", TEXT.BODY_NOT_AN_OBJECT],
+      },
+    ),
     413: fail(flag, `Body over the size limit of this service, ${settings.bodyLimitBytes} bytes.`, [TEXT.bodyTooLarge(settings.bodyLimitBytes)]),
   };
 }

@@ -7,6 +7,15 @@ import type { OperatorDecision } from "../store/leads/index.ts";
 
 export class DecisionError extends Error {}
 
+/** The audit log's action of a recorded decision: its entry says who decided, when, and what. */
+export const DECISION_ACTION = "lead.decide";
+
+/**
+ * How far a decision's time (the deciding instance's clock) may stray outside its lead's life as
+ * other instances' clocks recorded it (created_at, decided_at): the window its entry is looked for in.
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
 /** Records the decision on a pending lead, audited; otherwise answers the lead's status (null: no such lead). */
 function* decide(
   t: Tables,
@@ -17,7 +26,7 @@ function* decide(
   now: number,
 ): Script<"recorded" | LeadStatus | null> {
   if (!(yield* op(t.leads.recordOperatorDecision(leadId, decision, reason)))) return yield* op(t.leads.statusOf(leadId));
-  yield* op(t.audit.append(auditEntry({ actor, action: "lead.decide", subject: leadId, detail: reason ? `${decision}: ${reason}` : decision }, now)));
+  yield* op(t.audit.append(auditEntry({ actor, action: DECISION_ACTION, subject: leadId, detail: reason ? `${decision}: ${reason}` : decision }, now)));
   return "recorded";
 }
 

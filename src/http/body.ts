@@ -8,7 +8,8 @@
 // and with Elysia's rules (Content-Type decides, no byte limit of ours, U+FFFD for invalid UTF-8).
 import { EnvelopeError } from "./envelope.ts";
 
-import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
+import { BODY_NOT_AN_OBJECT, BODY_NOT_UTF8, BODY_UNREADABLE, bodyTooDeep, bodyTooLarge, MALFORMED_JSON } from "../contract/texts.ts";
+import { MAX_BODY_NESTING, nestsDeeperThan } from "./json-nesting.ts";
 
 export interface JsonBody {
   /** The body as received, for the stored raw request. */
@@ -40,6 +41,10 @@ export async function readJsonObject(request: Request, limitBytes: number): Prom
   } catch {
     throw new EnvelopeError(400, [BODY_NOT_UTF8]);
   }
+  // The parse step begins with the nesting (docs/contract.md §4), before JSON.parse: a deep body is
+  // refused without being built (one both too deep and malformed gets the nesting's text), and
+  // nothing after the parse (validation, storing extra_data) meets more than MAX_BODY_NESTING levels.
+  if (nestsDeeperThan(text, MAX_BODY_NESTING)) throw new EnvelopeError(400, [bodyTooDeep(MAX_BODY_NESTING)]);
   try {
     value = JSON.parse(text);
   } catch {

@@ -15,6 +15,8 @@ import { FORMATS, LEAD_FIELDS, parseHttpUrl, RULE_KEYWORDS, type LeadField, type
  * upper-cased, the phone in E.164, `customer_address` read as `street`, extra_data compared as a
  * JSON value (object keys in any order, arrays in order). Unknown top-level fields and the body's
  * spelling (key order, whitespace) do not count. `stored` may carry more fields than a ValidLead.
+ * The comparison goes no deeper than the new lead's extra_data, which the body's nesting limit
+ * bounds (http/json-nesting.ts), however deep a lead stored before that limit is.
  */
 export function isSameLead(lead: ValidLead, stored: ValidLead): boolean {
   return (Object.keys(lead) as (keyof ValidLead)[]).every((field) =>
@@ -162,7 +164,10 @@ function fail(errors: string[], text: string): undefined {
 
 const isPlainObject = (value: unknown): value is object => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** extra_data: an object or an array of objects; required when certificate_url was not sent. */
+/**
+ * extra_data: an object or an array of objects; required when certificate_url was not sent.
+ * JSON.stringify recurses: the body's nesting limit, checked before the parse, keeps it shallow.
+ */
 function takeExtraData(errors: string[], body: Body): string | null | undefined {
   const value = body.extra_data;
   if (value === undefined || value === null) return isAbsent(body, "certificate_url") ? fail(errors, TEXTS.missingExtraData) : null;

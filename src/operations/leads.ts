@@ -2,6 +2,8 @@
 // stored about it, its callback and every delivery attempt. Reads only; beside the running service
 // a reader never blocks its writers (SQLite's WAL, PostgreSQL's snapshots).
 import { op, type Script } from "../db/script.ts";
+import { CLOCK_SKEW_MS, DECISION_ACTION } from "../final-results/operator.ts";
+import type { AuditEntry } from "../store/audit/index.ts";
 import type { CallbackAttempt, StoredCallback } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
@@ -31,13 +33,22 @@ export interface LeadDetail {
   lead: StoredLead;
   callback: StoredCallback | null;
   attempts: CallbackAttempt[];
+  /** Each operator decision recorded for the lead, oldest first: who (`actor`), when (`at`), what (`detail`). */
+  decisions: AuditEntry[];
 }
 
 export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
   const lead = yield* op(t.leads.detail(leadId));
   if (!lead) return null;
   const callback = yield* op(t.callbacks.detailOf(leadId));
-  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [] };
+  const decisions = lead.operator_decision === null ? [] : yield* op(t.audit.about(leadId, DECISION_ACTION, decisionWindow(lead)));
+  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [], decisions };
+}
+
+/** When the lead's decisions can have been recorded: while it was pending, give or take the instances' clocks. */
+function decisionWindow(lead: StoredLead): { from: number; until: number } {
+  const from = Number(lead.created_at) - CLOCK_SKEW_MS;
+  return { from, until: lead.decided_at === null ? Number.MAX_SAFE_INTEGER : lead.decided_at + CLOCK_SKEW_MS };
 }
 
 /** The lead (with its vendor's name), its callback and the callback's attempts, from one snapshot. */

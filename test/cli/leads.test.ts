@@ -122,7 +122,28 @@ test("decide: records a decision with its reason on a pending lead", async () =>
     operator_decision: "reject",
     operator_reason: "fraud check",
   });
-  expect((await leads("show", leadId)).out).toContain("operator decision recorded: reject (fraud check)");
+  const shown = (await leads("show", leadId)).out;
+  expect(shown).toContain("operator decision recorded: reject (fraud check)");
+  // Who decided and when: the decision's audit entry.
+  expect(shown).toMatch(/^Operator decisions\n  \d{4}-\d\d-\d\dT[\d:.]+Z  cli:\S+  reject: fraud check$/m);
+  expect(JSON.parse((await leads("show", leadId, "--json")).out).operator_decisions).toEqual([
+    { at: expect.stringMatching(/Z$/), actor: expect.stringMatching(/^cli:\S+$/), action: "lead.decide", subject: leadId, detail: "reject: fraud check" },
+  ]);
+});
+
+test("show: a stored value of any size or depth is cut in the text, with a note; --json gives it whole", async () => {
+  const leadId = await postedLead(server, server.auth);
+  // A lead stored before the body's nesting limit (written here directly, past intake).
+  const extraData = `${'{"a":['.repeat(16_000)}1${"]}".repeat(16_000)}`;
+  const rawRequest = `{"extra_data":${extraData}}`;
+  server.db.sqlite.run("UPDATE leads SET raw_request = ?, extra_data = ? WHERE id = ?", [rawRequest, extraData, leadId]);
+  const text = await leads("show", leadId);
+  expect(text.code).toBe(0);
+  expect(text.out.length).toBeLessThan(20_000);
+  expect(text.out).toMatch(/^  raw_request\s+\{"extra_data":\{"a":\[\{.* … truncated, [\d,]+ more bytes not shown \(--json shows all\)$/m);
+  expect(text.out).toMatch(/^  extra_data\s+\{"a":\[\{.* … truncated, [\d,]+ more bytes not shown \(--json shows all\)$/m);
+  const detail = JSON.parse((await leads("show", leadId, "--json")).out);
+  expect([detail.lead.raw_request === rawRequest, detail.lead.extra_data === extraData]).toEqual([true, true]);
 });
 
 test("decide: an unknown lead, a decided lead and a bad decision are clear errors with exit code 2", async () => {

@@ -34,7 +34,19 @@ export interface SignedIn {
   csrf: string;
   get(path: string): Promise<Answer>;
   post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<Answer>;
+  /**
+   * A redirect followed as a browser follows it: a GET of its Location with the session's cookie
+   * and the cookies the redirect set (a notice's). The page's own Set-Cookie headers are in its answer.
+   */
+  follow(redirect: Answer): Promise<Answer>;
 }
+
+/** The cookies an answer sets, as `name=value` pairs for a Cookie header; deleted ones (Max-Age=0) left out. */
+export const cookiesSet = (answer: Answer): string[] =>
+  answer.headers
+    .getSetCookie()
+    .filter((cookie) => !/;\s*max-age=0\b/i.test(cookie))
+    .map((cookie) => cookie.split(";")[0]!);
 
 export async function signIn(consoleUrl: string, operator = OPERATOR): Promise<SignedIn> {
   const answer = await postForm(`${consoleUrl}/login`, { name: operator.name, password: operator.password });
@@ -42,5 +54,11 @@ export async function signIn(consoleUrl: string, operator = OPERATOR): Promise<S
   const cookie = answer.headers.get("set-cookie")!.split(";")[0]!;
   const get = (path: string) => getPage(`${consoleUrl}${path}`, { cookie });
   const csrf = csrfOf((await get("/overview")).text);
-  return { cookie, csrf, get, post: (path, form, headers = {}) => postForm(`${consoleUrl}${path}`, form, { cookie, ...headers }) };
+  return {
+    cookie,
+    csrf,
+    get,
+    post: (path, form, headers = {}) => postForm(`${consoleUrl}${path}`, form, { cookie, ...headers }),
+    follow: (redirect) => getPage(`${consoleUrl}${redirect.headers.get("location")}`, { cookie: [cookie, ...cookiesSet(redirect)].join("; ") }),
+  };
 }

@@ -83,7 +83,8 @@ test("Send callback now: a pending callback waiting an hour for its next attempt
   expect(page.text).toContain(`action="/leads/${leadId}/retry"`);
 
   const sent = await operator.post(`/leads/${leadId}/retry`, { csrf: operator.csrf });
-  expect([sent.status, sent.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=retried`]);
+  expect([sent.status, sent.headers.get("location")]).toEqual([303, `/leads/${leadId}`]);
+  expect((await operator.follow(sent)).text).toContain("The callback is due now: the worker sends it at its next poll.");
   await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
   expect(await auditOf(leadId)).toEqual([[`operator:${OPERATOR.name}`, "callback.retry"]]);
   // Delivered now: nothing pending to send, so the action is refused with the reason.
@@ -102,12 +103,11 @@ test("Replay callback: a dead callback is queued again and delivered, with the s
 
   receiverStatus = 200;
   const replayed = await operator.post(`/leads/${leadId}/replay`, { csrf: operator.csrf });
-  expect([replayed.status, replayed.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=replayed`]);
+  expect([replayed.status, replayed.headers.get("location")]).toEqual([303, `/leads/${leadId}`]);
+  expect((await operator.follow(replayed)).text).toContain("The callback is queued again, with the same webhook-id.");
   await waitUntil(async () => (await callbackOf(leadId)).callback.status === "delivered", 10_000);
   expect((await callbackOf(leadId)).callback.id).toBe(webhookId);
-  const page = await operator.get(`/leads/${leadId}?done=replayed`);
-  expect(page.text).toContain("The callback is queued again, with the same webhook-id.");
-  expect(page.text).toContain("Callback attempt 3: HTTP 200");
+  expect((await operator.get(`/leads/${leadId}`)).text).toContain("Callback attempt 3: HTTP 200");
   expect(await auditOf(leadId)).toEqual([
     [`operator:${OPERATOR.name}`, "callback.replay"],
     [`operator:${OPERATOR.name}`, "callback.retry"],

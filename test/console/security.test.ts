@@ -119,7 +119,7 @@ test("a change without the session's CSRF token, with another's, or from another
   expect(await decisionOf(leadId)).toBeNull();
 
   const done = await decide({ csrf: operator.csrf }, { origin: consoleUrl });
-  expect([done.status, done.headers.get("location")]).toEqual([303, `/leads/${leadId}?done=decided`]);
+  expect([done.status, done.headers.get("location")]).toEqual([303, `/leads/${leadId}`]);
   expect(await decisionOf(leadId)).toBe("reject");
   const audit = await server.store.read((t) => op(t.audit.list(10)));
   expect(audit).toContainEqual({

@@ -79,6 +79,8 @@ async function overFailedCredentials(method: string, path: string, body?: object
 }
 
 const NOT_UTF8 = new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]);
+/** A body whose extra_data opens the 33rd level. */
+const TOO_DEEP = `{"extra_data":${"[".repeat(32)}${"]".repeat(32)}}`;
 const oversized = (flag: string) => JSON.stringify({ [flag]: "x".repeat(BODY_LIMIT) });
 
 /** A request that produces each documented example, by "<path> <method> <status> <example name>". */
@@ -88,6 +90,7 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
   "/v1/prePing post 400 invalidNumber": () => prePing({ phone_number: "555-0123" }),
   "/v1/prePing post 400 missing": () => prePing({}),
   "/v1/prePing post 400 notUtf8": () => prePing(NOT_UTF8),
+  "/v1/prePing post 400 tooDeep": () => prePing(TOO_DEEP),
   "/v1/prePing post 400 malformedJson": () => prePing("{"),
   "/v1/prePing post 400 notAnObject": () => prePing("[]"),
   "/v1/prePing post 401 ": () => prePing({ phone_number: uniquePhone() }, none),
@@ -107,6 +110,7 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
     return postLead(withoutCertificate);
   },
   "/v1/postLead post 400 notUtf8": () => postLead(NOT_UTF8),
+  "/v1/postLead post 400 tooDeep": () => postLead(TOO_DEEP),
   "/v1/postLead post 400 malformedJson": () => postLead("{"),
   "/v1/postLead post 400 notAnObject": () => postLead("[]"),
   "/v1/postLead post 401 ": () => postLead(validLead(), none),

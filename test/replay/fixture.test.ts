@@ -41,6 +41,7 @@ describe("the fixtures folder", () => {
       "Malformed JSON body",
       "Request body must be a JSON object",
       "Request body exceeds",
+      "Request body nests objects and arrays deeper than 32 levels",
       "Unauthorized",
       "Rate limit exceeded",
       "Not Found",

@@ -30,6 +30,11 @@ export interface AuditFilter {
 
 export interface AuditTable {
   append(entry: AuditEntry): Op<void>;
+  /**
+   * The entries of one action on one subject made in a window of time, oldest first. The window
+   * is what keeps it cheap: it reads the entries of that window (by time), not the whole log.
+   */
+  about(subject: string, action: string, window: { from: number; until: number }): Op<AuditEntry[]>;
   /** Newest first. */
   list(limit: number): Op<AuditEntry[]>;
   /** The entries the filter selects, newest first. */

@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { and, asc, between, desc, eq } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { auditLog } from "../../db/pg/schema.ts";
 import type { PgOn } from "../pg-session.ts";
@@ -10,6 +10,12 @@ const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action,
 export function pgAudit(_db: PgDb): (on: PgOn) => AuditTable {
   return (on) => ({
     append: async (row) => void (await on.insert(auditLog).values(row)),
+    about: async (subject, action, { from, until }) =>
+      await on
+        .select(entry)
+        .from(auditLog)
+        .where(and(between(auditLog.at, from, until), eq(auditLog.subject, subject), eq(auditLog.action, action)))
+        .orderBy(asc(auditLog.id)),
     list: async (limit) => await on.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit),
     search: async (filter) =>
       await on

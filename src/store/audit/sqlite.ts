@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { and, asc, between, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { auditLog } from "../../db/schema.ts";
 import type { AuditTable } from "./index.ts";
@@ -9,6 +9,13 @@ const entry = { at: auditLog.at, actor: auditLog.actor, action: auditLog.action,
 export function sqliteAudit(db: Db): AuditTable {
   return {
     append: (row) => void db.insert(auditLog).values(row).run(),
+    about: (subject, action, { from, until }) =>
+      db
+        .select(entry)
+        .from(auditLog)
+        .where(and(between(auditLog.at, from, until), eq(auditLog.subject, subject), eq(auditLog.action, action)))
+        .orderBy(asc(auditLog.id))
+        .all(),
     list: (limit) => db.select(entry).from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all(),
     search: (filter) =>
       db
