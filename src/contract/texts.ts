@@ -70,3 +70,8 @@ export const LEAD_NOT_FOUND = "Lead not found";
 export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
 export const REASON_OPERATOR = "Rejected by operator";
 export const REASON_CERTIFICATE = "Certificate URL could not be verified";
+
+// §10 acceptance policy: an entry's reason when the document gives none.
+export const ruleRejected = (name: string) => `Rejected by rule: ${name}`;
+export const outsideHours = (name: string) => `Outside hours of operation: ${name}`;
+export const capReached = (name: string) => `Cap reached: ${name}`;
