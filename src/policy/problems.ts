@@ -16,8 +16,12 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 
 type Schema = TSchema & Record<string, unknown>;
 
-/** What a schema admits, in words: "a text", "a list of texts", "one of a, b". */
+const plural = (what: string): string =>
+  /^an? /.test(what) ? `${what.replace(/^an? /, "")}s` : what.startsWith("{") ? `objects ${what}` : `values that are ${what}`;
+
+/** What a schema admits, in words: "a text", "a list of texts", "one of a, b"; a schema's own `expected` says it better. */
 export function describe(schema: Schema): string {
+  if (typeof schema.expected === "string") return schema.expected;
   switch (schema[Kind]) {
     case "String":
       return "a text";
@@ -30,7 +34,7 @@ export function describe(schema: Schema): string {
     case "Literal":
       return JSON.stringify(schema.const);
     case "Array":
-      return `a list of ${describe(schema.items as Schema).replace(/^an? /, "")}s`;
+      return `a list of ${plural(describe(schema.items as Schema))}`;
     case "Object":
       return `{${Object.keys(schema.properties as object).join(", ")}}`;
     case "Union":
@@ -67,8 +71,10 @@ export function schemaProblems(schema: Schema, value: unknown, path: string, out
         return;
       }
       const properties = schema.properties as Record<string, Schema>;
-      for (const key of (schema.required as string[] | undefined) ?? []) if (!(key in value)) out.push({ path: pointer(path, key), message: "is required" });
+      for (const key of (schema.required as string[] | undefined) ?? [])
+        if (value[key] === undefined) out.push({ path: pointer(path, key), message: "is required" });
       for (const [key, item] of Object.entries(value)) {
+        if (item === undefined) continue; // JSON has no undefined: a JavaScript caller's absent property
         const property = properties[key];
         if (property === undefined) out.push({ path: pointer(path, key), message: `is not a known property (known: ${Object.keys(properties).join(", ")})` });
         else schemaProblems(property, item, pointer(path, key), out, references);

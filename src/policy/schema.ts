@@ -65,6 +65,7 @@ export const Leaf = t.Object(
     value: t.Optional(
       t.Union([scalar, t.Array(scalar)], {
         description: "What the field is compared with; a list for in and not_in, a number for less_than and greater_than, none for blank and not_blank.",
+        expected: "a text, a number, true or false, or a list of these",
       }),
     ),
   },
