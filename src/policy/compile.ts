@@ -28,7 +28,7 @@ export interface Scope {
 export interface CapSlot {
   name: string;
   counts: "leads" | "pings";
-  /** Whose count: the vendor's name or the folded campaign for an `each` cap, "" for a cap counted all together. */
+  /** Whose count: the vendor's name, or the campaign folded (trimmed, lower-case), for an `each` cap; "" for a cap counted all together. */
   bucket: string;
   /** The window's first instant as an ISO-8601 UTC text: with name and bucket, the key of one counter. */
   windowKey: string;
@@ -141,6 +141,8 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     let found: CapSlot[] | undefined;
     for (const cap of caps) {
       if ((counts !== null && cap.counts !== counts) || !inScope(cap, vendor, campaign)) continue;
+      if (cap.each === "campaign" && campaign === null) continue; // a bare prePing has no campaign to count
+
       const window = windows.get(cap)!;
       if (at < window.start || at >= window.end) {
         const span = calendarWindow(cap.per, at, cap.timeZone);
