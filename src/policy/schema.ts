@@ -2,7 +2,7 @@
 // TypeBox. The checker's messages by JSON path (problems.ts), the Policy type and the API page's
 // description derive from it; what a schema cannot say (unique names, time zones, hours, patterns,
 // an operator's value) is check.ts's.
-import { type Static, Type as t, type TOptional, type TSchema } from "@sinclair/typebox";
+import { type Static, Type as t, type TLiteral, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
 
 export const OPERATORS = [
   "equals",
@@ -29,11 +29,12 @@ export const COUNTS = ["leads", "pings"] as const;
 export const EACH = ["vendor", "campaign"] as const;
 export const ON_ERROR = ["accept", "reject"] as const;
 
-const oneOf = <T extends readonly string[]>(values: T, description: string) =>
+/** One of `values`, typed as their union (TypeBox types a mapped array of literals as plain strings). */
+const oneOf = <T extends string>(values: readonly T[], description: string) =>
   t.Union(
     values.map((value) => t.Literal(value)),
     { description },
-  );
+  ) as unknown as TUnion<TLiteral<T>[]>;
 
 const name = t.String({ minLength: 1, maxLength: 100, description: "Unique within its list; named in refusals, metrics and the audit log." });
 const scope = {

@@ -1,7 +1,7 @@
 // checkPolicyDocument: the contract's example passes; an invalid document is refused whole with
 // every problem named by its JSON path, structural (from the schema) and semantic alike.
 import { describe, expect, test } from "bun:test";
-import { checkPolicyDocument, compilePolicy } from "../../src/policy/index.ts";
+import { checkPolicyDocument, compilePolicy, type Policy } from "../../src/policy/index.ts";
 
 /** docs/contract.md §10's example, verbatim. */
 export const CONTRACT_EXAMPLE = {
@@ -25,7 +25,7 @@ export const CONTRACT_EXAMPLE = {
       reason: "Outside hours of operation",
     },
   ],
-};
+} satisfies Policy;
 
 const problemsOf = (value: unknown) => {
   const result = checkPolicyDocument(value);
