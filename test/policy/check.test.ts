@@ -51,6 +51,12 @@ describe("a valid document", () => {
     expect(checkPolicyDocument({ checks: [check] }).ok).toBe(true);
   });
 
+  test("docs/policy.md's example passes", async () => {
+    const page = await Bun.file(`${import.meta.dir}/../../docs/policy.md`).text();
+    const example = JSON.parse(page.split("```json")[1]!.split("```")[0]!);
+    expect(checkPolicyDocument(example)).toEqual({ ok: true, policy: example });
+  });
+
   test("final rules may read certificate.* and the document's checks' answers", () => {
     const document = {
       checks: [{ name: "scrub", url: "https://scrub.example.com/" }],
