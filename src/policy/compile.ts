@@ -49,18 +49,19 @@ export interface CompiledPolicy {
   closedSchedule(scope: Scope, at: number): string | null;
   /** Every failing enabled intake rule's reason, in document order. */
   failingIntakeRules(scope: Scope, facts: LeadFacts, at: number): string[];
-  /** The same for final rules, with the §11 facts in `facts`. */
-  failingFinalRules(scope: Scope, facts: LeadFacts, at: number): string[];
+  /** The same for final rules, with the §11 facts in `facts`; `receivedAt` is when the lead was received (received.*). */
+  failingFinalRules(scope: Scope, facts: LeadFacts, receivedAt: number): string[];
   /** The enabled caps of `counts` in scope, each in its window at `at`. */
   capsInScope(scope: Scope, counts: "leads" | "pings", at: number): CapSlot[];
   /** postLead's answer before caps are counted: schedules, then intake rules, then the leads caps to count against. */
   intakeVerdict(scope: Scope, facts: LeadFacts, at: number): Verdict;
   /**
    * prePing's: schedules, then the intake rules whose fields are all known at prePing (phone, vendor,
-   * campaign, received.*), then the caps: `leads` caps to check for room and `pings` caps to count against.
+   * campaign, received.*; those reading the campaign only when one is sent), then the caps: `leads`
+   * caps to check for room and `pings` caps to count against.
    */
   prePingVerdict(scope: Scope, facts: LeadFacts, at: number): Verdict;
-  /** The enabled intake rules prePing judges, by name. */
+  /** The enabled intake rules prePing judges when it carries a campaign, by name. */
   readonly prePingRules: readonly string[];
   /** Whether any enabled entry exists at all (the caller may skip the policy otherwise). */
   readonly active: boolean;
@@ -120,6 +121,7 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
   const intakeRules = rules.filter((rule) => rule.stage === "intake");
   const finalRules = rules.filter((rule) => rule.stage === "final");
   const prePingRules = intakeRules.filter((rule) => rule.needs === "prePing");
+  const prePingRulesWithoutCampaign = prePingRules.filter((rule) => !rule.readsCampaign);
   const windows = new Map<CompiledCap, WindowCache>(caps.map((cap) => [cap, { start: 0, end: 0, key: "" }]));
 
   const closed = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): string | null => {
@@ -183,6 +185,6 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     failingFinalRules: (scope, facts, at) => failing(finalRules, scope.vendor, fold(scope), facts, at),
     capsInScope: (scope, counts, at) => slots(counts, scope.vendor, fold(scope), at),
     intakeVerdict: (scope, facts, at) => verdict(intakeRules, "leads", scope, facts, at),
-    prePingVerdict: (scope, facts, at) => verdict(prePingRules, null, scope, facts, at),
+    prePingVerdict: (scope, facts, at) => verdict(scope.campaign === null ? prePingRulesWithoutCampaign : prePingRules, null, scope, facts, at),
   };
 }

@@ -18,6 +18,8 @@ export interface CompileContext {
   problems: Problem[];
   /** Raised to the latest stage any field read so far is known at. */
   latest: FieldStage;
+  /** Set when a field read is the campaign, which a prePing may not carry. */
+  readsCampaign: boolean;
 }
 
 const STAGE_ORDER: Record<FieldStage, number> = { prePing: 0, intake: 1, final: 2 };
@@ -43,6 +45,7 @@ export function fieldReader(name: unknown, path: string, context: CompileContext
     return undefined;
   }
   if (STAGE_ORDER[field.stage] > STAGE_ORDER[context.latest]) context.latest = field.stage;
+  if (field.campaign === true) context.readsCampaign = true;
   return field.read;
 }
 

@@ -23,6 +23,8 @@ export interface CompiledRule extends EntryScope {
   reason: Template;
   /** The latest stage any field of the condition is known at ("prePing": judgeable at prePing). */
   needs: FieldStage;
+  /** Whether the condition reads the campaign (prePing judges it only when one is sent). */
+  readsCampaign: boolean;
 }
 
 export interface CompiledSchedule extends EntryScope {
@@ -87,13 +89,13 @@ const reasonText = (entry: Record<string, unknown>): string | undefined => (type
 export function compileRules(document: Record<string, unknown>, checkNames: ReadonlySet<string>, problems: Problem[]): CompiledRule[] {
   return entriesOf(document, "rules", problems).flatMap(([entry, path]) => {
     const stage = entry.stage === "final" ? "final" : "intake";
-    const context: CompileContext = { stage, timeZone: timeZoneOf(entry, path, problems), checkNames, problems, latest: "prePing" };
+    const context: CompileContext = { stage, timeZone: timeZoneOf(entry, path, problems), checkNames, problems, latest: "prePing", readsCampaign: false };
     const require = compileCondition(entry.require, pointer(path, "require"), context);
-    const needs = context.latest;
+    const { latest: needs, readsCampaign } = context;
     const text = reasonText(entry);
     const name = nameOf(entry);
     const reason = text === undefined ? () => ruleRejected(name) : compileTemplate(text, pointer(path, "reason"), context);
-    return enabled(entry) ? [{ ...scopeOf(entry), name, stage, require, reason, needs }] : [];
+    return enabled(entry) ? [{ ...scopeOf(entry), name, stage, require, reason, needs, readsCampaign }] : [];
   });
 }
 

@@ -18,6 +18,31 @@ export interface LeadFacts {
   readonly checks?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
 }
 
+/**
+ * The facts of a validated or stored lead. extra_data's JSON text is parsed the first time a rule
+ * reads it, so a policy that never does costs no parse.
+ */
+export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, final: Pick<LeadFacts, "certificate" | "checks"> = {}): LeadFacts {
+  let extraData: unknown;
+  let parsed = false;
+  return {
+    vendor,
+    lead,
+    ...final,
+    get extraData() {
+      if (!parsed) {
+        parsed = true;
+        try {
+          extraData = typeof lead.extraData === "string" ? JSON.parse(lead.extraData) : undefined;
+        } catch {
+          extraData = undefined;
+        }
+      }
+      return extraData;
+    },
+  };
+}
+
 /** Reads a field's value: trimmed text, or undefined when missing (a missing field is blank). */
 export type FieldReader = (facts: LeadFacts, at: number) => string | undefined;
 
@@ -55,6 +80,8 @@ export type FieldStage = "prePing" | "intake" | "final";
 export interface ResolvedField {
   read: FieldReader;
   stage: FieldStage;
+  /** The campaign: unknown to a prePing sent without vendor_campaign_name. */
+  campaign?: true;
 }
 
 const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LEAD_FIELDS, name) ? LEAD_FIELDS[name as LeadFieldName].key : undefined);
@@ -66,14 +93,15 @@ const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LE
 export function resolveField(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
   const key = leadKey(name);
   if (key !== undefined) {
-    const stage = key === "phoneE164" || key === "vendorCampaignName" ? "prePing" : "intake";
-    return { stage, read: (facts) => textOf(facts.lead[key]) };
+    const read: FieldReader = (facts) => textOf(facts.lead[key]);
+    if (key === "vendorCampaignName") return { stage: "prePing", read, campaign: true };
+    return { stage: key === "phoneE164" ? "prePing" : "intake", read };
   }
   switch (name) {
     case "vendor":
       return { stage: "prePing", read: (facts) => textOf(facts.vendor) };
     case "campaign":
-      return { stage: "prePing", read: (facts) => textOf(facts.lead.vendorCampaignName) };
+      return { stage: "prePing", read: (facts) => textOf(facts.lead.vendorCampaignName), campaign: true };
     case "phone.area_code":
       return { stage: "prePing", read: (facts) => facts.lead.phoneE164?.slice(2, 5) || undefined };
     case "received.weekday":

@@ -1,9 +1,9 @@
 // Rules: every operator and field, nested conditions, reason templates, scoping by vendor and
 // campaign, enabled:false, the final stage's facts, prePing's subset, and `matches` on a pattern
 // that would make a backtracking engine take exponential time.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import type { ValidLead } from "../../src/intake/lead-schema.ts";
-import { compilePolicy, type LeadFacts, type Policy } from "../../src/policy/index.ts";
+import { compilePolicy, factsOfLead, type LeadFacts, type Policy } from "../../src/policy/index.ts";
 
 type Condition = NonNullable<Policy["rules"]>[number]["require"];
 
@@ -267,5 +267,45 @@ describe("prePing", () => {
       kind: "rules",
       reasons: ["No Manhattan", "Rejected by rule: state", "Rejected by rule: mixed", "Rejected by rule: time"],
     });
+  });
+
+  test("a prePing without a campaign skips the rules that read the campaign, which postLead judges", () => {
+    const campaigns = compilePolicy({
+      rules: [
+        { name: "solar-only", require: leaf("campaign", "equals", "solar-q4") },
+        { name: "area", require: leaf("phone.area_code", "equals", "312") },
+      ],
+    });
+    const bare: LeadFacts = { vendor: "acme", lead: { phoneE164: "+12125550123" } };
+    expect(campaigns.prePingVerdict({ vendor: "acme", campaign: null }, bare, AT)).toEqual({ kind: "rules", reasons: ["Rejected by rule: area"] });
+    const wind: LeadFacts = { vendor: "acme", lead: { phoneE164: "+13125550123", vendorCampaignName: "wind" } };
+    expect(campaigns.prePingVerdict({ vendor: "acme", campaign: "wind" }, wind, AT)).toEqual({ kind: "rules", reasons: ["Rejected by rule: solar-only"] });
+  });
+});
+
+describe("factsOfLead", () => {
+  test("reads a stored lead, parsing extra_data's text only when a rule reads it", () => {
+    const lead = { ...LEAD, extraData: '[{"score": 7}]' } as ValidLead;
+    const policy = compilePolicy({
+      rules: [
+        { name: "score", require: leaf("extra_data.score", "greater_than", 5) },
+        { name: "state", require: leaf("state", "equals", "ny") },
+      ],
+    });
+    expect(policy.failingIntakeRules(SCOPE, factsOfLead("acme", lead), AT)).toEqual([]);
+    expect(policy.failingIntakeRules(SCOPE, factsOfLead("acme", { ...lead, extraData: "not json" }), AT)).toEqual(["Rejected by rule: score"]);
+    const parse = spyOn(JSON, "parse");
+    try {
+      expect(
+        compilePolicy({ rules: [{ name: "state", require: leaf("state", "equals", "ny") }] }).failingIntakeRules(SCOPE, factsOfLead("acme", lead), AT),
+      ).toEqual([]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    const final = factsOfLead("acme", lead, { certificate: { verified: false } });
+    expect(
+      compilePolicy({ rules: [{ name: "c", stage: "final", require: leaf("certificate.verified", "equals", true) }] }).failingFinalRules(SCOPE, final, AT),
+    ).toEqual(["Rejected by rule: c"]);
   });
 });
