@@ -88,8 +88,10 @@ function offsetAt(at: number, timeZone: string): number {
 }
 
 /**
- * The instant at which the zone's clocks read the wall time `wall` (Date.UTC of the local fields).
- * A wall time skipped by a change (in a gap) gives the instant the clocks jumped past it.
+ * The instant at which the zone's clocks read the wall time `wall` (Date.UTC of the local fields);
+ * in a repeated hour, the first. A wall time skipped by a change is read with the offset from before
+ * it: 02:30 on a spring-forward night is 03:30 after the change, and a midnight that a zone skips
+ * (America/Havana) is the change's instant, the day's first.
  */
 export function instantOfWallTime(wall: number, timeZone: string): number {
   const first = wall - offsetAt(wall, timeZone);

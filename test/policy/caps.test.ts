@@ -30,6 +30,8 @@ describe("calendar windows", () => {
     expect(windowOf("day", "2026-11-01T12:00:00Z", "America/New_York")).toEqual(["2026-11-01T04:00:00.000Z", "2026-11-02T05:00:00.000Z"]);
     expect(windowOf("day", "2026-03-08T12:00:00Z", "America/Chicago")).toEqual(["2026-03-08T06:00:00.000Z", "2026-03-09T05:00:00.000Z"]);
     expect(windowOf("day", "2026-11-01T12:00:00Z", "America/Chicago")).toEqual(["2026-11-01T05:00:00.000Z", "2026-11-02T06:00:00.000Z"]);
+    // Havana springs forward at midnight: its day starts at the change, 01:00 local.
+    expect(windowOf("day", "2026-03-08T12:00:00Z", "America/Havana")).toEqual(["2026-03-08T05:00:00.000Z", "2026-03-09T04:00:00.000Z"]);
     const [start, end] = windowOf("day", "2026-11-01T12:00:00Z", "America/Chicago").map(Date.parse) as [number, number];
     expect((end - start) / HOUR).toBe(25);
   });
