@@ -40,7 +40,8 @@ export interface CapSlot {
   retryAfterSeconds: number;
 }
 
-export type Verdict = { kind: "closed"; reason: string } | { kind: "rules"; reasons: string[] } | { kind: "pass"; caps: CapSlot[] };
+/** What the policy answers before the database counts caps; its lists are shared when empty: read them, do not change them. */
+export type Verdict = { kind: "closed"; reason: string } | { kind: "rules"; reasons: readonly string[] } | { kind: "pass"; caps: readonly CapSlot[] };
 
 export interface CompiledPolicy {
   /** The document as given (rules export prints it unchanged). */
@@ -48,11 +49,11 @@ export interface CompiledPolicy {
   /** The reason of the first enabled schedule in scope that is closed at `at`, or null. */
   closedSchedule(scope: Scope, at: number): string | null;
   /** Every failing enabled intake rule's reason, in document order. */
-  failingIntakeRules(scope: Scope, facts: LeadFacts, at: number): string[];
+  failingIntakeRules(scope: Scope, facts: LeadFacts, at: number): readonly string[];
   /** The same for final rules, with the §11 facts in `facts`; `receivedAt` is when the lead was received (received.*). */
-  failingFinalRules(scope: Scope, facts: LeadFacts, receivedAt: number): string[];
+  failingFinalRules(scope: Scope, facts: LeadFacts, receivedAt: number): readonly string[];
   /** The enabled caps of `counts` in scope, each in its window at `at`. */
-  capsInScope(scope: Scope, counts: "leads" | "pings", at: number): CapSlot[];
+  capsInScope(scope: Scope, counts: "leads" | "pings", at: number): readonly CapSlot[];
   /** postLead's answer before caps are counted: schedules, then intake rules, then the leads caps to count against. */
   intakeVerdict(scope: Scope, facts: LeadFacts, at: number): Verdict;
   /**
@@ -104,7 +105,9 @@ export function compilePolicy(document: Policy): CompiledPolicy {
 const inScope = (entry: EntryScope, vendor: string, campaign: string | null): boolean =>
   (entry.vendors === null || entry.vendors.has(vendor)) && (entry.campaigns === null || (campaign !== null && entry.campaigns.has(campaign)));
 
-const NO_CAPS: CapSlot[] = [];
+// The answers of a request nothing refuses and no cap counts: shared, so that it allocates nothing.
+const NO_CAPS: readonly CapSlot[] = Object.freeze([]);
+const NO_REASONS: readonly string[] = Object.freeze([]);
 const PASS: Verdict = Object.freeze({ kind: "pass", caps: NO_CAPS });
 
 interface WindowCache {
@@ -132,19 +135,18 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     }
     return null;
   };
-  const failing = (list: readonly CompiledRule[], vendor: string, campaign: string | null, facts: LeadFacts, at: number): string[] => {
+  const failing = (list: readonly CompiledRule[], vendor: string, campaign: string | null, facts: LeadFacts, at: number): readonly string[] => {
     let reasons: string[] | undefined;
     for (const rule of list) {
       if (inScope(rule, vendor, campaign) && !rule.require(facts, at)) (reasons ??= []).push(rule.reason(facts, at));
     }
-    return reasons ?? [];
+    return reasons ?? NO_REASONS;
   };
-  const slots = (counts: "leads" | "pings" | null, vendor: string, campaign: string | null, at: number): CapSlot[] => {
+  const slots = (counts: "leads" | "pings" | null, vendor: string, campaign: string | null, at: number): readonly CapSlot[] => {
     let found: CapSlot[] | undefined;
     for (const cap of caps) {
       if ((counts !== null && cap.counts !== counts) || !inScope(cap, vendor, campaign)) continue;
       if (cap.each === "campaign" && campaign === null) continue; // a bare prePing has no campaign to count
-
       const window = windows.get(cap)!;
       if (at < window.start || at >= window.end) {
         const span = calendarWindow(cap.per, at, cap.timeZone);
