@@ -1,7 +1,7 @@
 // checkPolicyDocument: the contract's example passes; an invalid document is refused whole with
 // every problem named by its JSON path, structural (from the schema) and semantic alike.
 import { describe, expect, test } from "bun:test";
-import { checkPolicyDocument, compilePolicy, type Policy } from "../../src/policy/index.ts";
+import { checkPolicyDocument, compilePolicy, type Policy, PolicyDocument } from "../../src/policy/index.ts";
 
 /** docs/contract.md §10's example, verbatim. */
 export const CONTRACT_EXAMPLE = {
@@ -162,5 +162,21 @@ describe("an invalid document", () => {
 
   test("compilePolicy refuses what the checker refuses", () => {
     expect(() => compilePolicy({ rules: [{ name: "x", require: { field: "colour", op: "blank" } }] })).toThrow(/\/rules\/0\/require\/field/);
+  });
+});
+
+describe("the schema as the API page shows it", () => {
+  test("every property of every entry carries a description", () => {
+    const undescribed: string[] = [];
+    const visit = (schema: Record<string, unknown>, path: string) => {
+      for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof property.description !== "string") undescribed.push(`${path}/${key}`);
+        const items = property.items as Record<string, unknown> | undefined;
+        visit(items ?? property, `${path}/${key}`);
+      }
+    };
+    visit(PolicyDocument as unknown as Record<string, unknown>, "");
+    expect(undescribed).toEqual([]);
+    expect(JSON.parse(JSON.stringify(PolicyDocument)).properties.rules.items.properties.require.$id).toBe("PolicyCondition");
   });
 });
