@@ -14,7 +14,7 @@ import {
 } from "./entries.ts";
 import type { LeadFacts } from "./fields.ts";
 import { isOpen } from "./hours.ts";
-import { isPlainObject, type Problem, schemaProblems } from "./problems.ts";
+import { isPlainObject, MAX_DEPTH, type Problem, schemaProblems, tooDeep } from "./problems.ts";
 import { type Policy, PolicyDocument, REFERENCES } from "./schema.ts";
 import { calendarWindow, zonedParts } from "./zoned.ts";
 
@@ -72,6 +72,8 @@ export type PolicyCheck = { ok: true; policy: Policy } | { ok: false; problems: 
 
 /** Every problem of `value` as a policy document, structural and semantic, each by JSON path. */
 export function checkPolicyDocument(value: unknown): PolicyCheck {
+  const deep = tooDeep(value);
+  if (deep !== null) return { ok: false, problems: [{ path: deep, message: `nests objects and lists deeper than ${MAX_DEPTH} levels` }] };
   const problems: Problem[] = [];
   schemaProblems(PolicyDocument, value, "", problems, REFERENCES);
   if (isPlainObject(value)) build(value, problems);
@@ -95,11 +97,9 @@ function inDocumentOrder(problems: Problem[]): Problem[] {
 
 /** Compiles a document that checkPolicyDocument accepted; throws, naming the problems, on any other. */
 export function compilePolicy(document: Policy): CompiledPolicy {
-  const problems: Problem[] = [];
-  schemaProblems(PolicyDocument, document, "", problems, REFERENCES);
-  const compiled = build(document as unknown as Record<string, unknown>, problems);
-  if (problems.length > 0) throw new Error(`Invalid policy document: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join("; ")}`);
-  return compiled;
+  const checked = checkPolicyDocument(document);
+  if (!checked.ok) throw new Error(`Invalid policy document: ${checked.problems.map((problem) => `${problem.path}: ${problem.message}`).join("; ")}`);
+  return build(document as unknown as Record<string, unknown>, []);
 }
 
 const inScope = (entry: EntryScope, vendor: string, campaign: string | null): boolean =>

@@ -16,6 +16,24 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 
 type Schema = TSchema & Record<string, unknown>;
 
+/** The most objects and arrays a document may nest, the document itself being the first: conditions ~30 deep. */
+export const MAX_DEPTH = 64;
+
+/**
+ * The path of the first value nested deeper than MAX_DEPTH, or null. Iterative, so that a hostile
+ * document cannot overflow the stack that the recursive walks below use.
+ */
+export function tooDeep(value: unknown): string | null {
+  const stack: [unknown, string, number][] = [[value, "", 1]];
+  while (stack.length > 0) {
+    const [item, path, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth > MAX_DEPTH) return path;
+    for (const [key, child] of Object.entries(item)) stack.push([child, pointer(path, Array.isArray(item) ? Number(key) : key), depth + 1]);
+  }
+  return null;
+}
+
 const plural = (what: string): string =>
   /^an? /.test(what) ? `${what.replace(/^an? /, "")}s` : what.startsWith("{") ? `objects ${what}` : `values that are ${what}`;
 

@@ -160,6 +160,16 @@ describe("an invalid document", () => {
     expect(problemsOf({ rules: [], "a/b~c": 1 })).toEqual(["/a~1b~0c: is not a known property (known: rules, schedules, caps, checks)"]);
   });
 
+  test("a document nested deeper than 64 levels is refused at the first too-deep path, without overflowing the stack", () => {
+    let condition: Record<string, unknown> = { field: "state", op: "blank" };
+    for (let level = 0; level < 20_000; level++) condition = { not: condition };
+    const problems = problemsOf({ rules: [{ name: "deep", require: condition }] });
+    expect(problems).toEqual([`/rules/0/require${"/not".repeat(61)}: nests objects and lists deeper than 64 levels`]);
+    let shallow: Record<string, unknown> = { field: "state", op: "blank" };
+    for (let level = 0; level < 30; level++) shallow = { any: [shallow] };
+    expect(checkPolicyDocument({ rules: [{ name: "ok", require: shallow }] }).ok).toBe(true);
+  });
+
   test("compilePolicy refuses what the checker refuses", () => {
     expect(() => compilePolicy({ rules: [{ name: "x", require: { field: "colour", op: "blank" } }] })).toThrow(/\/rules\/0\/require\/field/);
   });
