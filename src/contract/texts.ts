@@ -1,4 +1,4 @@
-// Every text the service answers with (docs/contract.md §1-§9), once. Handlers, the OpenAPI document's
+// Every text the service answers with (docs/contract.md §1-§10), once. Handlers, the OpenAPI document's
 // examples and the tests import these: a text changed here changes everywhere it is said.
 // A leaf module: it imports nothing, so every folder may depend on it.
 

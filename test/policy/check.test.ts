@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { checkPolicyDocument, compilePolicy, type Policy, PolicyDocument } from "../../src/policy/index.ts";
 
 /** docs/contract.md §10's example, verbatim. */
-export const CONTRACT_EXAMPLE = {
+const CONTRACT_EXAMPLE = {
   rules: [
     {
       name: "states-served",
