@@ -19,7 +19,20 @@ import {
 } from "../operations/callbacks.ts";
 import { html, type Html } from "./html.ts";
 import { dayRange } from "./leads-page.ts";
-import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, redirect, timeText, type PageContext, type Viewer } from "./page.ts";
+import {
+  actionButton,
+  actorOf,
+  callbackStatusText,
+  csrfField,
+  htmlResponse,
+  layout,
+  noticeBox,
+  problemBox,
+  redirect,
+  timeText,
+  type PageContext,
+  type Viewer,
+} from "./page.ts";
 
 const PAGE_SIZE = 50;
 /** Dead first: those are the ones an operator must act on. */
@@ -143,7 +156,7 @@ function callbackTable(callbacks: CallbackSummary[], viewer: Viewer, selection: 
 <td class="mono">${timeText(callback.updated_at)}</td>
 <td class="mono"><a href="/leads/${encodeURIComponent(callback.lead_id)}">${callback.lead_id}</a></td>
 <td>${callback.vendor}</td>
-<td class="status-${callback.status}">${callback.status}${callback.discarded_at === null ? "" : html` <span class="muted">(discarded ${timeText(callback.discarded_at)})</span>`}</td>
+<td class="status-${callback.status}">${callbackStatusText(callback)}</td>
 <td>${callback.attempt_count}</td>
 <td class="mono">${timeText(callback.next_attempt_at)}</td>
 <td>${callback.last_error ?? ""}</td>

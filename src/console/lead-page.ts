@@ -12,7 +12,19 @@ import type { AuditEntry } from "./audit.ts";
 import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";
 import { clipped, FIELD_CHARS, indentedJson, viewText } from "./json-view.ts";
-import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, timeText, type PageContext, type Viewer } from "./page.ts";
+import {
+  actionButton,
+  actorOf,
+  callbackStatusText,
+  csrfField,
+  htmlResponse,
+  layout,
+  noticeBox,
+  problemBox,
+  timeText,
+  type PageContext,
+  type Viewer,
+} from "./page.ts";
 
 /** What a finished action says on the page it returns to, once (flash.ts): fixed texts, never echoed input. */
 const NOTICES: Record<string, string> = {
@@ -60,7 +72,7 @@ function summary({ lead, callback }: LeadDetail): Html {
     [
       "Callback",
       callback
-        ? html`<span class="status-${callback.status}">${callback.status}</span> to <span class="mono">${String(callback.url)}</span>`
+        ? html`<span class="status-${callback.status}">${callbackStatusText(callback)}</span> to <span class="mono">${String(callback.url)}</span>`
         : "none (no call_back_url)",
     ],
   ];

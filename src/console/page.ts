@@ -109,6 +109,10 @@ export const timeText = (ms: number | null): string =>
 export const problemBox = (text: string | null): Html => (text ? html`<p class="problem" role="alert">${text}</p>` : html``);
 export const noticeBox = (text: string | null): Html => (text ? html`<p class="notice" role="status">${text}</p>` : html``);
 
+/** A callback's status as the console shows it: a discarded dead one says when it was discarded. */
+export const callbackStatusText = (callback: { status: string; discarded_at?: unknown }): Html =>
+  html`${callback.status}${callback.discarded_at == null ? "" : html` <span class="muted">(discarded ${timeText(Number(callback.discarded_at))})</span>`}`;
+
 /** The notice a finished change left for the page it returned to (`?done=CODE`): fixed texts, never echoed input. */
 export const noticeFor = (url: URL, notices: Record<string, string>): string | null => notices[url.searchParams.get("done") ?? ""] ?? null;
 

@@ -147,6 +147,9 @@ test("Discard on a dead callback's row acknowledges it (CSRF-checked, audited): 
   expect(after).toMatch(/<td class="status-dead">dead <span class="muted">\(discarded \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)<\/span><\/td>/);
   expect(after).not.toContain(">Discard</button>");
   expect(after).toContain(`action="/leads/${leadId}/replay"`);
+  // The lead's own page says so too, not just "dead".
+  const leadPage = (await operator.get(`/leads/${leadId}`)).text;
+  expect(leadPage).toMatch(/<span class="status-dead">dead <span class="muted">\(discarded \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)<\/span><\/span> to/);
   const audit = await server.store.read((t) => op(t.audit.list(5)));
   expect(audit.map((entry) => [entry.actor, entry.action, entry.subject])).toContainEqual([`operator:${OPERATOR.name}`, "callback.discard", leadId]);
   const again = await operator.post("/callbacks/discard", { ...form, csrf: operator.csrf });

@@ -2,7 +2,6 @@
 // read from stdin, and every change in the audit log under the OS user who ran the command.
 import { afterAll, expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/client.ts";
-import { productCommand } from "../helpers/process.ts";
 import { OS_ACTOR } from "../cli/os-actor.ts";
 import { cli, emptyDatabase, run } from "../helpers/cli.ts";
 

@@ -1,9 +1,8 @@
 // The Vendors and Suppression pages against the real server: what an operator changes there is in
 // force for vendors at once, and written to the audit log, which the Audit log page shows.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { basicAuth, post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { op } from "../../src/db/script.ts";
-import { uniquePhone } from "../helpers/leads.ts";
 import { prePing } from "../helpers/api.ts";
 import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
 
