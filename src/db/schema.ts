@@ -296,16 +296,4 @@ export const outcomeCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
 );
 
-/**
- * The acceptance policy in force (docs/policy.md): one row (`id` 1) holding the operator's document
- * as imported, and a version each change bumps, which every instance reads every second to know
- * when to recompile (policy-in-force/). No row: the empty policy.
- */
-export const policy = sqliteTable("policy", {
-  id: integer("id").primaryKey(),
-  version: integer("version").notNull(),
-  /** The document's JSON text exactly as imported: `rules export` prints it back. */
-  document: text("document").notNull(),
-  updatedAt: integer("updated_at").notNull(),
-  updatedBy: text("updated_by").notNull(),
-});
+export { policy } from "./policy-schema.ts";
