@@ -6,7 +6,7 @@ import { EMPTY_POLICY, loadPolicyInForce } from "../../src/policy-in-force/loade
 import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { storeOn } from "../../src/store/sqlite.ts";
 
-const RULE = { rules: [{ name: "ca-only", require: { field: "state", op: "equals", value: "CA" } }] };
+const RULE = { rules: [{ name: "ca-only", require: { field: "state", op: "equals" as const, value: "CA" } }] };
 
 test("empty until a document is imported; the same compiled policy until the version moves", async () => {
   const database = openDatabase(":memory:");
