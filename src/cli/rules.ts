@@ -36,11 +36,12 @@ export const rulesGroup: CommandGroup = {
           context.printError(`Nothing changed: ${file} has ${outcome.problems.length} problem${outcome.problems.length === 1 ? "" : "s"}.`);
           return 1;
         }
-        if (asJson) context.print(json({ imported: true, version: outcome.version, changes: outcome.changes }));
+        if (asJson) context.print(json({ imported: true, version: outcome.version, changes: outcome.changes, not_applied: outcome.notApplied }));
         else {
           context.print(`Imported ${file}: the policy is now version ${outcome.version}.`);
           for (const change of outcome.changes) context.print(printable(`  ${change}`));
         }
+        for (const entry of outcome.notApplied) context.printError(printable(`note: ${entry} are kept but not applied yet by this release`));
         return 0;
       },
     },

@@ -25,7 +25,14 @@ export function readPolicyText(text: string): PolicyReading {
   return checked;
 }
 
-export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "imported"; version: number; changes: string[] };
+export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "imported"; version: number; changes: string[]; notApplied: string[] };
+
+/** The entries of a valid document this release keeps but does not apply yet: final rules and checks, by path and name. */
+export function notAppliedYet(policy: Policy): string[] {
+  const finalRules = (policy.rules ?? []).flatMap((rule, i) => (rule.stage === "final" ? [`/rules/${i} (${rule.name}): final rules`] : []));
+  const checks = (policy.checks ?? []).map((check, i) => `/checks/${i} (${check.name}): checks`);
+  return [...finalRules, ...checks];
+}
 
 /**
  * Replaces the policy in force with `text` when it is a valid document: one transaction stores it,
@@ -40,7 +47,7 @@ export async function importPolicy(store: Store, text: string, actor: string, no
     const changes = describeChanges(before === null ? {} : (JSON.parse(before.document) as Policy), reading.policy);
     const detail = `version ${version}. ${changes.join(". ")}`;
     yield* op(t.audit.append(auditEntry({ actor, action: "policy.import", subject: "policy", detail }, now)));
-    return { kind: "imported" as const, version, changes };
+    return { kind: "imported" as const, version, changes, notApplied: notAppliedYet(reading.policy) };
   });
 }
 

@@ -65,6 +65,15 @@ test("an invalid document changes nothing, exits 1 and names every problem by it
   expect(stored()).toEqual(before.stored);
 });
 
+test("final rules are imported with a note that they are not applied yet", async () => {
+  const withFinal = await file(
+    JSON.stringify({ rules: [{ name: "owners", stage: "final", require: { field: "extra_data.home_owner", op: "equals", value: true } }] }),
+  );
+  const run = await rules("import", withFinal);
+  expect(run.code).toBe(0);
+  expect(run.err).toBe("note: /rules/0 (owners): final rules are kept but not applied yet by this release\n");
+});
+
 test("a document with caps is refused at /caps: caps are not enforced yet", async () => {
   const withCaps = await file(JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] }));
   const run = await rules("import", withCaps);
