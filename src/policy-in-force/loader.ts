@@ -22,11 +22,6 @@ export const POLICY_RELOAD_MS = 1_000;
 /** The empty policy: no entries, nothing refused (a database where no document was imported). */
 export const EMPTY_POLICY: CompiledPolicy = compilePolicy({});
 
-/** A policy that never changes: a test's, or the empty one where no loader runs. */
-export function fixedPolicy(policy: CompiledPolicy = EMPTY_POLICY): PolicyInForce {
-  return { current: () => policy, version: () => 0, refresh: async () => {}, stop() {} };
-}
-
 /**
  * Loads the policy now, then checks its version every `reloadMs`. A failed read keeps the policy
  * in force (the database's outage already makes intake answer 503) and is reported once per run of
