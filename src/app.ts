@@ -20,6 +20,8 @@ import { metricsRoutes } from "./metrics/routes.ts";
 import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
 import { EnvelopeError, failure, flagForPath, success, toResponse, type Reply } from "./http/envelope.ts";
 import { noted } from "./http/request-note.ts";
+import { intakePolicy } from "./policy-in-force/intake.ts";
+import type { PolicyInForce } from "./policy-in-force/loader.ts";
 import { isV1, methodNotAllowed, notFound } from "./http/unmatched.ts";
 
 export interface AppDeps {
@@ -31,6 +33,8 @@ export interface AppDeps {
   /** The socket's peer, from the server; without it every client counts as one (app.handle in tests). */
   peerAddress?: PeerAddress;
   clock?: () => number;
+  /** The acceptance policy in force (policy-in-force/loader.ts); without it, none (nothing more is refused). */
+  policy?: Pick<PolicyInForce, "current">;
 }
 
 export function createApp(deps: AppDeps) {
@@ -50,6 +54,7 @@ export function createApp(deps: AppDeps) {
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
     batches: backend.intakeBatches,
+    policy: deps.policy && intakePolicy(deps.policy),
   };
 
   // The operations' documentation, its examples from the texts and this configuration (the 413's limit).

@@ -17,6 +17,7 @@ import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.
 import { openNote, type RequestNote } from "./http/request-note.ts";
 import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
 import { startWorker } from "./worker/index.ts";
+import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 
 export interface RunningServer {
   url: URL;
@@ -64,6 +65,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   let stopping = false;
   let stopped: Promise<StopOutcome> | undefined;
   let consoleListener: ConsoleListener | null = null;
+  let policy: PolicyInForce | undefined;
   // Nothing to count until the database is open.
   let tally: Tally = NO_TALLY;
 
@@ -136,7 +138,10 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   // open: its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
   try {
     await bootstrapVendor(config, opened, log, options.notice);
-    const app = createApp({ config, backend: opened, log, metrics, peerAddress });
+    policy = await loadPolicyInForce(opened.store, {
+      onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
+    });
+    const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
       startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log }),
     );
@@ -148,6 +153,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     });
   } catch (error) {
     listener.stop(true);
+    policy?.stop();
     await tally.stop();
     await consoleListener?.stop();
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
@@ -205,6 +211,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(listener, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
+      policy?.stop();
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
       await tally.stop();
       await opened.close(workDeadline);

@@ -23,12 +23,13 @@ import { leadsGroup } from "./leads.ts";
 import { auditGroup } from "./audit.ts";
 import { operatorsGroup } from "./operators.ts";
 import { OperatorAccountError } from "../console/operators.ts";
+import { rulesGroup } from "./rules.ts";
 import { suppressGroup } from "./suppress.ts";
 import { vendorsGroup } from "./vendors.ts";
 
 export type { CliIo } from "./command.ts";
 
-const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
+const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, rulesGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 

@@ -1,4 +1,4 @@
-// Every text the service answers with (docs/contract.md §1-§9), once. Handlers, the OpenAPI document's
+// Every text the service answers with (docs/contract.md §1-§10), once. Handlers, the OpenAPI document's
 // examples and the tests import these: a text changed here changes everywhere it is said.
 // A leaf module: it imports nothing, so every folder may depend on it.
 
@@ -70,3 +70,8 @@ export const LEAD_NOT_FOUND = "Lead not found";
 export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
 export const REASON_OPERATOR = "Rejected by operator";
 export const REASON_CERTIFICATE = "Certificate URL could not be verified";
+
+// §10 acceptance policy: an entry's reason when the document gives none.
+export const ruleRejected = (name: string) => `Rejected by rule: ${name}`;
+export const outsideHours = (name: string) => `Outside hours of operation: ${name}`;
+export const capReached = (name: string) => `Cap reached: ${name}`;

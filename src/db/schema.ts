@@ -295,3 +295,5 @@ export const outcomeCounts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
 );
+
+export { policy } from "./policy-schema.ts";

@@ -7,7 +7,7 @@ import type { Flag } from "../http/envelope.ts";
 import { MAX_BODY_NESTING } from "../http/json-nesting.ts";
 import { EXAMPLE_LEAD } from "../intake/lead-schema.ts";
 import { finalResultCallback } from "./callback.ts";
-import { EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
+import { EXAMPLE_POLICY_REASONS as POLICY, EXAMPLE_LEAD_ID as LEAD_ID } from "./examples.ts";
 import { ANSWER_HEADERS, ref } from "./schemas.ts";
 
 /** What of the running configuration the documented answers show. */
@@ -93,7 +93,7 @@ const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
   description:
-    "Runs postLead's phone checks (format, suppression list, duplicate window) without storing anything. A 200 means an immediate postLead with this number will not get a 422.",
+    "Runs postLead's phone checks (format, suppression list, duplicate window), then the operator's policy as far as it can judge from the number, the vendor, `vendor_campaign_name` and the time (a closed schedule, a rule on those fields), without storing anything. A 200 means an immediate postLead with this number will not get a 422 for those reasons.",
   tags: ["Leads"],
   security,
   requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
@@ -104,7 +104,10 @@ const prePingDoc = (settings: DocumentedSettings) => ({
       invalidNumber: ["Not a valid US number", TEXT.FIELD_TEXTS.invalidPhoneNumber("555-0123")],
       missing: ["phone_number missing, null or blank", TEXT.FIELD_TEXTS.missing("phone_number")],
     }),
-    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window.", [TEXT.PHONE_BLOCKED]),
+    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window; or refused by the operator's policy.", {
+      phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
+      policySchedule: ["A schedule of the operator's policy is closed (its reason)", POLICY.schedule],
+    }),
     ...v1Failures("can_post_phone_bit", "POST"),
   },
 });
@@ -145,10 +148,16 @@ const postLeadDoc = (settings: DocumentedSettings) => ({
       invalidFields: ["Every invalid field, in field order", TEXT.FIELD_TEXTS.invalidState("XX"), TEXT.FIELD_TEXTS.missing("email")],
       missingCertificate: ["Neither certificate_url nor extra_data", TEXT.FIELD_TEXTS.missingExtraData],
     }),
-    422: fail("success_bit", "The phone number cannot be sent now, or the Idempotency-Key was used with another body.", {
-      phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
-      idempotencyConflict: ["Idempotency-Key reused with a different body", TEXT.IDEMPOTENCY_CONFLICT],
-    }),
+    422: fail(
+      "success_bit",
+      "The phone number cannot be sent now, the Idempotency-Key was used with another body, or the operator's policy refuses the lead.",
+      {
+        phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
+        idempotencyConflict: ["Idempotency-Key reused with a different body", TEXT.IDEMPOTENCY_CONFLICT],
+        policyRules: ["Rules of the operator's policy fail: each one's reason, in the policy's order", ...POLICY.rules],
+        policySchedule: ["A schedule of the operator's policy is closed (its reason)", POLICY.schedule],
+      },
+    ),
     ...v1Failures("success_bit", "POST"),
   },
   callbacks: { finalResult: finalResultCallback },

@@ -180,5 +180,8 @@ export const LeadRequest = t.Object(
   },
 );
 
-/** prePing's body: postLead's phone_number alone. */
-export const PrePingRequest = t.Object({ phone_number: LEAD_FIELDS.phone_number.schema });
+/** prePing's body: postLead's phone_number, and its vendor_campaign_name, optional here (the policy's campaign scopes). */
+export const PrePingRequest = t.Object({
+  phone_number: LEAD_FIELDS.phone_number.schema,
+  vendor_campaign_name: t.Optional(LEAD_FIELDS.vendor_campaign_name.schema),
+});

@@ -15,6 +15,8 @@ function prePingReply(outcome: PrePingOutcome): Reply {
       return failure(flag, 400, outcome.errors);
     case "blocked":
       return failure(flag, 422, [PHONE_BLOCKED]);
+    case "refused":
+      return failure(flag, 422, [...outcome.reasons]);
     case "eligible":
       return success(flag, PHONE_CAN_BE_SENT);
   }
@@ -29,6 +31,8 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
       return failure(flag, 422, [PHONE_BLOCKED]);
     case "idempotencyConflict":
       return failure(flag, 422, [IDEMPOTENCY_CONFLICT]);
+    case "refused":
+      return failure(flag, 422, [...outcome.reasons]);
     case "accepted": {
       const reply = success(flag, LEAD_RECEIVED, { lead_id: outcome.leadId });
       return outcome.replayed ? { ...reply, headers: { "idempotent-replayed": "true" } } : reply;
@@ -50,9 +54,9 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes:
     .use(auth.plugin)
     .post(
       "/v1/prePing",
-      async ({ request, set }) => {
+      async ({ request, set, vendor }) => {
         const body = await readJsonObject(request, bodyLimitBytes);
-        const pending = prePing(deps, body.value);
+        const pending = prePing(deps, body.value, vendor.name);
         const outcome = pending instanceof Promise ? await pending : pending;
         note(request, { outcome: outcome.kind });
         return answer(set, noted(request, prePingReply(outcome)));
@@ -65,6 +69,7 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes:
         const body = await readJsonObject(request, bodyLimitBytes);
         const outcome = await submitLead(deps, {
           vendorId: vendor.id,
+          vendorName: vendor.name,
           body: body.value,
           rawBody: body.text,
           idempotencyKey: request.headers.get("idempotency-key"),

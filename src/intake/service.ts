@@ -5,6 +5,7 @@ import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
 import type { ValidLead } from "./lead-schema.ts";
+import type { IntakePolicy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
 export interface IntakeDeps {
@@ -17,6 +18,8 @@ export interface IntakeDeps {
   clock: () => number;
   /** PostgreSQL's: the requests of a turn go to the database together (backend/pg-intake.ts). Without it each is a script of its own. */
   batches?: IntakeBatches;
+  /** The operator's acceptance policy in force (docs/contract.md §10); without it nothing more is refused. */
+  policy?: IntakePolicy;
 }
 
 /** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
@@ -41,12 +44,18 @@ export interface IntakeBatches {
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export type PrePingOutcome = { kind: "invalid"; errors: string[] } | { kind: "blocked" } | { kind: "eligible" };
+/** `refused`: by the acceptance policy, with its reasons (docs/contract.md §10). */
+export type PrePingOutcome =
+  | { kind: "invalid"; errors: string[] }
+  | { kind: "blocked" }
+  | { kind: "refused"; reasons: readonly string[] }
+  | { kind: "eligible" };
 
 export type SubmitOutcome =
   | { kind: "invalid"; errors: string[] }
   | { kind: "blocked" }
   | { kind: "idempotencyConflict" }
+  | { kind: "refused"; reasons: readonly string[] }
   | { kind: "accepted"; leadId: string; replayed: boolean };
 
 /**
@@ -58,17 +67,26 @@ function* isBlocked(t: Tables, phone: string, claimCutoff: number): Script<boole
   return (yield* op(t.suppressions.isListed(phone))) || (yield* op(t.phoneClaims.isHeldSince(phone, claimCutoff)));
 }
 
-/** At once on SQLite (its reads answer synchronously: the hot path makes no promise), a promise on PostgreSQL. */
-export function prePing(deps: IntakeDeps, body: Record<string, unknown>): PrePingOutcome | Promise<PrePingOutcome> {
+/**
+ * At once on SQLite (its reads answer synchronously: the hot path makes no promise), a promise on
+ * PostgreSQL. `vendorName` is the authenticated vendor's, which the policy's entries name.
+ */
+export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorName = ""): PrePingOutcome | Promise<PrePingOutcome> {
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
-  const claimCutoff = deps.clock() - deps.duplicateWindowMs;
-  const phone = validation.value.phoneE164;
+  const now = deps.clock();
+  const claimCutoff = now - deps.duplicateWindowMs;
+  const ping = validation.value;
+  const phone = ping.phoneE164;
   const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
+  // Eligibility first (docs/contract.md §2): a blocked number gets §5's answer whatever the policy says.
+  const eligibility = (blocked: boolean): PrePingOutcome => {
+    if (blocked) return { kind: "blocked" };
+    const reasons = deps.policy?.prePing(vendorName, ping, now) ?? null;
+    return reasons === null ? { kind: "eligible" } : { kind: "refused", reasons };
+  };
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
-
-const eligibility = (blocked: boolean): PrePingOutcome => (blocked ? { kind: "blocked" } : { kind: "eligible" });
 
 export interface LeadSubmission {
   vendorId: string;
@@ -76,6 +94,8 @@ export interface LeadSubmission {
   /** The body as received, stored verbatim and hashed for Idempotency-Key. */
   rawBody: string;
   idempotencyKey: string | null;
+  /** The authenticated vendor's name, which the policy's entries name ("" names no vendor). */
+  vendorName?: string;
 }
 
 /** Not async: an accepted lead's answer is the group commit's own promise, not one wrapped around it. */
@@ -86,6 +106,10 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push(FIELD_TEXTS.invalidIdempotencyKey);
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
+  // The policy is decided here, in TypeScript, before any write: a refused lead never enters a
+  // transaction nor PostgreSQL's batch. Its answer waits for the eligibility read below.
+  const reasons = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
+  if (reasons !== null) return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, reasons)));
   // The checks and the writes run in one transaction: nothing can slip in between them.
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
   if (!deps.batches) return deps.store.write(alone);
@@ -125,6 +149,31 @@ function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, le
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
   if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));
   return { kind: "accepted", leadId, replayed: false };
+}
+
+/**
+ * The answer to a lead the policy refuses. The checks before the policy's come first (docs/contract.md
+ * §2): a key's earlier answer (§6), then the number's eligibility (§5), with a re-post of a lead
+ * already accepted answered as its first post was. Only then the policy's 422. A read: nothing is
+ * stored for a refused lead.
+ */
+function* refusal(
+  t: Tables,
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  reasons: readonly string[],
+): Script<SubmitOutcome> {
+  const { vendorId, idempotencyKey: key } = submission;
+  const now = deps.clock();
+  if (key !== null) {
+    const earlier = yield* answerOfKey(t, vendorId, key, requestHash, now);
+    if (earlier) return earlier;
+  }
+  if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
+    return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
+  return { kind: "refused", reasons };
 }
 
 /** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */

@@ -9,6 +9,7 @@
 import { literalHostRefusal } from "../callbacks/ssrf.ts";
 import { FIELD_TEXTS as TEXTS, type InvalidText } from "../contract/texts.ts";
 import { FORMATS, LEAD_FIELDS, parseHttpUrl, RULE_KEYWORDS, type LeadField, type ValidLead } from "./lead-schema.ts";
+import type { ValidPing } from "./policy-port.ts";
 
 /**
  * Two submissions are the same lead when their validated fields are: values trimmed, state codes
@@ -124,6 +125,8 @@ function unrolled(fields: CompiledField[]): LeadValidator {
 
 const LEAD_VALIDATORS = { allowingPrivate: unrolled(compileLead(true)), publicOnly: unrolled(compileLead(false)) };
 const PHONE = compileField("phone_number", LEAD_FIELDS.phone_number);
+/** Optional at prePing (docs/contract.md §10), with postLead's rules and texts. */
+const PING_CAMPAIGN: CompiledField = { ...compileField("vendor_campaign_name", LEAD_FIELDS.vendor_campaign_name), required: false };
 
 /** Is the field absent: missing, null, or blank after trimming? */
 function isAbsent(body: Body, name: string): boolean {
@@ -191,9 +194,10 @@ export function validateLead(body: Body, rules: LeadRules): Validation<ValidLead
   return lead === undefined ? { ok: false, errors } : { ok: true, value: lead };
 }
 
-/** prePing validates only phone_number, with the same texts. */
-export function validatePrePing(body: Body): Validation<{ phoneE164: string }> {
+/** prePing validates phone_number and an optional vendor_campaign_name, with postLead's texts. */
+export function validatePrePing(body: Body): Validation<ValidPing> {
   const errors: string[] = [];
   const phoneE164 = take(errors, body.phone_number, "phone_number", PHONE);
-  return phoneE164 == null ? { ok: false, errors } : { ok: true, value: { phoneE164 } };
+  const vendorCampaignName = take(errors, body.vendor_campaign_name, "vendor_campaign_name", PING_CAMPAIGN);
+  return phoneE164 == null || vendorCampaignName === undefined ? { ok: false, errors } : { ok: true, value: { phoneE164, vendorCampaignName } };
 }

@@ -13,6 +13,7 @@ import type { OperatorsTable } from "./operators/index.ts";
 import type { OutcomeCountsTable } from "./outcome-counts/index.ts";
 import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
+import type { PolicyTable } from "./policy/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
 
@@ -28,6 +29,7 @@ export interface Tables {
   audit: AuditTable;
   outcomeCounts: OutcomeCountsTable;
   pausedEndpoints: PausedEndpointsTable;
+  policy: PolicyTable;
 }
 
 /**

@@ -14,6 +14,7 @@ import { pgOutcomeCounts } from "./outcome-counts/pg.ts";
 import { pgPausedEndpoints } from "./paused-endpoints/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
+import { pgPolicy } from "./policy/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
 import { pgVendors } from "./vendors/pg.ts";
 
@@ -35,6 +36,7 @@ function tablesOn(db: PgDb): TablesOn {
     const audit = pgAudit(db);
     const outcomeCounts = pgOutcomeCounts(db);
     const pausedEndpoints = pgPausedEndpoints(db);
+    const policy = pgPolicy(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -47,6 +49,7 @@ function tablesOn(db: PgDb): TablesOn {
       audit: audit(on),
       outcomeCounts: outcomeCounts(on),
       pausedEndpoints: pausedEndpoints(on),
+      policy: policy(on),
     });
     tablesByDb.set(db, build);
   }

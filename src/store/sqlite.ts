@@ -16,6 +16,7 @@ import { sqliteOperators } from "./operators/sqlite.ts";
 import { sqliteOutcomeCounts } from "./outcome-counts/sqlite.ts";
 import { sqlitePausedEndpoints } from "./paused-endpoints/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
+import { sqlitePolicy } from "./policy/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
 
@@ -45,6 +46,7 @@ export function sqliteTables(connection: Connection): Tables {
       audit: sqliteAudit(db),
       outcomeCounts: sqliteOutcomeCounts(db),
       pausedEndpoints: sqlitePausedEndpoints(db),
+      policy: sqlitePolicy(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

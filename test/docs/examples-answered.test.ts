@@ -3,6 +3,7 @@
 // non-default body limit, and the answer compared with the documented example (docs/contract.md §1, §9).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { EXAMPLE_LEAD_ID } from "../../src/docs/examples.ts";
+import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { basicAuth, startTestServer, VENDOR, type TestServer } from "../helpers/server.ts";
 
@@ -19,7 +20,29 @@ beforeAll(async () => {
     startTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 1 }),
   ]);
   doc = await (await fetch(`${server.url}/swagger/json`)).json();
+  await installExamplePolicy();
 });
+
+/** Campaigns the example policy's entries are scoped to, so that it refuses nothing else here. */
+const RULED_CAMPAIGN = "docs-ruled";
+const CLOSED_CAMPAIGN = "docs-closed";
+
+/** A policy whose refusals are the documented ones, in force once prePing refuses its closed campaign. */
+async function installExamplePolicy(): Promise<void> {
+  const policy = {
+    rules: [
+      { name: "states-served", campaigns: [RULED_CAMPAIGN], require: { field: "state", op: "in", value: ["CA", "NY"] }, reason: "State not served: {state}" },
+      { name: "utility-served", campaigns: [RULED_CAMPAIGN], require: { field: "utility", op: "equals", value: "PG&E" } },
+    ],
+    schedules: [{ name: "call-center", campaigns: [CLOSED_CAMPAIGN], open: {} }],
+  };
+  const outcome = await importPolicy(server.store, JSON.stringify(policy), "cli:test");
+  expect(outcome.kind).toBe("imported");
+  for (let i = 0; (await prePing({ phone_number: uniquePhone(), vendor_campaign_name: CLOSED_CAMPAIGN })).status !== 422; i++) {
+    if (i > 100) throw new Error("the example policy was not applied within 5 s");
+    await Bun.sleep(50);
+  }
+}
 afterAll(() => Promise.all([server.stop(), throttled.stop()]));
 
 interface Answer {
@@ -96,7 +119,8 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
   "/v1/prePing post 401 ": () => prePing({ phone_number: uniquePhone() }, none),
   "/v1/prePing post 405 ": () => send(server, "GET", "/v1/prePing"),
   "/v1/prePing post 413 ": () => prePing(oversized("phone_number")),
-  "/v1/prePing post 422 ": async () => prePing({ phone_number: (await acceptedLead()).phone }),
+  "/v1/prePing post 422 phoneBlocked": async () => prePing({ phone_number: (await acceptedLead()).phone }),
+  "/v1/prePing post 422 policySchedule": () => prePing({ phone_number: uniquePhone(), vendor_campaign_name: CLOSED_CAMPAIGN }),
   "/v1/prePing post 429 rateLimit": () => overRateLimit("POST", "/v1/prePing", { phone_number: uniquePhone() }),
   "/v1/prePing post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/prePing", { phone_number: uniquePhone() }),
 
@@ -122,6 +146,8 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
     await postLead(validLead(), key);
     return postLead(validLead(), key);
   },
+  "/v1/postLead post 422 policyRules": () => postLead(validLead({ vendor_campaign_name: RULED_CAMPAIGN, state: "TX" })),
+  "/v1/postLead post 422 policySchedule": () => postLead(validLead({ vendor_campaign_name: CLOSED_CAMPAIGN })),
   "/v1/postLead post 429 rateLimit": () => overRateLimit("POST", "/v1/postLead", validLead()),
   "/v1/postLead post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/postLead", validLead()),
 

@@ -566,11 +566,28 @@ describe("several failures", () => {
 
 describe("validatePrePing", () => {
   test("a valid number → its E.164 form", () => {
-    expect(validatePrePing({ phone_number: "1 (212) 555-1234" })).toEqual({ ok: true, value: { phoneE164: "+12125551234" } });
+    expect(validatePrePing({ phone_number: "1 (212) 555-1234" })).toEqual({ ok: true, value: { phoneE164: "+12125551234", vendorCampaignName: null } });
   });
 
-  test("only phone_number is validated", () => {
-    expect(validatePrePing({ phone_number: "2125551234", state: "XX", email: 1 })).toEqual({ ok: true, value: { phoneE164: "+12125551234" } });
+  test("only phone_number and vendor_campaign_name are validated; the campaign is optional and stored trimmed", () => {
+    expect(validatePrePing({ phone_number: "2125551234", state: "XX", email: 1 })).toEqual({
+      ok: true,
+      value: { phoneE164: "+12125551234", vendorCampaignName: null },
+    });
+    expect(validatePrePing({ phone_number: "2125551234", vendor_campaign_name: " solar-q4 " })).toEqual({
+      ok: true,
+      value: { phoneE164: "+12125551234", vendorCampaignName: "solar-q4" },
+    });
+  });
+
+  test("vendor_campaign_name is refused with postLead's texts, after the phone's", () => {
+    const postLeadErrors = (campaign: unknown) => errorsOf({ ...fixedLead(), vendor_campaign_name: campaign });
+    for (const campaign of [42, "x".repeat(256)]) {
+      const errors = postLeadErrors(campaign);
+      expect(errors).toHaveLength(1);
+      expect(validatePrePing({ phone_number: "2125551234", vendor_campaign_name: campaign })).toEqual({ ok: false, errors });
+      expect(validatePrePing({ phone_number: "123", vendor_campaign_name: campaign })).toEqual({ ok: false, errors: ["Invalid Phone Number: 123", ...errors] });
+    }
   });
 
   test.each([

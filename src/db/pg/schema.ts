@@ -194,3 +194,11 @@ export const outcomeCounts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.bucketMs, t.bucketAt, t.vendorId, t.kind] })],
 );
+
+export const policy = pgTable("policy", {
+  id: integer("id").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+  document: text("document").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+  updatedBy: text("updated_by").notNull(),
+});

@@ -52,6 +52,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "outcome_counts",
     "paused_endpoints",
     "phone_claims",
+    "policy",
     "suppressions",
     "vendors",
   ]);

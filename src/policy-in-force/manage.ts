@@ -1,0 +1,92 @@
+// The operator's changes to the policy (docs/contract.md §10 "Managing it"): a document checked
+// whole and stored at once with a bumped version and an audit entry saying what changed, or refused
+// with every problem by path and nothing changed; and the document in force, as imported.
+import { op } from "../db/script.ts";
+import { checkPolicyDocument, type Policy, type Problem } from "../policy/index.ts";
+import { auditEntry } from "../store/audit/index.ts";
+import type { Store } from "../store/index.ts";
+
+export type PolicyReading = { ok: true; policy: Policy } | { ok: false; problems: Problem[] };
+
+/** Caps need counting in the database, exactly under concurrency: until that is built, a document with caps is refused rather than half-applied. */
+export const CAPS_NOT_ENFORCED = "caps are not enforced yet: remove them for now (a coming release counts them in the database)";
+
+/** A document's text as `rules import` reads it: JSON, every problem of the format, and none with caps yet. */
+export function readPolicyText(text: string): PolicyReading {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problems: [{ path: "", message: `is not JSON: ${(error as Error).message}` }] };
+  }
+  const checked = checkPolicyDocument(value);
+  if (!checked.ok) return checked;
+  if ((checked.policy.caps ?? []).length > 0) return { ok: false, problems: [{ path: "/caps", message: CAPS_NOT_ENFORCED }] };
+  return checked;
+}
+
+export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "imported"; version: number; changes: string[]; notApplied: string[] };
+
+/** The entries of a valid document this release keeps but does not apply yet: final rules and checks, by path and name. */
+export function notAppliedYet(policy: Policy): string[] {
+  const finalRules = (policy.rules ?? []).flatMap((rule, i) => (rule.stage === "final" ? [`/rules/${i} (${rule.name}): final rules`] : []));
+  const checks = (policy.checks ?? []).map((check, i) => `/checks/${i} (${check.name}): checks`);
+  return [...finalRules, ...checks];
+}
+
+/**
+ * Replaces the policy in force with `text` when it is a valid document: one transaction stores it,
+ * bumps the version (which every instance reads within a second) and appends the audit entry.
+ */
+export async function importPolicy(store: Store, text: string, actor: string, now = Date.now()): Promise<ImportOutcome> {
+  const reading = readPolicyText(text);
+  if (!reading.ok) return { kind: "invalid", problems: reading.problems };
+  return await store.write(function* (t) {
+    const before = yield* op(t.policy.current());
+    const version = yield* op(t.policy.replace(text, now, actor));
+    const changes = describeChanges(before === null ? {} : (JSON.parse(before.document) as Policy), reading.policy);
+    const detail = `version ${version}. ${changes.join(". ")}`;
+    yield* op(t.audit.append(auditEntry({ actor, action: "policy.import", subject: "policy", detail }, now)));
+    return { kind: "imported" as const, version, changes, notApplied: notAppliedYet(reading.policy) };
+  });
+}
+
+/** The document in force exactly as imported, or `{}` (the empty policy) when none was. */
+export async function exportPolicy(store: Store): Promise<{ version: number; document: string }> {
+  const row = await store.read((t) => op(t.policy.current()));
+  return row === null ? { version: 0, document: "{}" } : { version: row.version, document: row.document };
+}
+
+const LISTS = ["rules", "schedules", "caps", "checks"] as const;
+
+/**
+ * What an import changed, readable in the audit log: per list, the entries added, removed and
+ * changed by name, and whether their order (which orders refusals' reasons) changed.
+ */
+export function describeChanges(before: Policy, after: Policy): string[] {
+  const changes: string[] = [];
+  for (const list of LISTS) {
+    const old = (before[list] ?? []) as { name: string }[];
+    const now = (after[list] ?? []) as { name: string }[];
+    const oldByName = new Map(old.map((entry) => [entry.name, entry]));
+    const nowNames = new Set(now.map((entry) => entry.name));
+    const added = now.filter((entry) => !oldByName.has(entry.name)).map((entry) => entry.name);
+    const removed = old.filter((entry) => !nowNames.has(entry.name)).map((entry) => entry.name);
+    const changed = now.filter((entry) => oldByName.has(entry.name) && !Bun.deepEquals(oldByName.get(entry.name), entry)).map((entry) => entry.name);
+    const kept = now.filter((entry) => oldByName.has(entry.name)).map((entry) => entry.name);
+    const reordered =
+      kept.join("\n") !==
+      old
+        .filter((entry) => nowNames.has(entry.name))
+        .map((entry) => entry.name)
+        .join("\n");
+    const parts = [
+      added.length > 0 ? `added ${added.join(", ")}` : "",
+      removed.length > 0 ? `removed ${removed.join(", ")}` : "",
+      changed.length > 0 ? `changed ${changed.join(", ")}` : "",
+      reordered ? "reordered" : "",
+    ].filter((part) => part !== "");
+    if (parts.length > 0) changes.push(`${list}: ${parts.join("; ")}`);
+  }
+  return changes.length > 0 ? changes : ["no entry changed"];
+}
