@@ -24,6 +24,7 @@ export const LEAD_STATE_COLUMNS = [
   "operatorReason",
   "lockedUntil",
   "claimToken",
+  "factsVersion",
 ] as const;
 type LeadStateColumn = (typeof LEAD_STATE_COLUMNS)[number];
 
@@ -128,7 +129,7 @@ export interface LeadsTable {
   operatorDecisionOf(leadId: string): Op<{ decision: OperatorDecision | null; reason: string | null } | undefined>;
   /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
   finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;
-  /** Records an operator's decision on a pending lead; false if the lead is not pending (or absent). */
+  /** Records an operator's decision on a pending lead (a change of its facts: DecisionFacts); false if the lead is not pending (or absent). */
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;
   countPending(): Op<number>;
