@@ -50,6 +50,18 @@ export interface DueLead {
 
 export type OperatorDecision = "accept" | "reject";
 
+/**
+ * What a due lead's decision reads besides the lead's own fields, and their version: the lead's
+ * facts_version, which every change of them bumps (an operator's decision here; a number listed or
+ * unlisted by the trigger on suppressions, drizzle/*_leads_facts_version.sql). A decision made on
+ * them is recorded only while the version is unchanged: one compared value, not the checks again.
+ */
+export interface DecisionFacts {
+  suppressedNow: boolean;
+  operatorDecision: { decision: OperatorDecision; reason: string | null } | null;
+  version: number;
+}
+
 /** What the vendor's own lookup answers. */
 export interface LeadState {
   id: string;
