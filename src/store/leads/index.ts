@@ -55,6 +55,8 @@ export type OperatorDecision = "accept" | "reject";
  * facts_version, which every change of them bumps (an operator's decision here; a number listed or
  * unlisted by the trigger on suppressions, drizzle/*_leads_facts_version.sql). A decision made on
  * them is recorded only while the version is unchanged: one compared value, not the checks again.
+ * Per lead, not one global counter: an unrelated number's suppression must not send a whole batch
+ * back. By a trigger for the list: no writer of it (an import, a test, a console) can forget the bump.
  */
 export interface DecisionFacts {
   suppressedNow: boolean;
