@@ -15,8 +15,9 @@ import type { Logger } from "../log/index.ts";
 import type { IntakeBatches } from "../intake/service.ts";
 import type { Answering, PostgresStore, Store } from "../store/index.ts";
 import { pgIntakeBatches } from "./pg-intake.ts";
-import { pgWorkerBatches, type WorkerBatches } from "./pg-worker.ts";
-import { sqliteWorkerBatches } from "./sqlite-worker.ts";
+import { pgWorkerBatches } from "./pg-worker.ts";
+import type { WorkerBatches } from "../store/batches/index.ts";
+import { sqliteWorkerBatches } from "../store/batches/sqlite.ts";
 import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore } from "../store/sqlite.ts";
 import { openDatabase, sqliteOpenFailure, type DatabaseHandle } from "../db/client.ts";
@@ -33,7 +34,7 @@ export interface ServiceBackend {
   store: Store<Answering, "promise">;
   /** PostgreSQL's: postLead's and prePing's requests in batches (backend/pg-intake.ts); SQLite's group commit batches writes already. */
   intakeBatches?: IntakeBatches;
-  /** The worker's decisions set-based (backend/sqlite-worker.ts, pg-worker.ts), and on PostgreSQL its attempt records. */
+  /** The worker's decisions set-based (store/batches/), and on PostgreSQL its attempt records (backend/pg-worker.ts). */
   workerBatches?: WorkerBatches;
   /** The authenticator's lookup, answered at once on both databases. */
   credentialsOf: CredentialsLookup;

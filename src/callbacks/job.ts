@@ -7,7 +7,8 @@
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
-import type { AttemptRecord, DueCallback, NextStep } from "../store/callbacks/index.ts";
+import type { DueCallback, NextStep } from "../store/callbacks/index.ts";
+import type { RecordAttempt } from "../store/batches/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AttemptResult } from "./attempt.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -58,15 +59,6 @@ type PutBack = { callback: DueCallback; token: string; retryAt: number };
 
 /** A retry is handled (warn); a dead callback needs an operator to look at its receiver (error). */
 const ATTEMPT_LOG_LEVEL = { delivered: "info", retry: "warn", dead: "error" } as const satisfies Record<NextStep["kind"], "info" | "warn" | "error">;
-
-/** Records an attempt and moves the callback on if `token` still holds it (CallbacksTable.recordAttempt); answers whether it did. */
-export type RecordAttempt = (
-  callback: Pick<DueCallback, "id" | "leadId">,
-  token: string,
-  attempt: AttemptRecord,
-  next: NextStep,
-  now: number,
-) => Promise<boolean>;
 
 export function createDeliveryJob(deps: DeliveryJobDeps) {
   /** Every delivery until its record is written (what stop waits for). */

@@ -81,6 +81,8 @@ export const leads = sqliteTable(
     /** Decision lease, so a worker whose lease expired cannot overwrite newer state. */
     lockedUntil: integer("locked_until"),
     claimToken: text("claim_token"),
+    /** Bumped by every change of what its decision reads (store/leads/index.ts DecisionFacts). */
+    factsVersion: integer("facts_version").notNull().default(0),
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),

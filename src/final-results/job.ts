@@ -4,12 +4,14 @@ import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { maskPhone, type Logger } from "../log/index.ts";
 import type { Answering, Store } from "../store/index.ts";
+import type { DecisionBatches, DecisionRecord } from "../store/batches/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
 import { callbackPayload } from "../callbacks/payload.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
-import { checksNow, decideNow, recordIfStill, type CertificateCheck, type ChecksNow } from "./record.ts";
+import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./record.ts";
 
 export type { CertificateCheck } from "./record.ts";
+export type { DecisionBatches } from "../store/batches/index.ts";
 
 export interface FinalResultJobDeps {
   /** The service's store: SQLite's or PostgreSQL's (reads may answer with promises). */
@@ -22,30 +24,8 @@ export interface FinalResultJobDeps {
   leaseMs: number;
   /** Each lead recorded as decided, by its final status. */
   onDecided: (status: "accepted" | "rejected", leadId: string, vendorId: string) => void;
-  /** A claimed batch decided with one read and one write (backend/sqlite-worker.ts, pg-worker.ts); without it each lead is scripts of its own. */
+  /** A claimed batch decided with one read and one write (store/batches/sqlite.ts, pg.ts); without it each lead is scripts of its own. */
   batches?: DecisionBatches;
-}
-
-/** A due lead decided on its checks as read, with the payload its callback is released with. */
-export interface Decision {
-  lead: DueLead;
-  checks: ChecksNow;
-  result: FinalResult;
-  payload: string;
-}
-
-export interface DecisionBatches {
-  /**
-   * Where one process decides (SQLite: one writer, one decision loop), the due leads read, oldest
-   * first, with no lease written: `record` then fences each lead by its status alone, and a lead it
-   * did not record stays pending, to be read again by the next pass. Without it the leads are leased
-   * (LeadsTable.claimDue), and one not recorded is decided again alone, under its lease.
-   */
-  readDue?(now: number, limit: number): Promise<DueLead[]>;
-  /** Each lead's checks as they stand now (checksNow); a lead that is gone has none. */
-  checksOf(leads: DueLead[]): Promise<Map<string, ChecksNow>>;
-  /** recordIfStill for each decision: recorded if `token` still holds its lead (with readDue: it is still pending) and its checks still stand; answers those lead ids. */
-  record(decisions: Decision[], token: string, now: number): Promise<Set<string>>;
 }
 
 export function createFinalResultJob(deps: FinalResultJobDeps) {
@@ -78,24 +58,32 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
   }
 
   /**
-   * The batch's checks in one read, each decided by the one rule (decide.ts), logged and flushed
-   * as one, recorded in one write. A leased lead the write did not record (its lease lost, its
-   * checks changed meanwhile, the write failed) is decided again alone, as the per-lead path would;
-   * an unleased one (readDue) is left to the next pass, and a failed write fails this one.
+   * The batch's facts in one read, each lead decided by the one rule (decide.ts), logged and
+   * flushed as one, recorded in one write fenced by the facts' version. A leased lead the write did
+   * not record (its lease lost, its facts changed meanwhile, the write failed) is decided again
+   * alone, as the per-lead path would; an unleased one (readDue) is left to the next pass, and a
+   * failed write fails this one.
    */
   async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches): Promise<void> {
-    const checks = await batches.checksOf(due);
+    const facts = await batches.checksOf(due);
     const now = deps.clock();
     const decided = due.flatMap((lead, i) => {
-      const checksNow = checks.get(lead.id);
-      if (!checksNow) return [];
-      const result = decideFinalResult({ ...checksNow, certificate: certificates[i]! });
-      return [{ lead, checks: checksNow, result, payload: callbackPayload(lead, result, now), certificate: certificates[i]! }];
+      const leadFacts = facts.get(lead.id);
+      if (!leadFacts) return [];
+      const result = decideFinalResult({ ...leadFacts, certificate: certificates[i]! });
+      return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version }];
     });
     for (const { lead, result } of decided) logFinalResult(lead, result);
     await log.flush();
     const leased = !batches.readDue;
-    const recording = batches.record(decided, token, now);
+    const records: DecisionRecord[] = decided.map(({ lead, result, factsVersion }) => ({
+      lead,
+      factsVersion,
+      status: result.status,
+      reason: result.status === "rejected" ? result.reason : null,
+      payload: callbackPayload(lead, result, now),
+    }));
+    const recording = batches.record(records, token, now);
     const recorded = leased ? await recording.catch(() => new Set<string>()) : await recording;
     await Promise.all(
       decided.map(({ lead, result, certificate }) => {

@@ -57,6 +57,7 @@ export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
     operatorReason: null,
     lockedUntil: null,
     claimToken: null,
+    factsVersion: 0,
   };
 }
 

@@ -13,7 +13,7 @@ import type { Metrics } from "../metrics/index.ts";
 import { isCallbackKind } from "../stats/kinds.ts";
 import { NO_TALLY, type Tally } from "../stats/tally.ts";
 import type { Answering, Store } from "../store/index.ts";
-import type { WorkerBatches } from "../backend/pg-worker.ts";
+import type { WorkerBatches } from "../store/batches/index.ts";
 import { startLoop } from "./loop.ts";
 
 export interface WorkerDeps {
@@ -27,7 +27,7 @@ export interface WorkerDeps {
   /** HTTP requests in flight now (the foreground the worker yields to). */
   foregroundLoad: () => number;
   clock?: () => number;
-  /** Set-based decisions (backend/sqlite-worker.ts, pg-worker.ts) and PostgreSQL's attempt records. */
+  /** Set-based decisions (store/batches/) and PostgreSQL's attempt records (backend/pg-worker.ts). */
   batches?: WorkerBatches;
 }
 

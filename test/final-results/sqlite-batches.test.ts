@@ -1,9 +1,9 @@
-// The worker's set-based decisions on SQLite (backend/sqlite-worker.ts): a batch of due leads, read
+// The worker's set-based decisions on SQLite (store/batches/sqlite.ts): a batch of due leads, read
 // without a lease, decided with one read and one write, each lead, callback and phone claim written
 // as the per-lead script (record.ts recordIfStill) would; what the batch cannot settle stays pending
 // for the next pass.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { sqliteWorkerBatches } from "../../src/backend/sqlite-worker.ts";
+import { sqliteWorkerBatches } from "../../src/store/batches/sqlite.ts";
 import { callbackPayload } from "../../src/callbacks/payload.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
@@ -148,4 +148,25 @@ test("a write that fails fails the pass (the loop backs off) and leaves every le
   await expect(job.runOnce()).rejects.toThrow("disk full");
   expect(decided).toEqual([]);
   expect(leadRows().map((row) => row.status)).toEqual(["pending"]);
+});
+
+test("the write is fenced by the facts version alone: a lead whose version moved since the read stays pending, whatever moved it", async () => {
+  const [stays, moved] = ["+12125550051", "+12125550052"].map(heldLead) as [string, string];
+  let reads = 0;
+  const { job, decided } = decisionJob({
+    ...batches,
+    async checksOf(leads) {
+      const facts = await batches.checksOf(leads);
+      if (reads++ === 0) handle.sqlite.run("UPDATE leads SET facts_version = facts_version + 1 WHERE id = ?", [moved]);
+      return facts;
+    },
+  });
+  await job.runOnce();
+  expect(decided).toEqual(["accepted"]);
+  expect(leadRows().map((row) => [row.id, row.status])).toEqual([
+    [stays, "accepted"],
+    [moved, "pending"],
+  ]);
+  await job.runOnce();
+  expect(leadRows().map((row) => row.status)).toEqual(["accepted", "accepted"]);
 });

@@ -1,4 +1,4 @@
-// The worker's set-based statements on PostgreSQL (backend/pg-worker.ts): a claimed batch of due leads
+// The worker's set-based statements on PostgreSQL (backend/pg-worker.ts, store/batches/pg.ts): a claimed batch of due leads
 // decided with one read and one write, and the attempts of a turn recorded by one statement, each
 // with what the per-item scripts (record.ts recordIfStill, callbacks recordAttempt) would write.
 import { beforeEach, expect, test } from "bun:test";
@@ -8,7 +8,8 @@ import { REASON_OPERATOR, REASON_SUPPRESSED } from "../../src/contract/texts.ts"
 import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
-import { pgWorkerBatches, type WorkerBatches } from "../../src/backend/pg-worker.ts";
+import { pgWorkerBatches } from "../../src/backend/pg-worker.ts";
+import type { WorkerBatches } from "../../src/store/batches/index.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { decisionJob as decisionJobOn } from "../final-results/decision-job.ts";
 import { leadFields, pendingLead, vendorRow } from "../helpers/tables.ts";
@@ -102,6 +103,25 @@ test("checks that change between the batch's read and its write: that lead is de
     [changes, "rejected", REASON_SUPPRESSED],
   ]);
   expect(scriptsAlone).toBe(3); // the claim, then the changed lead's read and write
+});
+
+test("the write is fenced by the facts version alone: a lead whose version moved since the read is decided again alone", async () => {
+  const [stays, moved] = [await heldLead("+12125550051"), await heldLead("+12125550052")];
+  const { job, decided } = decisionJob({
+    ...batches.decisions,
+    async checksOf(leads) {
+      const facts = await batches.decisions.checksOf(leads);
+      await pg.handle.sql`UPDATE leads SET facts_version = facts_version + 1 WHERE id = ${moved}`;
+      return facts;
+    },
+  });
+  await job.runOnce();
+  expect(decided.sort()).toEqual(["accepted", "accepted"]);
+  expect((await leadRows()).map((row) => [row.id, row.status])).toEqual([
+    [stays, "accepted"],
+    [moved, "accepted"],
+  ]);
+  expect(scriptsAlone).toBe(3); // the claim, then the moved lead's read and write
 });
 
 test("a lead whose lease another worker took meanwhile is not recorded by the batch, nor by its script after", async () => {

@@ -60,6 +60,8 @@ export const leads = pgTable(
     operatorReason: text("operator_reason"),
     lockedUntil: millis("locked_until"),
     claimToken: text("claim_token"),
+    /** Bumped by every change of what its decision reads (store/leads/index.ts DecisionFacts). */
+    factsVersion: integer("facts_version").notNull().default(0),
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),

@@ -24,6 +24,7 @@ export const LEAD_STATE_COLUMNS = [
   "operatorReason",
   "lockedUntil",
   "claimToken",
+  "factsVersion",
 ] as const;
 type LeadStateColumn = (typeof LEAD_STATE_COLUMNS)[number];
 
@@ -48,6 +49,20 @@ export interface DueLead {
 }
 
 export type OperatorDecision = "accept" | "reject";
+
+/**
+ * What a due lead's decision reads besides the lead's own fields, and their version: the lead's
+ * facts_version, which every change of them bumps (an operator's decision here; a number listed or
+ * unlisted by the trigger on suppressions, drizzle/*_leads_facts_version.sql). A decision made on
+ * them is recorded only while the version is unchanged: one compared value, not the checks again.
+ * Per lead, not one global counter: an unrelated number's suppression must not send a whole batch
+ * back. By a trigger for the list: no writer of it (an import, a test, a console) can forget the bump.
+ */
+export interface DecisionFacts {
+  suppressedNow: boolean;
+  operatorDecision: { decision: OperatorDecision; reason: string | null } | null;
+  version: number;
+}
 
 /** What the vendor's own lookup answers. */
 export interface LeadState {
@@ -128,7 +143,7 @@ export interface LeadsTable {
   operatorDecisionOf(leadId: string): Op<{ decision: OperatorDecision | null; reason: string | null } | undefined>;
   /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
   finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;
-  /** Records an operator's decision on a pending lead; false if the lead is not pending (or absent). */
+  /** Records an operator's decision on a pending lead (a change of its facts: DecisionFacts); false if the lead is not pending (or absent). */
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;
   countPending(): Op<number>;

@@ -79,7 +79,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
         changed(
           await on
             .update(leads)
-            .set({ operatorDecision: decision, operatorReason: reason })
+            .set({ operatorDecision: decision, operatorReason: reason, factsVersion: sql`${leads.factsVersion} + 1` })
             .where(and(byId(leadId), eq(leads.status, "pending"))),
         ) === 1,
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,

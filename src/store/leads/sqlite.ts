@@ -62,7 +62,7 @@ export function sqliteLeads(db: Db): LeadsTable {
       changedRows(
         db
           .update(leads)
-          .set({ operatorDecision: decision, operatorReason: reason })
+          .set({ operatorDecision: decision, operatorReason: reason, factsVersion: sql`${leads.factsVersion} + 1` })
           .where(and(byId(leadId), eq(leads.status, "pending")))
           .run(),
       ) === 1,

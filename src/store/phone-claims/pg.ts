@@ -3,16 +3,11 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { phoneClaims } from "../../db/pg/schema.ts";
 import { phoneClaimKey } from "../../db/schema.ts";
 import { changed, rawOn, sessionOf, type PgOn } from "../pg-session.ts";
+import { listedSql } from "../suppressions/listed.ts";
+import { claimTakeover, heldSince } from "./batch-sql.ts";
 import type { PhoneClaimsTable } from "./index.ts";
 
 const p = sql.placeholder;
-
-/**
- * A lead with the number (`phone`, a phone_claims key) finally accepted after `cutoff` (index.ts):
- * found through the leads_phone index, whose expression (pg/schema.ts phoneKeyOf) this repeats.
- */
-export const acceptedSince = (phone: string, cutoff: string) =>
-  `EXISTS (SELECT 1 FROM leads a WHERE CAST(a.phone_e164 AS bigint) = ${phone} AND a.status = 'accepted' AND a.decided_at > ${cutoff})`;
 
 // The duplicate rule and the suppression list as one statement, as on SQLite. Across instances the
 // unique key decides: under READ COMMITTED a second claim of a number waits for the first's row,
@@ -20,11 +15,10 @@ export const acceptedSince = (phone: string, cutoff: string) =>
 // SQL: drizzle builds no INSERT … SELECT without a FROM.)
 const CLAIM = `
   INSERT INTO phone_claims (phone_number, lead_id, claimed_at)
-  SELECT $1::bigint, $2::text, $3::bigint WHERE NOT EXISTS (SELECT 1 FROM suppressions WHERE phone_e164 = $5)
-  ON CONFLICT (phone_number) DO UPDATE SET lead_id = excluded.lead_id, claimed_at = excluded.claimed_at
-  WHERE phone_claims.claimed_at <= $4 AND NOT ${acceptedSince("$1::bigint", "$4::bigint")}`;
+  SELECT $1::bigint, $2::text, $3::bigint WHERE NOT ${listedSql("$5")}
+  ${claimTakeover("bigint", "$4::bigint")}`;
 
-const HELD_SINCE = `SELECT 1 FROM phone_claims WHERE phone_number = $1::bigint AND (claimed_at > $2::bigint OR ${acceptedSince("$1::bigint", "$2::bigint")})`;
+const HELD_SINCE = `SELECT 1 FROM phone_claims c WHERE c.phone_number = $1::bigint AND ${heldSince("bigint", "$1::bigint", "$2::bigint")}`;
 
 /** The phone claims on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgPhoneClaims(db: PgDb): (on: PgOn) => PhoneClaimsTable {

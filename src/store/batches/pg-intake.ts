@@ -1,0 +1,119 @@
+// PostgreSQL's batched intake statements (backend/pg-intake.ts gathers the requests): a turn's new
+// leads stored by one statement, and a turn's prePing numbers checked by one. The statement writes
+// four tables (leads, callbacks, phone_claims, idempotency_keys): it is their one writer besides
+// their homes, and takes each rule from its home's text (suppressions/listed.ts,
+// phone-claims/batch-sql.ts, idempotency-keys/batch-sql.ts), so no rule is written twice.
+import { getTableColumns, type Table } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import type { PgDb } from "../../db/pg/client.ts";
+import { driverErrors } from "../../db/pg/errors.ts";
+import { callbacks, idempotencyKeys, leads } from "../../db/pg/schema.ts";
+import { keyTakeover, liveKey } from "../idempotency-keys/batch-sql.ts";
+import type { NewLead, LeadFields } from "../leads/index.ts";
+import { rawOn } from "../pg-session.ts";
+import { claimTakeover, heldSince } from "../phone-claims/batch-sql.ts";
+import { heldCallbackRow, pendingLeadRow } from "../rows.ts";
+import { listedSql } from "../suppressions/listed.ts";
+
+/** A lead for the batch: its rows as the per-lead script would write them. */
+export interface BatchedLead {
+  fields: LeadFields;
+  lead: NewLead;
+  callbackId: string | null;
+  key: { key: string; requestHash: string } | null;
+}
+
+/**
+ * prePing's rule (intake/service.ts isBlocked: suppressed, or held since the cutoff) for a batch of
+ * numbers in one statement, instead of two per number; answers the blocked ones' positions.
+ */
+const BLOCKED_AMONG = `
+  SELECT r.i FROM json_to_recordset($1::text::json) AS r(i int, phone text, cutoff bigint)
+  WHERE ${listedSql("r.phone")}
+     OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND ${heldSince("bigint", "c.phone_number", "r.cutoff")})`;
+
+/** The positions of the blocked numbers among `checks`. */
+export async function blockedAmong(db: PgDb, checks: { phoneE164: string; claimCutoff: number }[]): Promise<Set<number>> {
+  const params = [JSON.stringify(checks.map((check, i) => ({ i, phone: check.phoneE164, cutoff: check.claimCutoff })))];
+  return new Set(((await driverErrors(rawOn(db, BLOCKED_AMONG, params))) as unknown as { i: number }[]).map((row) => row.i));
+}
+
+/** The JSON record columns of `table`'s rows as the row builders name them (camelCase), with their SQL names. */
+function recordColumns(table: Table): { names: string[]; columns: string[]; definition: string } {
+  const columns = Object.entries(getTableColumns(table)) as [string, PgColumn][];
+  return {
+    names: columns.map(([, column]) => column.name),
+    columns: columns.map(([key]) => `"${key}"`),
+    definition: columns.map(([key, column]) => `"${key}" ${column.getSQLType()}`).join(", "),
+  };
+}
+
+const leadRecord = recordColumns(leads);
+const callbackRecord = recordColumns(callbacks);
+const keyRecord = recordColumns(idempotencyKeys);
+
+/** In the error when a key of the batch was saved meanwhile by another instance. */
+const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
+
+/**
+ * One statement for a batch: the rows come as three JSON arrays ($1 leads, $2 callbacks, $3 keys;
+ * raw SQL: drizzle builds no data-modifying CTE over json_to_recordset). The claim and the key's
+ * save are the per-lead script's rules set-based, with the same cutoffs: $4 the duplicate window,
+ * $5 the key's TTL. Claims are taken in number order, so two instances' batches cannot deadlock on
+ * them. Answers the claimed leads. A key that another instance saved after the statement's
+ * snapshot (a race of one key) fails the statement, so that nothing of the batch is stored: the
+ * failing cast is the only way plain SQL has to raise an error, and a statement of its own needs no
+ * BEGIN and COMMIT (two round trips of three per batch).
+ */
+const ACCEPT_BATCH = `
+  WITH lead AS (SELECT * FROM json_to_recordset($1::text::json) AS r(${leadRecord.definition})),
+  callback AS (SELECT * FROM json_to_recordset($2::text::json) AS r(${callbackRecord.definition})),
+  key AS (SELECT * FROM json_to_recordset($3::text::json) AS r(${keyRecord.definition})),
+  candidate AS (
+    SELECT l.* FROM lead l
+    WHERE NOT ${listedSql('l."phoneE164"')}
+      AND NOT EXISTS (SELECT 1 FROM key k JOIN idempotency_keys saved ON ${liveKey("saved", "k", 'k."createdAt" - $5')} WHERE k."leadId" = l.id)
+  ),
+  claimed AS (
+    INSERT INTO phone_claims (phone_number, lead_id, claimed_at)
+    SELECT substr("phoneE164", 2)::bigint, id, "createdAt" FROM candidate ORDER BY 1
+    ${claimTakeover("bigint", "excluded.claimed_at - $4")}
+    RETURNING lead_id
+  ),
+  stored_leads AS (
+    INSERT INTO leads (${leadRecord.names.join(", ")})
+    SELECT ${leadRecord.columns.map((c) => `l.${c}`).join(", ")} FROM lead l JOIN claimed c ON c.lead_id = l.id
+  ),
+  held_callbacks AS (
+    INSERT INTO callbacks (${callbackRecord.names.join(", ")})
+    SELECT ${callbackRecord.columns.map((c) => `b.${c}`).join(", ")} FROM callback b JOIN claimed c ON c.lead_id = b."leadId"
+  ),
+  saved_keys AS (
+    INSERT INTO idempotency_keys (${keyRecord.names.join(", ")})
+    SELECT ${keyRecord.columns.map((c) => `k.${c}`).join(", ")} FROM key k JOIN claimed c ON c.lead_id = k."leadId"
+    ${keyTakeover("excluded.created_at - $5")}
+    RETURNING lead_id
+  )
+  SELECT c.lead_id
+  FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
+  WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END`;
+
+/** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
+export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { duplicateWindowMs: number; idempotencyTtlMs: number }): Promise<Set<string>> {
+  // The 64-bit keys as text: JSON has no BigInt, and a replacer function costs more per lead.
+  const leadRows = items.map((item) => {
+    const row = pendingLeadRow(item.fields, item.lead);
+    return { ...row, idKey: row.idKey.toString() };
+  });
+  const callbackRows = items.flatMap(({ fields, lead, callbackId }) => {
+    if (callbackId === null) return [];
+    const row = heldCallbackRow({ id: callbackId, leadId: lead.id, vendorId: lead.vendorId, url: fields.callBackUrl! }, lead.createdAt);
+    return [{ ...row, leadKey: row.leadKey.toString() }];
+  });
+  const keyRows = items.flatMap(({ lead, key }) =>
+    key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }],
+  );
+  const params = [JSON.stringify(leadRows), JSON.stringify(callbackRows), JSON.stringify(keyRows), cutoffs.duplicateWindowMs, cutoffs.idempotencyTtlMs];
+  const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
+  return new Set(rows.map((row) => row.lead_id));
+}

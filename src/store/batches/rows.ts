@@ -1,0 +1,25 @@
+// The JSON rows the set-based decision statements take and give, on either database (sqlite.ts, pg.ts).
+import { leadKey } from "../../db/schema.ts";
+import type { DueLead } from "../leads/index.ts";
+import type { FactsRow } from "../leads/batch-sql.ts";
+import type { DecisionFacts, DecisionRecord } from "./index.ts";
+
+/** The leads' keys and ids, as the JSON array the facts statements read. */
+export const leadKeysJson = (leads: DueLead[]): string => JSON.stringify(leads.map((lead) => ({ key: leadKey(lead.id).toString(), id: lead.id })));
+
+export const factsOfRow = (row: FactsRow): DecisionFacts => ({
+  suppressedNow: Boolean(row.suppressed),
+  operatorDecision: row.operator_decision ? { decision: row.operator_decision, reason: row.operator_reason } : null,
+  version: Number(row.facts_version),
+});
+
+/** A decision as the element of the JSON array the recording statements take. */
+export const decisionRow = ({ lead, factsVersion, status, reason, payload }: DecisionRecord) => ({
+  key: leadKey(lead.id).toString(),
+  id: lead.id,
+  phone: lead.phoneE164,
+  status,
+  reason,
+  payload,
+  factsVersion,
+});
