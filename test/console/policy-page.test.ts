@@ -139,6 +139,18 @@ test("a save over a version newer than the one read changes nothing and says wha
   expect((await stored()).document).toBe(mine);
 });
 
+test("two saves of the same version at once: one is in force, the other refused; one audit entry", async () => {
+  const read = formVersion((await operator.get("/policy")).text);
+  const auditBefore = (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.action === "policy.import").length;
+  const documents = [JSON.stringify({ rules: [ZIP] }), JSON.stringify({ rules: [STATES] })];
+  const answers = await Promise.all(documents.map((document) => operator.post("/policy", { csrf: operator.csrf, version: read, document })));
+  expect(answers.map((answer) => answer.status).sort()).toEqual([303, 409]);
+  const winner = documents[answers.findIndex((answer) => answer.status === 303)];
+  expect(await stored()).toEqual({ version: Number(read) + 1, document: winner! });
+  const auditAfter = (await server.store.read((t) => op(t.audit.list(100)))).filter((entry) => entry.action === "policy.import").length;
+  expect(auditAfter).toBe(auditBefore + 1);
+});
+
 test("Disable and Enable set and remove an entry's enabled, through the import (audited), and in force", async () => {
   await importPolicy(server.store, JSON.stringify({ rules: [STATES, ZIP] }), "cli:tester");
   await waitUntil(async () => (await texasLead()).status === 422, 2_000, 50);
