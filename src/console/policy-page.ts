@@ -9,7 +9,7 @@ import { importPolicyOver, notAppliedYet, readPolicyText } from "../policy-in-fo
 import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";
 import { policyEntries, withEntryEnabled } from "./policy-entries.ts";
-import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, problemBox, timeText, type PageContext } from "./page.ts";
+import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, timeText, type PageContext } from "./page.ts";
 
 const PATH = "/policy";
 const NOTICES: Record<string, string> = {
@@ -57,7 +57,7 @@ function render(context: PageContext, policy: InForce, shown: Shown): Response {
   const entries = policyEntries(policy.document);
   const version = String(policy.version);
   const content = html`<h1>Policy</h1>
-${noticeBox(shown.notice ?? null)}${shown.problem ? html`<div class="problem" role="alert">${shown.problem}</div>` : problemBox(null)}
+${noticeBox(shown.notice ?? null)}${shown.problem ? html`<div class="problem" role="alert">${shown.problem}</div>` : ""}
 ${shown.problems && shown.problems.length > 0 ? problemsTable(shown.problems) : ""}
 <p id="in-force">${
     policy.updatedAt === null

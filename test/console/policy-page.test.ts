@@ -10,7 +10,7 @@ import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { addOperator, OPERATOR, signIn, type SignedIn } from "./console-client.ts";
+import { addOperator, getPage, OPERATOR, postForm, signIn, type SignedIn } from "./console-client.ts";
 
 let server: ApiTestServer;
 let operator: SignedIn;
@@ -190,12 +190,17 @@ test("Disable and Enable set and remove an entry's enabled, through the import (
   expect([missing.status, missing.text]).toEqual([404, expect.stringContaining("The policy has no entry no-such in rules.")]);
 });
 
-test("without the session's CSRF token, no edit and no Disable is taken", async () => {
+test("without the session's CSRF token, or signed out, no edit and no Disable is taken", async () => {
   const before = await stored();
   const version = String(before.version);
   const edit = await operator.post("/policy", { version, document: "{}" });
   const disable = await operator.post("/policy/entries", { list: "rules", name: "states-served", version, enabled: "false" });
   const forged = await operator.post("/policy", { csrf: "not-the-token", version, document: "{}" });
   expect([edit.status, disable.status, forged.status]).toEqual([403, 403, 403]);
+  // Nor by anyone not signed in; the page itself sends them to sign in.
+  const anonymous = await postForm(`${server.consoleUrl}/policy`, { csrf: operator.csrf, version, document: "{}" });
+  expect(anonymous.status).toBe(403);
+  const page = await getPage(`${server.consoleUrl}/policy`);
+  expect([page.status, page.headers.get("location")]).toEqual([303, "/login"]);
   expect(await stored()).toEqual(before);
 });
