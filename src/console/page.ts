@@ -52,6 +52,7 @@ const SECTIONS = [
   { path: "/callbacks", title: "Callbacks" },
   { path: "/vendors", title: "Vendors" },
   { path: "/suppression", title: "Suppression" },
+  { path: "/policy", title: "Policy" },
   { path: "/audit", title: "Audit log" },
 ];
 

@@ -15,6 +15,7 @@ import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { overviewJson, overviewPage } from "./overview-page.ts";
+import { policyEntryEnabled, policyPage, policySave } from "./policy-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { cookieValue, csrfHolds, currentSession } from "./sessions.ts";
@@ -64,6 +65,9 @@ const ROUTES: Route[] = [
   ["GET", /^\/suppression\.csv$/, suppressionCsv],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
   ["POST", /^\/suppression\/import$/, suppressionImport],
+  ["GET", /^\/policy$/, policyPage],
+  ["POST", /^\/policy$/, policySave],
+  ["POST", /^\/policy\/entries$/, policyEntryEnabled],
   ["GET", /^\/audit$/, auditPage],
 ];
 

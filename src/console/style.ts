@@ -51,6 +51,9 @@ form.inline button { padding: 2px 8px; font-size: 13px; }
 .tabs a.current { font-weight: 600; color: #1d2430; text-decoration: none; }
 dl.secrets { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; background: #fff; border: 1px solid var(--line); padding: 12px; }
 dl.secrets dd { margin: 0; font-family: ui-monospace, monospace; }
+form.editor { display: flex; flex-direction: column; gap: 8px; align-items: flex-start; }
+form.editor label { width: 100%; }
+form.editor textarea { width: 100%; font-size: 13px; padding: 8px; border: 1px solid #b8bec8; border-radius: 4px; }
 table.narrow { width: auto; min-width: 360px; }
 .cards { display: flex; flex-wrap: wrap; gap: 16px; }
 .card { background: #fff; border: 1px solid var(--line); padding: 12px 16px; min-width: 360px; }

@@ -4,7 +4,7 @@
 import { op } from "../db/script.ts";
 import { checkPolicyDocument, type Policy, type Problem } from "../policy/index.ts";
 import { auditEntry } from "../store/audit/index.ts";
-import type { Store } from "../store/index.ts";
+import { type Store, WriteConflict } from "../store/index.ts";
 
 export type PolicyReading = { ok: true; policy: Policy } | { ok: false; problems: Problem[] };
 
@@ -39,12 +39,40 @@ export function notAppliedYet(policy: Policy): string[] {
  * bumps the version (which every instance reads within a second) and appends the audit entry.
  */
 export async function importPolicy(store: Store, text: string, actor: string, now = Date.now()): Promise<ImportOutcome> {
+  // Without a version read first nothing is stale.
+  return (await replacePolicy(store, text, actor, now, null)) as ImportOutcome;
+}
+
+/** The policy was replaced after the editor read it: nothing changed. What saving over it would change, for the editor to judge. */
+export type StaleOutcome = { kind: "stale"; version: number; changes: string[] };
+
+/**
+ * importPolicy for an editor (the console's form) that read the policy at `readVersion`: when it
+ * was replaced since, nothing changes, so a second editor's save never silently undoes the first's.
+ */
+export async function importPolicyOver(
+  store: Store,
+  text: string,
+  actor: string,
+  readVersion: number,
+  now = Date.now(),
+): Promise<ImportOutcome | StaleOutcome> {
+  return await replacePolicy(store, text, actor, now, readVersion);
+}
+
+async function replacePolicy(store: Store, text: string, actor: string, now: number, readVersion: number | null): Promise<ImportOutcome | StaleOutcome> {
   const reading = readPolicyText(text);
   if (!reading.ok) return { kind: "invalid", problems: reading.problems };
   return await store.write(function* (t) {
     const before = yield* op(t.policy.current());
-    const version = yield* op(t.policy.replace(text, now, actor));
+    const beforeVersion = before?.version ?? 0;
     const changes = describeChanges(before === null ? {} : (JSON.parse(before.document) as Policy), reading.policy);
+    if (readVersion !== null && readVersion !== beforeVersion) return { kind: "stale" as const, version: beforeVersion, changes };
+    const version = yield* op(t.policy.replace(text, now, actor));
+    // PostgreSQL's READ COMMITTED lets another import commit between the read and the replace (the
+    // row lock then makes this one bump past it): run again, so that the diff and the version check
+    // are against what was really replaced. SQLite's writes are serial: never there.
+    if (version !== beforeVersion + 1) throw new WriteConflict("the policy was replaced during this import");
     const detail = `version ${version}. ${changes.join(". ")}`;
     yield* op(t.audit.append(auditEntry({ actor, action: "policy.import", subject: "policy", detail }, now)));
     return { kind: "imported" as const, version, changes, notApplied: notAppliedYet(reading.policy) };

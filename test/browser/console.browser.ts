@@ -3,7 +3,9 @@
 // callback's attempt), and opens a lead whose every free-text field is hostile markup: it shows as
 // text, and no script runs; then every other section. It finds a lead by part of its campaign in
 // another case. It decides a held lead and sees the callback reach the receiver, and disables a
-// vendor (after typing its name to confirm) and sees its next postLead refused. Every request stays on the console's origin (the CSP allows nothing
+// vendor (after typing its name to confirm) and sees its next postLead refused. On the Policy page
+// an invalid edit is refused with its problem's path, a valid one is in force for postLead, and an
+// entry is disabled by its button. Every request stays on the console's origin (the CSP allows nothing
 // else, and a refusal would be logged as an error). Screenshots: artifacts/console-*.png.
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
@@ -301,6 +303,59 @@ test("replay a dead callback from the Callbacks page and see it delivered; uploa
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
+}, 240_000);
+
+test("the Policy page: an invalid edit is refused with its problem by path; a valid one is in force for postLead; an entry disabled by its button", async () => {
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const seen = record(page);
+  // Signed in already when the tests before ran; alone (-t), this one signs in.
+  await page.goto(`${consoleUrl}/overview`);
+  if (new URL(page.url()).pathname === "/login") {
+    await page.getByLabel("Operator").fill(OPERATOR.name);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+  await page.getByRole("navigation").getByRole("link", { name: "Policy" }).click();
+  await page.getByRole("heading", { name: "Policy" }).waitFor();
+  await screenshot(page, "console-policy.png");
+
+  // Scoped to a campaign of this test's own, so the other tests' leads are not judged by it.
+  const rule = {
+    name: "browser-states",
+    campaigns: ["browser-policy"],
+    require: { field: "state", op: "in", value: ["NY"] },
+    reason: "State not served: {state}",
+  };
+  const texas = () => vendorPost({ vendor_campaign_name: "browser-policy", state: "TX" });
+  const editor = page.getByLabel("Policy document (JSON)");
+  const save = () => page.getByRole("button", { name: "Save the policy" }).click();
+  await editor.fill(JSON.stringify({ rules: [{ ...rule, require: { ...rule.require, op: "among" } }] }, null, 2));
+  await save();
+  await page.getByText("Nothing changed: the document has 1 problem, each named by its path below.").waitFor();
+  expect(await page.locator("#problems tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^\/rules\/0\/require\/op\s+\S/)]);
+  // The refusal is a 422, which the browser logs; nothing else is.
+  expect(seen.errors.splice(0)).toEqual([expect.stringContaining("the server responded with a status of 422")]);
+  await screenshot(page, "console-policy-invalid.png");
+  expect((await texas()).status).toBe(200);
+
+  await editor.fill(JSON.stringify({ rules: [rule] }, null, 2));
+  await save();
+  await page.getByText("The policy is saved and in force").waitFor();
+  await page.locator("#document").getByText('"browser-states"').waitFor();
+  expect(await page.locator("#in-force").innerText()).toContain(`changed by operator:${OPERATOR.name}`);
+  await waitUntil(async () => (await texas()).status === 422, 2_000, 50);
+  expect((await texas()).body.message).toEqual([{ error: "State not served: TX" }]);
+  await screenshot(page, "console-policy-saved.png");
+
+  await page.locator("#entries tr", { hasText: "browser-states" }).getByRole("button", { name: "Disable" }).click();
+  await page.getByText("The entry is disabled").waitFor();
+  await waitUntil(async () => (await texas()).status === 200, 2_000, 50);
+  await screenshot(page, "console-policy-disabled.png");
+
+  expect(seen.dialogs).toEqual([]);
+  expect(seen.errors).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
 }, 240_000);
 
 /** How many pixels of a canvas are painted (not transparent): a drawn chart has its lines and axes. */
