@@ -38,6 +38,7 @@ const PAGES = () => [
   "/callbacks/replay?status=dead",
   "/vendors",
   "/suppression?phone=2125550100",
+  "/policy",
   "/audit",
   "/no-such-page",
 ];
@@ -51,6 +52,8 @@ const CHANGES = () => [
   `/vendors/${VENDOR.name}/disable`,
   `/vendors/${VENDOR.name}/rotate-password`,
   "/suppression/add",
+  "/policy",
+  "/policy/entries",
 ];
 
 describe("the console is not on the vendors' listener", () => {
