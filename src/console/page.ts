@@ -52,6 +52,7 @@ const SECTIONS = [
   { path: "/callbacks", title: "Callbacks" },
   { path: "/vendors", title: "Vendors" },
   { path: "/suppression", title: "Suppression" },
+  { path: "/refusals", title: "Refusals" },
   { path: "/audit", title: "Audit log" },
 ];
 

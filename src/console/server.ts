@@ -10,6 +10,7 @@ import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
 import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
+import { refusalsPage } from "./refusals-page.ts";
 import { callbacksPage, discardOne, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
@@ -65,6 +66,7 @@ const ROUTES: Route[] = [
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
   ["POST", /^\/suppression\/import$/, suppressionImport],
   ["GET", /^\/audit$/, auditPage],
+  ["GET", /^\/refusals$/, refusalsPage],
 ];
 
 const refused = (status: number, text: string) => htmlResponse(layout("Refused", null, problemBox(text)), status);
