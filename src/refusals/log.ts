@@ -4,7 +4,9 @@
 // transactions and fsyncs; on PostgreSQL it is one short transaction of its own per flush, apart
 // from intake's turn batches (backend/pg-intake.ts), so a refusal row can never fail or delay a
 // lead's statement. Best-effort observability: the answer never waits for it, a failed write is
-// logged and its rows dropped, and a burst beyond MAX_PENDING is counted in the log, not kept.
+// logged (at most once every 10 s) and its rows dropped, and a burst beyond MAX_PENDING is counted
+// in the log, not kept. Foreground writes: on a full disk they are refused like intake's, so the
+// refusal log never spends the reserve kept for deciding leads.
 import { op } from "../db/script.ts";
 import type { RequestNote } from "../http/request-note.ts";
 import { errorText, type Logger } from "../log/index.ts";
@@ -15,6 +17,8 @@ import { refusalRow } from "./row.ts";
 export const REFUSAL_FLUSH_MS = 5;
 /** Rows kept while a write is slow or failing; more are dropped (and counted in the warning). */
 export const MAX_PENDING = 10_000;
+/** At most one warning this often while writes keep failing (a full disk would otherwise log per flush). */
+const WARN_EVERY_MS = 10_000;
 /** Rows per INSERT: 9 parameters each stays well under either database's limit. */
 const ROWS_PER_STATEMENT = 1_000;
 
@@ -40,10 +44,21 @@ export interface RefusalLogDeps {
 export function createRefusalLog(deps: RefusalLogDeps): RefusalLog {
   const clock = deps.clock ?? Date.now;
   const pending: Refusal[] = [];
-  let dropped = 0;
+  let overflow = 0;
   let timer: Timer | undefined;
   let stopped = false;
   let flushing: Promise<void> = Promise.resolve();
+  let lost = 0;
+  let warnedAt = -Infinity;
+
+  function dropped(rows: number, error: unknown): void {
+    lost += rows;
+    const now = clock();
+    if (now - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = now;
+    deps.log.warn("refusal_log_write_failed", { error: errorText(error), refusals: lost, action: "dropped: the refusal log is best-effort" });
+    lost = 0;
+  }
 
   async function writeOut(): Promise<void> {
     while (pending.length > 0) {
@@ -51,12 +66,12 @@ export function createRefusalLog(deps: RefusalLogDeps): RefusalLog {
       try {
         await deps.store.write((t) => op(t.refusals.insert(rows)));
       } catch (error) {
-        deps.log.warn("refusal_log_write_failed", { error: errorText(error), refusals: rows.length, action: "dropped: the refusal log is best-effort" });
+        dropped(rows.length, error);
       }
     }
-    if (dropped > 0) {
-      deps.log.warn("refusal_log_full", { dropped, action: "dropped: more refusals than the log could write" });
-      dropped = 0;
+    if (overflow > 0) {
+      deps.log.warn("refusal_log_full", { dropped: overflow, action: "dropped: more refusals than the log could write" });
+      overflow = 0;
     }
   }
   const flush = () => (flushing = flushing.then(writeOut));
@@ -65,13 +80,13 @@ export function createRefusalLog(deps: RefusalLogDeps): RefusalLog {
     record(route, status, requestId, note) {
       if (route !== "/v1/postLead" || (status !== 400 && status !== 422)) return;
       if (pending.length >= MAX_PENDING) {
-        dropped++;
+        overflow++;
         return;
       }
       try {
         pending.push(refusalRow(clock(), status, requestId, note));
       } catch (error) {
-        deps.log.warn("refusal_log_write_failed", { error: errorText(error), refusals: 1, action: "dropped: the refusal log is best-effort" });
+        dropped(1, error);
         return;
       }
       if (timer === undefined && !stopped) {
