@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { op } from "../../src/db/script.ts";
 import { importPolicy } from "../../src/policy-in-force/manage.ts";
+import { refusalsPerEntry } from "../../src/refusals/per-entry.ts";
 import type { ListedRefusal, Refusal } from "../../src/store/refusals/index.ts";
 import { createMaintenanceJob, REFUSAL_CHUNK } from "../../src/worker/maintenance.ts";
 import { postLead } from "../helpers/api.ts";
@@ -134,6 +135,31 @@ async function ruleCount(): Promise<number> {
   const scrape = await (await fetch(`${server.url}/metrics`)).text();
   return Number(/^lead_ingress_policy_refusals_total\{kind="rule",name="states-served"\} (\d+)$/m.exec(scrape)?.[1] ?? 0);
 }
+
+test("refusals per entry since a time: each entry of a combination counted, older refusals and 400s not", async () => {
+  const vendor = (await server.rows("SELECT id FROM vendors WHERE name = $1", "vendor-a"))[0]!.id as string;
+  const now = Date.now();
+  const by = (...entries: [string, string][]) => JSON.stringify(entries.map(([kind, name]) => ({ kind, name })));
+  const refused = (at: number, refusedBy: string): Refusal => ({ ...row(at, vendor, `entries-${at}-${refusedBy}`, ["x"]), refusedBy });
+  await server.store.write((t) =>
+    op(
+      t.refusals.insert([
+        refused(now, by(["rule", "zip-nine"], ["rule", "has-city"])),
+        refused(now + 1, by(["rule", "zip-nine"], ["rule", "has-city"])),
+        refused(now + 2, by(["rule", "zip-nine"])),
+        refused(now + 3, by(["schedule", "call-center"])),
+        refused(now - 3_600_000, by(["rule", "zip-nine"])),
+      ]),
+    ),
+  );
+  const counts = await refusalsPerEntry(server.store, now - 60_000);
+  expect(counts.filter((entry) => entry.name !== "states-served")).toEqual([
+    { kind: "rule", name: "zip-nine", count: 3 },
+    { kind: "rule", name: "has-city", count: 2 },
+    { kind: "schedule", name: "call-center", count: 1 },
+  ]);
+  expect(counts.find((entry) => entry.name === "states-served")?.count).toBeGreaterThanOrEqual(1);
+});
 
 /** The request ids a Refusals page lists, in its order. */
 async function listed(query: string): Promise<string[]> {

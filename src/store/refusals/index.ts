@@ -25,6 +25,8 @@ export interface RefusalsTable {
   insert(rows: readonly Refusal[]): Op<void>;
   /** The refusals the filter selects, newest first. */
   search(filter: RefusalFilter): Op<ListedRefusal[]>;
+  /** Policy refusals at or after `from`, counted per distinct refused_by text (few: combinations of the document's entries). */
+  countsByRefusers(from: number): Op<{ refusedBy: string; count: number }[]>;
   /** Deletes at most `limit` refusals older than `cutoff`; answers how many it deleted. */
   purge(cutoff: number, limit: number): Op<number>;
 }
