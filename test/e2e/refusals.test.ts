@@ -91,6 +91,20 @@ test("a 400 is recorded: vendor, campaign, masked phone, every reason without th
   expect(JSON.parse(row.reasons)).toEqual(["Invalid Phone Number: …", "Invalid Email: …"]);
 });
 
+test("a body that is not JSON is a 400 recorded too, with no campaign nor phone", async () => {
+  const requestId = `not-json-${Date.now()}`;
+  const answer = await fetch(`${server.url}/v1/postLead`, {
+    method: "POST",
+    headers: { authorization: server.auth, "content-type": "application/json", "x-request-id": requestId },
+    body: '{"phone_number": "(212) 555-0199",',
+  });
+  expect(answer.status).toBe(400);
+  const { message } = (await answer.json()) as { message: { error: string }[] };
+  const row = await refusalOf(requestId);
+  expect(row).toMatchObject({ status: 400, campaign: null, phoneMasked: null });
+  expect(JSON.parse(row.reasons)).toEqual(message.map((item) => item.error));
+});
+
 test("a policy 422 is recorded with the rule's reason, the rule's name and the phone masked, even where the reason quoted it", async () => {
   const outcome = await importPolicy(server.store, JSON.stringify({ rules: [STATES_SERVED] }), "cli:test");
   expect(outcome.kind).toBe("imported");
