@@ -16,6 +16,7 @@ import { countAnswer, createMetrics, routeLabel } from "./metrics/index.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from "./http/request-id.ts";
 import { openNote, type RequestNote } from "./http/request-note.ts";
 import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
+import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/log.ts";
 import { startWorker } from "./worker/index.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 
@@ -68,6 +69,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   let policy: PolicyInForce | undefined;
   // Nothing to count until the database is open.
   let tally: Tally = NO_TALLY;
+  let refusals: RefusalLog = NO_REFUSAL_LOG;
 
   /**
    * The one place a request is accounted for: its answer gets the request id, and its note (what
@@ -99,6 +101,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     const route = routeLabel(path);
     countAnswer(metrics, route, response.status, ms / 1000, note);
     tallyAnswer(tally, route, note);
+    refusals.record(route, response.status, requestId, note);
     log.info("request", {
       method: request.method,
       path,
@@ -134,6 +137,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     throw error;
   });
   tally = createTally({ store: opened.store, log });
+  refusals = createRefusalLog({ store: opened.store, log });
   // Whatever fails from here (the bootstrap vendor, the console's port) must not leave the backend
   // open: its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
   try {
@@ -155,6 +159,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     listener.stop(true);
     policy?.stop();
     await tally.stop();
+    await refusals.stop();
     await consoleListener?.stop();
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
@@ -214,6 +219,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       policy?.stop();
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
       await tally.stop();
+      await refusals.stop();
       await opened.close(workDeadline);
     })();
     let timer: Timer | undefined;

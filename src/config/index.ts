@@ -29,6 +29,8 @@ export interface Config {
   sqliteCacheBytes: number;
   bodyLimitBytes: number;
   duplicateWindowMs: number;
+  /** How long the refusal log keeps a refused postLead (worker/maintenance.ts purges older ones). */
+  refusalRetentionMs: number;
   /** Requests per second per vendor; 0 turns the limit off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -110,6 +112,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "sqliteCacheBytes", flag: "--sqlite-cache-size", env: "LEAD_INGRESS_SQLITE_CACHE_SIZE", default: `${SQLITE_CACHE_BYTES / 1024 ** 2}MiB`, parse: within(parseSize, 64 * 1024, 64 * 1024 ** 3, (n) => `${n} bytes`), doc: "SQLite's page cache (e.g. 8MiB): more keeps more of a large database's indexes in the process (resident memory), less reads them from the kernel's file cache more often." }),
   option({ key: "bodyLimitBytes", flag: "--body-limit", env: "LEAD_INGRESS_BODY_LIMIT", default: "64KiB", parse: within(parseSize, 1024, 64 * 1024 * 1024, (n) => `${n} bytes`), doc: "Largest request body accepted (413 above it)." }),
   option({ key: "duplicateWindowMs", flag: "--duplicate-window", env: "LEAD_INGRESS_DUPLICATE_WINDOW", default: "30d", parse: parseDuration, doc: "How long an accepted lead blocks its phone number." }),
+  option({ key: "refusalRetentionMs", flag: "--refusal-retention", env: "LEAD_INGRESS_REFUSAL_RETENTION", default: "30d", parse: within(parseDuration, 60_000, 10 * 365 * 86_400_000, ms), doc: "How long the refusal log keeps a refused postLead (400 or 422) before the worker purges it." }),
   option({ key: "rateLimitPerSecond", flag: "--rate-limit", env: "LEAD_INGRESS_RATE_LIMIT", default: "100", parse: parseInteger(0, 1_000_000), doc: "Requests per second per vendor (0 = no limit)." }),
   option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: "200", parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
   option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", unset: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),

@@ -53,6 +53,7 @@ const SECTIONS = [
   { path: "/vendors", title: "Vendors" },
   { path: "/suppression", title: "Suppression" },
   { path: "/policy", title: "Policy" },
+  { path: "/refusals", title: "Refusals" },
   { path: "/audit", title: "Audit log" },
 ];
 

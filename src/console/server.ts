@@ -10,6 +10,7 @@ import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
 import { consoleAsset } from "./assets.ts";
 import { auditPage } from "./audit-page.ts";
+import { refusalsPage } from "./refusals-page.ts";
 import { callbacksPage, discardOne, replayConfirmation, replaySelection } from "./callbacks-page.ts";
 import { html } from "./html.ts";
 import { leadAction, leadPage } from "./lead-page.ts";
@@ -69,6 +70,7 @@ const ROUTES: Route[] = [
   ["POST", /^\/policy$/, policySave],
   ["POST", /^\/policy\/entries$/, policyEntryEnabled],
   ["GET", /^\/audit$/, auditPage],
+  ["GET", /^\/refusals$/, refusalsPage],
 ];
 
 const refused = (status: number, text: string) => htmlResponse(layout("Refused", null, problemBox(text)), status);

@@ -22,6 +22,18 @@ export interface RequestNote {
   outcome?: string;
   /** Why it failed: the contract's error texts, without the values they echo (log/reason.ts). */
   reason?: string;
+  /** The failure's error texts as answered, for the refusal log (refusals/), which cuts the values out. */
+  errors?: readonly string[];
+  /** What postLead's route read of a refused lead, for the refusal log and the metrics. */
+  refusal?: RefusalFacts;
+}
+
+/** A refused postLead's campaign and phone as sent (texts, else null), and the policy entries that refused it. */
+export interface RefusalFacts {
+  campaign: string | null;
+  /** Unmasked: kept in memory only until the refusal log masks it. */
+  phone: string | null;
+  refusedBy: readonly { kind: "rule" | "schedule" | "cap"; name: string }[];
 }
 
 const notes = new WeakMap<Request, RequestNote>();
@@ -39,6 +51,9 @@ export function note(request: Request, fields: RequestNote): void {
 /** `reply`, its failure's texts noted as the request's reason (a rejected lead's too, answered 200). */
 export function noted(request: Request, reply: Reply): Reply {
   const { message } = reply.body;
-  if (Array.isArray(message)) note(request, { reason: loggedReason(message.map((item: { error: string }) => item.error)) });
+  if (Array.isArray(message)) {
+    const errors = message.map((item: { error: string }) => item.error);
+    note(request, { reason: loggedReason(errors), errors });
+  }
   return reply;
 }

@@ -6,6 +6,8 @@ import type { ValidLead } from "./lead-schema.ts";
 export interface IntakePolicy {
   /** postLead's objections (a closed schedule's reason, or every failing intake rule's in document order), or null when none. */
   postLead(vendor: string, lead: ValidLead, at: number): readonly string[] | null;
+  /** Which entries refused a lead postLead objected to (asked only then): the refusal log's and the metrics' names. */
+  postLeadRefusers?(vendor: string, lead: ValidLead, at: number): readonly RefusedBy[];
   /** prePing's: a closed schedule, or the failing intake rules prePing can judge (phone, vendor, campaign, time). */
   prePing(vendor: string, ping: ValidPing, at: number): readonly string[] | null;
 }
@@ -14,4 +16,10 @@ export interface IntakePolicy {
 export interface ValidPing {
   phoneE164: string;
   vendorCampaignName: string | null;
+}
+
+/** An entry of the operator's document that refused a request; `name` is the entry's own (bounded by the document). */
+export interface RefusedBy {
+  kind: "rule" | "schedule" | "cap";
+  name: string;
 }

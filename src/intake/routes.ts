@@ -4,7 +4,7 @@ import { Elysia, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
-import { note, noted } from "../http/request-note.ts";
+import { note, noted, type RefusalFacts } from "../http/request-note.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
@@ -38,6 +38,13 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
       return outcome.replayed ? { ...reply, headers: { "idempotent-replayed": "true" } } : reply;
     }
   }
+}
+
+/** What the refusal log keeps of a postLead that is not accepted (read from the body as sent: a 400's may not validate). */
+function refusalFacts(body: Record<string, unknown>, outcome: SubmitOutcome): RefusalFacts | undefined {
+  if (outcome.kind === "accepted") return undefined;
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  return { campaign: text(body.vendor_campaign_name), phone: text(body.phone_number), refusedBy: outcome.kind === "refused" ? (outcome.refusedBy ?? []) : [] };
 }
 
 const intakeOutcome = (outcome: SubmitOutcome) =>
@@ -74,7 +81,11 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes:
           rawBody: body.text,
           idempotencyKey: request.headers.get("idempotency-key"),
         });
-        note(request, { outcome: intakeOutcome(outcome), leadId: outcome.kind === "accepted" ? outcome.leadId : undefined });
+        note(request, {
+          outcome: intakeOutcome(outcome),
+          leadId: outcome.kind === "accepted" ? outcome.leadId : undefined,
+          refusal: refusalFacts(body.value, outcome),
+        });
         return answer(set, noted(request, postLeadReply(outcome)));
       },
       { parse: "none", detail: docs.postLead },

@@ -5,7 +5,7 @@ import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
 import type { ValidLead } from "./lead-schema.ts";
-import type { IntakePolicy } from "./policy-port.ts";
+import type { IntakePolicy, RefusedBy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
 export interface IntakeDeps {
@@ -55,7 +55,7 @@ export type SubmitOutcome =
   | { kind: "invalid"; errors: string[] }
   | { kind: "blocked" }
   | { kind: "idempotencyConflict" }
-  | { kind: "refused"; reasons: readonly string[] }
+  | { kind: "refused"; reasons: readonly string[]; refusedBy?: readonly RefusedBy[] }
   | { kind: "accepted"; leadId: string; replayed: boolean };
 
 /**
@@ -109,7 +109,10 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   // The policy is decided here, in TypeScript, before any write: a refused lead never enters a
   // transaction nor PostgreSQL's batch. Its answer waits for the eligibility read below.
   const reasons = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
-  if (reasons !== null) return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, reasons)));
+  if (reasons !== null) {
+    const refusedBy = deps.policy?.postLeadRefusers?.(submission.vendorName ?? "", validation.value, deps.clock()) ?? [];
+    return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, reasons, refusedBy)));
+  }
   // The checks and the writes run in one transaction: nothing can slip in between them.
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
   if (!deps.batches) return deps.store.write(alone);
@@ -164,6 +167,7 @@ function* refusal(
   lead: ValidLead,
   requestHash: string,
   reasons: readonly string[],
+  refusedBy: readonly RefusedBy[],
 ): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
@@ -173,7 +177,7 @@ function* refusal(
   }
   if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
     return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
-  return { kind: "refused", reasons };
+  return { kind: "refused", reasons, refusedBy };
 }
 
 /** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */

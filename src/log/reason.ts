@@ -23,6 +23,9 @@ function withoutValue(text: string): string {
   return before === undefined ? text : `${before}…`;
 }
 
+/** Each error text with the value it echoes cut out: what the refusal log stores. */
+export const withoutValues = (errors: readonly string[]): string[] => errors.map(withoutValue);
+
 /** The errors of a failed answer, as one log field: "Missing Field: email; Invalid ZIP Code: …". */
 export function loggedReason(errors: readonly string[]): string {
   return errors.map(withoutValue).join("; ");

@@ -34,6 +34,12 @@ export function createMetrics() {
       ["vendor", "reason"] as const,
       AUTH_REFUSALS.map((reason) => ({ vendor: UNKNOWN_VENDOR, reason })),
     ),
+    // Names come from the operator's policy document (bounded by it): never a text a vendor sent.
+    policyRefusals: new Counter(
+      "lead_ingress_policy_refusals_total",
+      "postLead refusals by the acceptance policy, by kind (rule, schedule, cap) and the entry's name in the operator's document.",
+      ["kind", "name"] as const,
+    ),
     finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const, each("status", FINAL_STATUSES)),
     intakeToDecision: new Histogram(
       "lead_ingress_intake_to_decision_seconds",
@@ -75,7 +81,10 @@ export function countAnswer(metrics: Metrics, route: string, status: number, sec
   const { outcome, vendor = UNKNOWN_VENDOR } = note;
   if (outcome === undefined) return;
   if (isAuthRefusal(outcome)) metrics.authRefusals.inc({ vendor, reason: outcome });
-  else if (route === "/v1/postLead") metrics.intake.inc({ vendor, outcome });
+  else if (route === "/v1/postLead") {
+    metrics.intake.inc({ vendor, outcome });
+    for (const { kind, name } of note.refusal?.refusedBy ?? []) metrics.policyRefusals.inc({ kind, name });
+  }
 }
 
 const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead"]);

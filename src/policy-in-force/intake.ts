@@ -13,6 +13,9 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePol
       if (!policy.active) return null;
       return objections(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
     },
+    postLeadRefusers(vendor, lead, at) {
+      return inForce.current().intakeRefusers({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at);
+    },
     prePing(vendor, ping, at) {
       const policy = inForce.current();
       if (!policy.active) return null;

@@ -12,6 +12,7 @@ import {
   type EntryScope,
   foldCampaign,
 } from "./entries.ts";
+import type { RefusedBy } from "../intake/policy-port.ts";
 import type { LeadFacts } from "./fields.ts";
 import { isOpen } from "./hours.ts";
 import { isPlainObject, MAX_DEPTH, type Problem, schemaProblems, tooDeep } from "./problems.ts";
@@ -62,6 +63,8 @@ export interface CompiledPolicy {
    * caps to check for room and `pings` caps to count against.
    */
   prePingVerdict(scope: Scope, facts: LeadFacts, at: number): Verdict;
+  /** Which entries intakeVerdict's refusal comes from: the closed schedule, or each failing intake rule in document order. */
+  intakeRefusers(scope: Scope, facts: LeadFacts, at: number): readonly RefusedBy[];
   /** The enabled intake rules prePing judges when it carries a campaign, by name. */
   readonly prePingRules: readonly string[];
   /** Whether any enabled entry exists at all (the caller may skip the policy otherwise). */
@@ -127,14 +130,16 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
   const prePingRulesWithoutCampaign = prePingRules.filter((rule) => !rule.readsCampaign);
   const windows = new Map<CompiledCap, WindowCache>(caps.map((cap) => [cap, { start: 0, end: 0, key: "" }]));
 
-  const closed = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): string | null => {
+  const closedEntry = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): CompiledSchedule | null => {
     for (const schedule of list) {
       if (!inScope(schedule, vendor, campaign)) continue;
       const local = zonedParts(at, schedule.timeZone);
-      if (!isOpen(schedule.week[local.weekday]!, local.hour * 60 + local.minute)) return schedule.reason;
+      if (!isOpen(schedule.week[local.weekday]!, local.hour * 60 + local.minute)) return schedule;
     }
     return null;
   };
+  const closed = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): string | null =>
+    closedEntry(list, vendor, campaign, at)?.reason ?? null;
   const failing = (list: readonly CompiledRule[], vendor: string, campaign: string | null, facts: LeadFacts, at: number): readonly string[] => {
     let reasons: string[] | undefined;
     for (const rule of list) {
@@ -186,6 +191,13 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     failingIntakeRules: (scope, facts, at) => failing(intakeRules, scope.vendor, fold(scope), facts, at),
     failingFinalRules: (scope, facts, at) => failing(finalRules, scope.vendor, fold(scope), facts, at),
     capsInScope: (scope, counts, at) => slots(counts, scope.vendor, fold(scope), at),
+    // Asked again only for a refused request: the verdict's hot path allocates no names.
+    intakeRefusers: (scope, facts, at) => {
+      const campaign = fold(scope);
+      const schedule = closedEntry(schedules, scope.vendor, campaign, at);
+      if (schedule !== null) return [{ kind: "schedule", name: schedule.name }];
+      return intakeRules.filter((rule) => inScope(rule, scope.vendor, campaign) && !rule.require(facts, at)).map((rule) => ({ kind: "rule", name: rule.name }));
+    },
     intakeVerdict: (scope, facts, at) => verdict(intakeRules, "leads", scope, facts, at),
     prePingVerdict: (scope, facts, at) => verdict(scope.campaign === null ? prePingRulesWithoutCampaign : prePingRules, null, scope, facts, at),
   };

@@ -14,6 +14,7 @@ import type { OutcomeCountsTable } from "./outcome-counts/index.ts";
 import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { PolicyTable } from "./policy/index.ts";
+import type { RefusalsTable } from "./refusals/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
 
@@ -30,6 +31,7 @@ export interface Tables {
   outcomeCounts: OutcomeCountsTable;
   pausedEndpoints: PausedEndpointsTable;
   policy: PolicyTable;
+  refusals: RefusalsTable;
 }
 
 /**

@@ -15,6 +15,7 @@ import { pgPausedEndpoints } from "./paused-endpoints/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgPolicy } from "./policy/pg.ts";
+import { pgRefusals } from "./refusals/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
 import { pgVendors } from "./vendors/pg.ts";
 
@@ -37,6 +38,7 @@ function tablesOn(db: PgDb): TablesOn {
     const outcomeCounts = pgOutcomeCounts(db);
     const pausedEndpoints = pgPausedEndpoints(db);
     const policy = pgPolicy(db);
+    const refusals = pgRefusals(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -50,6 +52,7 @@ function tablesOn(db: PgDb): TablesOn {
       outcomeCounts: outcomeCounts(on),
       pausedEndpoints: pausedEndpoints(on),
       policy: policy(on),
+      refusals: refusals(on),
     });
     tablesByDb.set(db, build);
   }

@@ -17,6 +17,7 @@ import { sqliteOutcomeCounts } from "./outcome-counts/sqlite.ts";
 import { sqlitePausedEndpoints } from "./paused-endpoints/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqlitePolicy } from "./policy/sqlite.ts";
+import { sqliteRefusals } from "./refusals/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
 
@@ -47,6 +48,7 @@ export function sqliteTables(connection: Connection): Tables {
       outcomeCounts: sqliteOutcomeCounts(db),
       pausedEndpoints: sqlitePausedEndpoints(db),
       policy: sqlitePolicy(db),
+      refusals: sqliteRefusals(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

@@ -86,7 +86,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     },
     recordAttempt: deps.batches?.recordAttempt,
   });
-  const maintenance = createMaintenanceJob({ store: deps.store, clock });
+  const maintenance = createMaintenanceJob({ store: deps.store, clock, refusalRetentionMs: config.refusalRetentionMs });
   // A run of failures is reported once for the worker, whichever loops fail (a full disk fails both).
   const failing = new Set<string>();
   const loopOptions = (job: string) => ({

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { validLead } from "../helpers/leads.ts";
 import { basicAuth, post, startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 
@@ -58,6 +59,12 @@ beforeAll(async () => {
   // Traffic of the kinds whose series appear on first use (requests by route and status, their durations).
   await post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth });
   await post(`${server.url}/v1/prePing`, {}, { authorization: basicAuth("nobody", "x") });
+  // A lead the acceptance policy refuses (its series appear on the first refusal by an entry).
+  await importPolicy(server.store, JSON.stringify({ rules: [{ name: "no-tx", require: { field: "state", op: "not_equals", value: "TX" } }] }), "cli:test");
+  for (let tries = 0; (await post(`${server.url}/v1/postLead`, validLead({ state: "TX" }), { authorization: server.auth })).status !== 422; tries++) {
+    if (tries > 100) throw new Error("the policy was not applied");
+    await Bun.sleep(50);
+  }
   await fetch(`${server.url}/metrics`);
   scrape = exposed(await (await fetch(`${server.url}/metrics`)).text());
 });
@@ -82,7 +89,7 @@ test.each([
   }
 });
 
-test("the dashboard covers what operators asked for: requests, intake by vendor, latency, decisions, callbacks, queue, dead callbacks", () => {
+test("the dashboard covers what operators asked for: requests, intake by vendor, latency, decisions, callbacks, queue, dead callbacks, policy refusals", () => {
   const asked = new Set(dashboardQueries.flatMap(metricNames));
   for (const name of [
     "lead_ingress_http_requests_total",
@@ -95,6 +102,7 @@ test("the dashboard covers what operators asked for: requests, intake by vendor,
     "lead_ingress_callback_oldest_pending_age_seconds",
     "lead_ingress_callbacks_dead",
     "lead_ingress_ready",
+    "lead_ingress_policy_refusals_total",
   ])
     expect(asked).toContain(name);
 });

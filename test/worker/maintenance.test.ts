@@ -12,7 +12,11 @@ test("idempotency keys older than 24 h are deleted, in chunks, at most once a mi
   for (let i = 0; i < 6_000; i++) insert.run(`old-${i}`, now - IDEMPOTENCY_TTL_MS - 1);
   insert.run("fresh", now);
   let clock = now;
-  const job = createMaintenanceJob({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)), clock: () => clock });
+  const job = createMaintenanceJob({
+    store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)),
+    clock: () => clock,
+    refusalRetentionMs: 30 * 86_400_000,
+  });
   const count = () => (handle.sqlite.query("SELECT count(*) AS n FROM idempotency_keys").get() as { n: number }).n;
 
   expect(await job.runOnce()).toBe(5_000); // a full chunk: more remain
@@ -35,7 +39,11 @@ test("a paused endpoint left by an instance that died goes an hour after its pau
   insert.run("left", now - 7_200_000, now - 3_600_001);
   insert.run("recent", now - 3_600_000, now - 3_000_000);
   insert.run("current", now - 1_000, now + 4_000);
-  const job = createMaintenanceJob({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)), clock: () => now });
+  const job = createMaintenanceJob({
+    store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)),
+    clock: () => now,
+    refusalRetentionMs: 30 * 86_400_000,
+  });
   await job.runOnce();
   expect(handle.sqlite.query("SELECT endpoint FROM paused_endpoints ORDER BY endpoint").all()).toEqual([{ endpoint: "current" }, { endpoint: "recent" }]);
   handle.close();

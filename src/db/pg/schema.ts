@@ -204,3 +204,4 @@ export const policy = pgTable("policy", {
   updatedAt: millis("updated_at").notNull(),
   updatedBy: text("updated_by").notNull(),
 });
+export { refusals } from "./refusals-schema.ts";
