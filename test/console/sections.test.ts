@@ -112,7 +112,7 @@ test("the Audit log page lists the console's changes, newest first, with who mad
 
 test("every section is in the navigation and answers a signed-in operator", async () => {
   const nav = (await operator.get("/leads")).text;
-  for (const path of ["/overview", "/leads", "/callbacks", "/vendors", "/suppression", "/policy", "/audit"]) {
+  for (const path of ["/overview", "/leads", "/callbacks", "/vendors", "/suppression", "/policy", "/refusals", "/audit"]) {
     expect(nav).toContain(`href="${path}"`);
     expect([path, (await operator.get(path)).status]).toEqual([path, 200]);
   }

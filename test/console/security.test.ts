@@ -39,6 +39,7 @@ const PAGES = () => [
   "/vendors",
   "/suppression?phone=2125550100",
   "/policy",
+  "/refusals",
   "/audit",
   "/no-such-page",
 ];
