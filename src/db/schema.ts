@@ -297,3 +297,4 @@ export const outcomeCounts = sqliteTable(
 );
 
 export { policy } from "./policy-schema.ts";
+export { capUsage } from "./cap-usage-schema.ts";

@@ -6,7 +6,12 @@ import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { note, noted } from "../http/request-note.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
+import type { Capped } from "./caps.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
+
+/** A full cap's 422 (docs/contract.md §10): Retry-After says when its window ends. */
+const cappedReply = (flag: "can_post_phone_bit" | "success_bit", outcome: Capped): Reply =>
+  failure(flag, 422, [...outcome.reasons], { "retry-after": String(outcome.retryAfterSeconds) });
 
 function prePingReply(outcome: PrePingOutcome): Reply {
   const flag = "can_post_phone_bit";
@@ -17,6 +22,8 @@ function prePingReply(outcome: PrePingOutcome): Reply {
       return failure(flag, 422, [PHONE_BLOCKED]);
     case "refused":
       return failure(flag, 422, [...outcome.reasons]);
+    case "capped":
+      return cappedReply(flag, outcome);
     case "eligible":
       return success(flag, PHONE_CAN_BE_SENT);
   }
@@ -33,6 +40,8 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
       return failure(flag, 422, [IDEMPOTENCY_CONFLICT]);
     case "refused":
       return failure(flag, 422, [...outcome.reasons]);
+    case "capped":
+      return cappedReply(flag, outcome);
     case "accepted": {
       const reply = success(flag, LEAD_RECEIVED, { lead_id: outcome.leadId });
       return outcome.replayed ? { ...reply, headers: { "idempotent-replayed": "true" } } : reply;

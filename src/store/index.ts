@@ -6,6 +6,7 @@ import type { PostgresHandle } from "../db/pg/client.ts";
 import type { Script } from "../db/script.ts";
 import type { AuditTable } from "./audit/index.ts";
 import type { CallbacksTable } from "./callbacks/index.ts";
+import type { CapUsageTable } from "./cap-usage/index.ts";
 import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
 import type { LeadsTable } from "./leads/index.ts";
 import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
@@ -30,6 +31,7 @@ export interface Tables {
   outcomeCounts: OutcomeCountsTable;
   pausedEndpoints: PausedEndpointsTable;
   policy: PolicyTable;
+  capUsage: CapUsageTable;
 }
 
 /**

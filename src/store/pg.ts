@@ -5,6 +5,7 @@ import { driverErrors } from "../db/pg/errors.ts";
 import { runAwaiting } from "../db/script.ts";
 import { pgAudit } from "./audit/pg.ts";
 import { pgCallbacks } from "./callbacks/pg.ts";
+import { pgCapUsage } from "./cap-usage/pg.ts";
 import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
 import { WriteConflict, type Store, type Tables } from "./index.ts";
 import { pgLeads } from "./leads/pg.ts";
@@ -37,6 +38,7 @@ function tablesOn(db: PgDb): TablesOn {
     const outcomeCounts = pgOutcomeCounts(db);
     const pausedEndpoints = pgPausedEndpoints(db);
     const policy = pgPolicy(db);
+    const capUsage = pgCapUsage(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -50,6 +52,7 @@ function tablesOn(db: PgDb): TablesOn {
       outcomeCounts: outcomeCounts(on),
       pausedEndpoints: pausedEndpoints(on),
       policy: policy(on),
+      capUsage: capUsage(on),
     });
     tablesByDb.set(db, build);
   }

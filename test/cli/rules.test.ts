@@ -74,11 +74,11 @@ test("final rules are imported with a note that they are not applied yet", async
   expect(run.err).toBe("note: /rules/0 (owners): final rules are kept but not applied yet by this release\n");
 });
 
-test("a document with caps is refused at /caps: caps are not enforced yet", async () => {
-  const withCaps = await file(JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] }));
-  const run = await rules("import", withCaps);
-  expect(run.code).toBe(1);
-  expect(run.err).toStartWith("/caps: caps are not enforced yet");
+test("a document with caps is imported: caps are enforced", async () => {
+  const document = JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] });
+  const run = await rules("import", await file(document));
+  expect(run).toMatchObject({ code: 0, err: "" });
+  expect((await rules("export")).out).toBe(document);
 });
 
 test("import replaces the policy, bumps the version and audits what changed; export imports back unchanged", async () => {

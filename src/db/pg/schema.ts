@@ -202,3 +202,4 @@ export const policy = pgTable("policy", {
   updatedAt: millis("updated_at").notNull(),
   updatedBy: text("updated_by").notNull(),
 });
+export { capUsage } from "./cap-usage-schema.ts";
