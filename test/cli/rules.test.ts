@@ -75,7 +75,7 @@ test("final rules are imported with a note that they are not applied yet", async
 });
 
 test("a document with caps is imported: caps are enforced", async () => {
-  const document = JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] });
+  const document = `${JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] })}\n`;
   const run = await rules("import", await file(document));
   expect(run).toMatchObject({ code: 0, err: "" });
   expect((await rules("export")).out).toBe(document);

@@ -2,6 +2,8 @@
 // both databases; a rolled-back transaction keeps none; ended windows are purged.
 import { expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
+import { capUse } from "../../src/operations/cap-use.ts";
+import { calendarWindow, compilePolicy } from "../../src/policy/index.ts";
 import type { CapCounter } from "../../src/store/cap-usage/index.ts";
 import { describeOnBothBackends } from "../helpers/store-backends.ts";
 
@@ -56,5 +58,28 @@ describeOnBothBackends("cap_usage table", (backend) => {
     expect(await backend.store.write((t) => op(t.capUsage.purgeEnded(2_000, 1)))).toBe(1);
     expect(await backend.store.write((t) => op(t.capUsage.purgeEnded(2_000, 10)))).toBe(1);
     expect(await backend.rows("SELECT window_start FROM cap_usage")).toEqual([{ window_start: 2_000 }]);
+  });
+
+  test("capUse: each enabled cap's use in its current window, per bucket, with its max", async () => {
+    const policy = compilePolicy({
+      caps: [
+        { name: "together", counts: "leads", max: 5, per: "day", time_zone: "America/New_York" },
+        { name: "per-vendor", counts: "pings", max: 2, per: "hour", each: "vendor" },
+        { name: "off", counts: "leads", max: 1, per: "day", enabled: false },
+      ],
+    });
+    const now = Date.UTC(2026, 5, 1, 15, 30);
+    const day = calendarWindow("day", now, "America/New_York");
+    const hour = calendarWindow("hour", now, "UTC");
+    await backend.store.write((t) => op(t.capUsage.take({ name: "per-vendor", bucket: "beta", windowStart: hour.start, windowEnd: hour.end, max: 2 })));
+    await backend.store.write((t) => op(t.capUsage.take({ name: "per-vendor", bucket: "acme", windowStart: hour.start, windowEnd: hour.end, max: 2 })));
+    await backend.store.write((t) =>
+      op(t.capUsage.take({ name: "per-vendor", bucket: "acme", windowStart: hour.start - 3_600_000, windowEnd: hour.start, max: 2 })),
+    );
+    expect(await capUse(backend.store, policy, now)).toEqual([
+      { cap: "together", counts: "leads", bucket: "", used: 0, max: 5, windowStart: day.start, windowEnd: day.end },
+      { cap: "per-vendor", counts: "pings", bucket: "acme", used: 1, max: 2, windowStart: hour.start, windowEnd: hour.end },
+      { cap: "per-vendor", counts: "pings", bucket: "beta", used: 1, max: 2, windowStart: hour.start, windowEnd: hour.end },
+    ]);
   });
 });
