@@ -54,11 +54,17 @@ export const answeringCaps = <T>(write: Promise<T>): Promise<T | Capped> =>
  * when one is full). Null: nothing refuses.
  */
 export function* pingCaps(t: Tables, leads: readonly CapToTake[], pings: readonly CapToTake[]): Script<Capped | null> {
-  let full: CapToTake[] | undefined;
-  for (const cap of leads) if ((yield* op(t.capUsage.used(cap))) >= cap.max) (full ??= []).push(cap);
-  if (full) return cappedBy(full);
+  const full = yield* fullCaps(t, leads);
+  if (full) return full;
   yield* takeCaps(t, pings);
   return null;
+}
+
+/** By a read: the refusal of the caps among `caps` that are full now, or null when each has room. */
+export function* fullCaps(t: Tables, caps: readonly CapToTake[]): Script<Capped | null> {
+  let full: CapToTake[] | undefined;
+  for (const cap of caps) if ((yield* op(t.capUsage.used(cap))) >= cap.max) (full ??= []).push(cap);
+  return full ? cappedBy(full) : null;
 }
 
 /**

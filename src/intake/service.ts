@@ -4,7 +4,7 @@ import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
-import { answeringCaps, type Capped, pingCaps, takeCaps, takesCapSlots } from "./caps.ts";
+import { answeringCaps, type Capped, fullCaps, pingCaps, takeCaps, takesCapSlots } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
 import type { CapToTake, IntakePolicy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
@@ -121,12 +121,18 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   // The policy is decided here, in TypeScript, before any write: a refused lead never enters a
   // transaction nor PostgreSQL's batch. Its answer waits for the eligibility read below.
   const answer = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
-  if (answer?.kind === "refused") return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, answer.reasons)));
+  if (answer?.kind === "refused") return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, answer)));
   // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
   // cap counts takes its slots there too, and runs its own script (the batch takes no slots).
   const caps = answer === null ? NO_CAPS : answer.leads;
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash, caps);
-  if (takesCapSlots(caps)) return answeringCaps(deps.store.write(alone));
+  if (takesCapSlots(caps)) {
+    // A cap already full refuses by a read, as a rule does: no write to roll back, no counter's
+    // lock waited for. The write's own statement decides whenever the read found room.
+    const write = () => answeringCaps(deps.store.write(alone));
+    const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
+    return refused instanceof Promise ? refused.then((outcome) => outcome ?? write()) : refused === null ? write() : Promise.resolve(refused);
+  }
   if (!deps.batches) return deps.store.write(alone);
   return deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, alone));
 }
@@ -189,7 +195,7 @@ function* refusal(
   submission: LeadSubmission,
   lead: ValidLead,
   requestHash: string,
-  reasons: readonly string[],
+  refused: { kind: "refused"; reasons: readonly string[] } | Capped,
 ): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
@@ -199,7 +205,20 @@ function* refusal(
   }
   if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
     return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
-  return { kind: "refused", reasons };
+  return refused;
+}
+
+/** The refusal of a lead a full cap in its scope refuses (after a key's answer and eligibility, as above), or null while each has room. */
+function* refusalAtFullCaps(
+  t: Tables,
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+): Script<SubmitOutcome | null> {
+  const full = yield* fullCaps(t, caps);
+  return full === null ? null : yield* refusal(t, deps, submission, lead, requestHash, full);
 }
 
 /** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */
