@@ -62,9 +62,15 @@ export function* pingCaps(t: Tables, leads: readonly CapToTake[], pings: readonl
 
 /** By a read: the refusal of the caps among `caps` that are full now, or null when each has room. */
 export function* fullCaps(t: Tables, caps: readonly CapToTake[]): Script<Capped | null> {
-  let full: CapToTake[] | undefined;
-  for (const cap of caps) if ((yield* op(t.capUsage.used(cap))) >= cap.max) (full ??= []).push(cap);
-  return full ? cappedBy(full) : null;
+  const full = yield* fullAmong(t, caps);
+  return full.length > 0 ? cappedBy(full) : null;
+}
+
+/** By a read: the caps among `caps` that are full now, in their order. */
+export function* fullAmong<Cap extends CapToTake>(t: Tables, caps: readonly Cap[]): Script<Cap[]> {
+  const full: Cap[] = [];
+  for (const cap of caps) if ((yield* op(t.capUsage.used(cap))) >= cap.max) full.push(cap);
+  return full;
 }
 
 /**
