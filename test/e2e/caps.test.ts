@@ -5,17 +5,20 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { PHONE_BLOCKED } from "../../src/contract/texts.ts";
 import { calendarWindow } from "../../src/policy/index.ts";
+import { addSuppression } from "../../src/suppression/index.ts";
 import { postLead, prePing } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { installPolicy } from "../helpers/policy.ts";
-import { basicAuth, startApiTestServer, untilAuthenticates, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, get, startApiTestServer, untilAuthenticates, type ApiTestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let server: ApiTestServer;
 const OTHER = { name: "vendor-b", password: "password-b-123" };
 let otherAuth: string;
 
 beforeAll(async () => {
-  server = await startApiTestServer();
+  // A short hold, so that a lead is decided within the test that posted it.
+  server = await startApiTestServer({ holdPeriodMs: 200, workerPollIntervalMs: 20 });
   await createVendor(server.store, OTHER.name, OTHER.password);
   otherAuth = basicAuth(OTHER.name, OTHER.password);
   await untilAuthenticates(server, otherAuth);
@@ -181,4 +184,15 @@ test("several full caps: each reason in the document's order, Retry-After until 
   const week = calendarWindow("week", now, "UTC");
   expect(Math.abs(Number(refused.headers.get("retry-after")) - (week.end - now) / 1000)).toBeLessThan(30);
   expect(await used("roomy")).toEqual([["", 1]]);
+});
+
+test("a lead rejected at its final result gives no slot back", async () => {
+  await install({ caps: [{ name: "no-give-back", campaigns: ["no-give-back"], counts: "leads", max: 1, per: "day" }] });
+  const lead = validLead({ vendor_campaign_name: "no-give-back" });
+  const accepted = await postLead(server, server.auth, lead);
+  expect(accepted.status).toBe(200);
+  await addSuppression(server.store, lead.phone_number as string, null, "test");
+  await waitUntil(async () => (await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, { authorization: server.auth })).body.status === "rejected");
+  expect(await used("no-give-back")).toEqual([["", 1]]);
+  expect((await postLead(server, server.auth, validLead({ vendor_campaign_name: "no-give-back" }))).body.message).toEqual(errors("Cap reached: no-give-back"));
 });
