@@ -3,7 +3,8 @@
 // imported; test says what postLead would answer for a lead under it, storing nothing.
 import { loadConfig } from "../config/index.ts";
 import { compilePolicy } from "../policy/index.ts";
-import { explainLead, type Explanation } from "../policy-in-force/explain.ts";
+import type { Explanation } from "../policy-in-force/explain.ts";
+import { explainLeadWithCaps } from "../policy-in-force/explain-caps.ts";
 import { exportPolicy, importPolicy, readPolicyText } from "../policy-in-force/manage.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch, takeTime } from "./args.ts";
 import type { CommandContext, CommandGroup } from "./command.ts";
@@ -17,7 +18,7 @@ async function readFile(path: string): Promise<string> {
 
 export const rulesGroup: CommandGroup = {
   name: "rules",
-  about: "The acceptance policy (rules and schedules): import a document, export the one in force, test a lead against it.",
+  about: "The acceptance policy (rules, caps and schedules): import a document, export the one in force, test a lead against it.",
   subcommands: {
     import: {
       args: "FILE [--json]",
@@ -57,8 +58,8 @@ export const rulesGroup: CommandGroup = {
     test: {
       args: "--lead FILE [--vendor NAME] [--at TIME] [--json]",
       about:
-        "Says what postLead would answer for the lead in FILE (a postLead body) under the policy in force, and which schedule or " +
-        "rules refuse it and why, storing nothing. --vendor: the sending vendor (default: none, so only entries for every vendor " +
+        "Says what postLead would answer for the lead in FILE (a postLead body) under the policy in force, and which schedule, " +
+        "rules or full caps refuse it and why, storing nothing. --vendor: the sending vendor (default: none, so only entries for every vendor " +
         "apply); --at: an ISO 8601 time (default: now). Duplicates and suppression are not judged here.",
       async run(args, context) {
         const leadFile = takeFlag(args, "--lead");
@@ -73,11 +74,12 @@ export const rulesGroup: CommandGroup = {
           if (error instanceof OperatorError) throw error;
           throw new OperatorError(`${leadFile} is not JSON: ${(error as Error).message}`);
         }
-        const { document } = await context.useDatabase(args, (database) => exportPolicy(database.store));
-        const reading = readPolicyText(document);
-        if (!reading.ok) throw new OperatorError("The stored policy cannot be read by this release.");
         const { allowPrivateCallbacks } = loadConfig(context.env, []);
-        const explanation = explainLead(compilePolicy(reading.policy), { body, vendor, at, allowPrivateCallbacks });
+        const explanation = await context.useDatabase(args, async (database) => {
+          const reading = readPolicyText((await exportPolicy(database.store)).document);
+          if (!reading.ok) throw new OperatorError("The stored policy cannot be read by this release.");
+          return explainLeadWithCaps(database.store, compilePolicy(reading.policy), { body, vendor, at, allowPrivateCallbacks });
+        });
         printExplanation(context, explanation, asJson);
         return 0;
       },

@@ -257,3 +257,4 @@ export const outcomeCounts = sqliteTable(
 export { auditLog, operatorSessions, operators } from "./console-schema.ts";
 export { policy } from "./policy-schema.ts";
 export { refusals } from "./refusals-schema.ts";
+export { capUsage } from "./cap-usage-schema.ts";

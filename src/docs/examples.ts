@@ -9,4 +9,5 @@ export const EXAMPLE_LEAD_ID = "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69";
 export const EXAMPLE_POLICY_REASONS = {
   rules: ["State not served: TX", "Rejected by rule: utility-served"],
   schedule: "Outside hours of operation: call-center",
+  cap: "Cap reached: acme-daily",
 } as const;

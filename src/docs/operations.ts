@@ -38,6 +38,14 @@ function fail(flag: Flag, description: string, cases: string[] | Record<string, 
 const header = (description: string, schema: object, example: unknown) => ({ description, schema, example });
 const wwwAuthenticate = { "WWW-Authenticate": header("The Basic challenge.", { type: "string" }, 'Basic realm="lead-ingress", charset="UTF-8"') };
 const retryAfter = { "Retry-After": header("Seconds to wait before trying again.", { type: "integer", minimum: 0 }, 1) };
+/** On a 422 only when a cap of the operator's policy is full (docs/contract.md §10). */
+const capRetryAfter = {
+  "Retry-After": header(
+    "Only when a cap of the operator's policy is full: seconds until its window ends (the latest, when several are full).",
+    { type: "integer", minimum: 1 },
+    3600,
+  ),
+};
 const allow = (methods: string) => ({ Allow: header("The methods this path answers.", { type: "string" }, methods) });
 
 /** Another method on a path that exists: 405 with Allow (on /v1 only after authentication). */
@@ -93,7 +101,7 @@ const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
   description:
-    "Runs postLead's phone checks (format, suppression list, duplicate window), then the operator's policy as far as it can judge from the number, the vendor, `vendor_campaign_name` and the time (a closed schedule, a rule on those fields), without storing anything. A 200 means an immediate postLead with this number will not get a 422 for those reasons.",
+    "Runs postLead's phone checks (format, suppression list, duplicate window), then the operator's policy as far as it can judge from the number, the vendor, `vendor_campaign_name` and the time (a closed schedule, a rule on those fields, a full leads cap), storing nothing but a slot of each pings cap in scope. A 200 means an immediate postLead with this number will not get a 422 for those reasons.",
   tags: ["Leads"],
   security,
   requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
@@ -104,10 +112,16 @@ const prePingDoc = (settings: DocumentedSettings) => ({
       invalidNumber: ["Not a valid US number", TEXT.FIELD_TEXTS.invalidPhoneNumber("555-0123")],
       missing: ["phone_number missing, null or blank", TEXT.FIELD_TEXTS.missing("phone_number")],
     }),
-    422: fail("can_post_phone_bit", "Suppressed, or a lead with this number was accepted within the duplicate window; or refused by the operator's policy.", {
-      phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
-      policySchedule: ["A schedule of the operator's policy is closed (its reason)", POLICY.schedule],
-    }),
+    422: fail(
+      "can_post_phone_bit",
+      "Suppressed, or a lead with this number was accepted within the duplicate window; or refused by the operator's policy.",
+      {
+        phoneBlocked: ["Suppressed, or accepted within the duplicate window", TEXT.PHONE_BLOCKED],
+        policySchedule: ["A schedule of the operator's policy is closed (its reason)", POLICY.schedule],
+        policyCap: ["A leads or pings cap of the operator's policy is full (its reason; Retry-After)", POLICY.cap],
+      },
+      capRetryAfter,
+    ),
     ...v1Failures("can_post_phone_bit", "POST"),
   },
 });
@@ -156,7 +170,9 @@ const postLeadDoc = (settings: DocumentedSettings) => ({
         idempotencyConflict: ["Idempotency-Key reused with a different body", TEXT.IDEMPOTENCY_CONFLICT],
         policyRules: ["Rules of the operator's policy fail: each one's reason, in the policy's order", ...POLICY.rules],
         policySchedule: ["A schedule of the operator's policy is closed (its reason)", POLICY.schedule],
+        policyCap: ["A cap of the operator's policy is full: each full cap's reason (Retry-After)", POLICY.cap],
       },
+      capRetryAfter,
     ),
     ...v1Failures("success_bit", "POST"),
   },

@@ -1,15 +1,32 @@
 // What intake asks of the operator's acceptance policy (docs/contract.md §10). The policy (policy/)
 // reads intake's lead schema, so intake names here only what it calls; policy-in-force/ answers it
 // with the policy in force at the moment of the call.
+import type { CapCounter } from "../store/cap-usage/index.ts";
 import type { ValidLead } from "./lead-schema.ts";
 
+/** A cap a request counts against, in its current window (the policy's CapSlot has these fields). */
+export interface CapToTake extends CapCounter {
+  /** The refusal's text when the cap is full. */
+  reason: string;
+  /** Seconds until the window ends, at least 1. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * The policy's answer before the database counts: refused (a closed schedule's reason, or every
+ * failing intake rule's in document order), or nothing refused yet and the caps to count: `leads`
+ * caps (postLead takes a slot of each; prePing refuses when one is full) and `pings` caps (prePing
+ * takes a slot of each).
+ */
+export type PolicyAnswer = { kind: "refused"; reasons: readonly string[] } | { kind: "caps"; leads: readonly CapToTake[]; pings: readonly CapToTake[] };
+
 export interface IntakePolicy {
-  /** postLead's objections (a closed schedule's reason, or every failing intake rule's in document order), or null when none. */
-  postLead(vendor: string, lead: ValidLead, at: number): readonly string[] | null;
-  /** Which entries refused a lead postLead objected to (asked only then): the refusal log's and the metrics' names. */
+  /** postLead's answer, or null when the policy neither refuses nor counts the lead. */
+  postLead(vendor: string, lead: ValidLead, at: number): PolicyAnswer | null;
+  /** prePing's: a closed schedule, the failing intake rules prePing can judge (phone, vendor, campaign, time), the caps. */
+  prePing(vendor: string, ping: ValidPing, at: number): PolicyAnswer | null;
+  /** Which entries refused a lead postLead's policy answer refused (asked only then): the refusal log's and the metrics' names. */
   postLeadRefusers?(vendor: string, lead: ValidLead, at: number): readonly RefusedBy[];
-  /** prePing's: a closed schedule, or the failing intake rules prePing can judge (phone, vendor, campaign, time). */
-  prePing(vendor: string, ping: ValidPing, at: number): readonly string[] | null;
 }
 
 /** A prePing's validated fields: the phone in E.164 and the campaign, null when not sent. */

@@ -6,7 +6,12 @@ import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { note, noted, type RefusalFacts } from "../http/request-note.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
+import type { Capped } from "./caps.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
+
+/** A full cap's 422 (docs/contract.md §10): Retry-After says when its window ends. */
+const cappedReply = (flag: "can_post_phone_bit" | "success_bit", outcome: Capped): Reply =>
+  failure(flag, 422, [...outcome.reasons], { "retry-after": String(outcome.retryAfterSeconds) });
 
 function prePingReply(outcome: PrePingOutcome): Reply {
   const flag = "can_post_phone_bit";
@@ -17,6 +22,8 @@ function prePingReply(outcome: PrePingOutcome): Reply {
       return failure(flag, 422, [PHONE_BLOCKED]);
     case "refused":
       return failure(flag, 422, [...outcome.reasons]);
+    case "capped":
+      return cappedReply(flag, outcome);
     case "eligible":
       return success(flag, PHONE_CAN_BE_SENT);
   }
@@ -33,6 +40,8 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
       return failure(flag, 422, [IDEMPOTENCY_CONFLICT]);
     case "refused":
       return failure(flag, 422, [...outcome.reasons]);
+    case "capped":
+      return cappedReply(flag, outcome);
     case "accepted": {
       const reply = success(flag, LEAD_RECEIVED, { lead_id: outcome.leadId });
       return outcome.replayed ? { ...reply, headers: { "idempotent-replayed": "true" } } : reply;
@@ -44,7 +53,11 @@ function postLeadReply(outcome: SubmitOutcome): Reply {
 function refusalFacts(body: Record<string, unknown>, outcome: SubmitOutcome): RefusalFacts | undefined {
   if (outcome.kind === "accepted") return undefined;
   const text = (value: unknown) => (typeof value === "string" ? value : null);
-  return { campaign: text(body.vendor_campaign_name), phone: text(body.phone_number), refusedBy: outcome.kind === "refused" ? (outcome.refusedBy ?? []) : [] };
+  return {
+    campaign: text(body.vendor_campaign_name),
+    phone: text(body.phone_number),
+    refusedBy: outcome.kind === "refused" || outcome.kind === "capped" ? (outcome.refusedBy ?? []) : [],
+  };
 }
 
 const intakeOutcome = (outcome: SubmitOutcome) =>

@@ -4,8 +4,9 @@ import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
+import { answeringCaps, type Capped, fullCaps, pingCaps, takeCaps, takesCapSlots } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
-import type { IntakePolicy, RefusedBy } from "./policy-port.ts";
+import type { CapToTake, IntakePolicy, RefusedBy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
 export interface IntakeDeps {
@@ -44,11 +45,12 @@ export interface IntakeBatches {
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** `refused`: by the acceptance policy, with its reasons (docs/contract.md §10). */
+/** `refused`: by the acceptance policy, with its reasons; `capped`: by its full caps (docs/contract.md §10). */
 export type PrePingOutcome =
   | { kind: "invalid"; errors: string[] }
   | { kind: "blocked" }
   | { kind: "refused"; reasons: readonly string[] }
+  | Capped
   | { kind: "eligible" };
 
 export type SubmitOutcome =
@@ -56,6 +58,7 @@ export type SubmitOutcome =
   | { kind: "blocked" }
   | { kind: "idempotencyConflict" }
   | { kind: "refused"; reasons: readonly string[]; refusedBy?: readonly RefusedBy[] }
+  | Capped
   | { kind: "accepted"; leadId: string; replayed: boolean };
 
 /**
@@ -80,10 +83,19 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
   const phone = ping.phoneE164;
   const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
   // Eligibility first (docs/contract.md §2): a blocked number gets §5's answer whatever the policy says.
-  const eligibility = (blocked: boolean): PrePingOutcome => {
+  const eligibility = (blocked: boolean): PrePingOutcome | Promise<PrePingOutcome> => {
     if (blocked) return { kind: "blocked" };
-    const reasons = deps.policy?.prePing(vendorName, ping, now) ?? null;
-    return reasons === null ? { kind: "eligible" } : { kind: "refused", reasons };
+    const answer = deps.policy?.prePing(vendorName, ping, now) ?? null;
+    if (answer === null) return { kind: "eligible" };
+    if (answer.kind === "refused") return answer;
+    // Caps last: a read when only `leads` caps are in scope, a write when a `pings` cap counts it.
+    const { leads, pings } = answer;
+    const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
+    if (pings.length === 0) {
+      const read = deps.store.read((t) => pingCaps(t, leads, NO_CAPS));
+      return read instanceof Promise ? read.then(counted) : counted(read);
+    }
+    return answeringCaps(deps.store.write((t) => pingCaps(t, leads, pings))).then(counted);
   };
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
@@ -108,13 +120,22 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
   // The policy is decided here, in TypeScript, before any write: a refused lead never enters a
   // transaction nor PostgreSQL's batch. Its answer waits for the eligibility read below.
-  const reasons = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
-  if (reasons !== null) {
+  const answer = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
+  if (answer?.kind === "refused") {
     const refusedBy = deps.policy?.postLeadRefusers?.(submission.vendorName ?? "", validation.value, deps.clock()) ?? [];
-    return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, reasons, refusedBy)));
+    return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, { ...answer, refusedBy })));
   }
-  // The checks and the writes run in one transaction: nothing can slip in between them.
-  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash);
+  // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
+  // cap counts takes its slots there too, and runs its own script (the batch takes no slots).
+  const caps = answer === null ? NO_CAPS : answer.leads;
+  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash, caps);
+  if (takesCapSlots(caps)) {
+    // A cap already full refuses by a read, as a rule does: no write to roll back, no counter's
+    // lock waited for. The write's own statement decides whenever the read found room.
+    const write = () => answeringCaps(deps.store.write(alone));
+    const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
+    return refused instanceof Promise ? refused.then((outcome) => outcome ?? write()) : refused === null ? write() : Promise.resolve(refused);
+  }
   if (!deps.batches) return deps.store.write(alone);
   return deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, alone));
 }
@@ -132,7 +153,16 @@ function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: Vali
   };
 }
 
-function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome> {
+const NO_CAPS: readonly CapToTake[] = Object.freeze([]);
+
+function* acceptLead(
+  t: Tables,
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
   if (key !== null) {
@@ -147,6 +177,8 @@ function* acceptLead(t: Tables, deps: IntakeDeps, submission: LeadSubmission, le
     // committed with it. Its answer is this request's. (On SQLite writes are serial: nothing new.)
     return (yield* answerOfKey(t, vendorId, key, requestHash, now)) ?? { kind: "blocked" };
   }
+  // The number is eligible: the caps come last, and a full one rolls all of this back (caps.ts).
+  if (caps.length > 0) yield* takeCaps(t, caps);
   yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
   // The callback row waits (`held`) until the final result is decided.
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
@@ -166,8 +198,7 @@ function* refusal(
   submission: LeadSubmission,
   lead: ValidLead,
   requestHash: string,
-  reasons: readonly string[],
-  refusedBy: readonly RefusedBy[],
+  refused: { kind: "refused"; reasons: readonly string[]; refusedBy?: readonly RefusedBy[] } | Capped,
 ): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
@@ -177,7 +208,20 @@ function* refusal(
   }
   if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
     return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
-  return { kind: "refused", reasons, refusedBy };
+  return refused;
+}
+
+/** The refusal of a lead a full cap in its scope refuses (after a key's answer and eligibility, as above), or null while each has room. */
+function* refusalAtFullCaps(
+  t: Tables,
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+): Script<SubmitOutcome | null> {
+  const full = yield* fullCaps(t, caps);
+  return full === null ? null : yield* refusal(t, deps, submission, lead, requestHash, full);
 }
 
 /** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */

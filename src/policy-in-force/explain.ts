@@ -7,7 +7,7 @@ import { type CompiledPolicy, compilePolicy, factsOfLead, type Policy } from "..
 
 export type Explanation =
   | { status: 400; errors: string[] }
-  | { status: 422; refusedBy: { kind: "schedule" | "rule"; name: string; reason: string }[] }
+  | { status: 422; refusedBy: { kind: "schedule" | "rule" | "cap"; name: string; reason: string }[] }
   | { status: 200 };
 
 export interface LeadToTest {

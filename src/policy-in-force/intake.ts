@@ -1,7 +1,6 @@
 // Intake's questions (intake/policy-port.ts) answered by the policy in force at the moment of each
-// request. Caps are not enforced yet (`rules import` refuses a document with caps), so a verdict
-// that passes is no objection.
-import type { IntakePolicy, ValidPing } from "../intake/policy-port.ts";
+// request: what it refuses, and the caps in scope that the database then counts (store/cap-usage/).
+import type { CapToTake, IntakePolicy, PolicyAnswer, ValidPing } from "../intake/policy-port.ts";
 import type { ValidLead } from "../intake/lead-schema.ts";
 import { factsOfLead, type Verdict } from "../policy/index.ts";
 import type { PolicyInForce } from "./loader.ts";
@@ -11,7 +10,7 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePol
     postLead(vendor, lead, at) {
       const policy = inForce.current();
       if (!policy.active) return null;
-      return objections(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
+      return answerOf(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
     },
     postLeadRefusers(vendor, lead, at) {
       return inForce.current().intakeRefusers({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at);
@@ -19,7 +18,7 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePol
     prePing(vendor, ping, at) {
       const policy = inForce.current();
       if (!policy.active) return null;
-      return objections(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
+      return answerOf(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
     },
   };
 }
@@ -27,7 +26,13 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePol
 /** What a prePing knows of its lead: the phone and the campaign. */
 export const pingFacts = (vendor: string, ping: ValidPing) => factsOfLead(vendor, ping as Partial<ValidLead>);
 
-export function objections(verdict: Verdict): readonly string[] | null {
-  if (verdict.kind === "closed") return [verdict.reason];
-  return verdict.kind === "rules" ? verdict.reasons : null;
+const NONE: readonly CapToTake[] = Object.freeze([]);
+
+export function answerOf(verdict: Verdict): PolicyAnswer | null {
+  if (verdict.kind === "closed") return { kind: "refused", reasons: [verdict.reason] };
+  if (verdict.kind === "rules") return { kind: "refused", reasons: verdict.reasons };
+  if (verdict.caps.length === 0) return null;
+  const leads = verdict.caps.filter((cap) => cap.counts === "leads");
+  const pings = verdict.caps.filter((cap) => cap.counts === "pings");
+  return { kind: "caps", leads: leads.length > 0 ? leads : NONE, pings: pings.length > 0 ? pings : NONE };
 }

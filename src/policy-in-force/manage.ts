@@ -8,10 +8,7 @@ import { type Store, WriteConflict } from "../store/index.ts";
 
 export type PolicyReading = { ok: true; policy: Policy } | { ok: false; problems: Problem[] };
 
-/** Caps need counting in the database, exactly under concurrency: until that is built, a document with caps is refused rather than half-applied. */
-export const CAPS_NOT_ENFORCED = "caps are not enforced yet: remove them for now (a coming release counts them in the database)";
-
-/** A document's text as `rules import` reads it: JSON, every problem of the format, and none with caps yet. */
+/** A document's text as `rules import` reads it: JSON, then every problem of the format. */
 export function readPolicyText(text: string): PolicyReading {
   let value: unknown;
   try {
@@ -20,8 +17,6 @@ export function readPolicyText(text: string): PolicyReading {
     return { ok: false, problems: [{ path: "", message: `is not JSON: ${(error as Error).message}` }] };
   }
   const checked = checkPolicyDocument(value);
-  if (!checked.ok) return checked;
-  if ((checked.policy.caps ?? []).length > 0) return { ok: false, problems: [{ path: "/caps", message: CAPS_NOT_ENFORCED }] };
   return checked;
 }
 

@@ -6,6 +6,7 @@ import type { PostgresHandle } from "../db/pg/client.ts";
 import type { Script } from "../db/script.ts";
 import type { AuditTable } from "./audit/index.ts";
 import type { CallbacksTable } from "./callbacks/index.ts";
+import type { CapUsageTable } from "./cap-usage/index.ts";
 import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
 import type { LeadsTable } from "./leads/index.ts";
 import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
@@ -32,6 +33,7 @@ export interface Tables {
   pausedEndpoints: PausedEndpointsTable;
   policy: PolicyTable;
   refusals: RefusalsTable;
+  capUsage: CapUsageTable;
 }
 
 /**

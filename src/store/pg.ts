@@ -5,6 +5,7 @@ import { driverErrors } from "../db/pg/errors.ts";
 import { runAwaiting } from "../db/script.ts";
 import { pgAudit } from "./audit/pg.ts";
 import { pgCallbacks } from "./callbacks/pg.ts";
+import { pgCapUsage } from "./cap-usage/pg.ts";
 import { pgIdempotencyKeys } from "./idempotency-keys/pg.ts";
 import { WriteConflict, type Store, type Tables } from "./index.ts";
 import { pgLeads } from "./leads/pg.ts";
@@ -39,6 +40,7 @@ function tablesOn(db: PgDb): TablesOn {
     const pausedEndpoints = pgPausedEndpoints(db);
     const policy = pgPolicy(db);
     const refusals = pgRefusals(db);
+    const capUsage = pgCapUsage(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -53,6 +55,7 @@ function tablesOn(db: PgDb): TablesOn {
       pausedEndpoints: pausedEndpoints(on),
       policy: policy(on),
       refusals: refusals(on),
+      capUsage: capUsage(on),
     });
     tablesByDb.set(db, build);
   }

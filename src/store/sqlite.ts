@@ -8,6 +8,7 @@ import * as schema from "../db/schema.ts";
 import { runNow } from "../db/script.ts";
 import { sqliteAudit } from "./audit/sqlite.ts";
 import { sqliteCallbacks } from "./callbacks/sqlite.ts";
+import { sqliteCapUsage } from "./cap-usage/sqlite.ts";
 import { sqliteIdempotencyKeys } from "./idempotency-keys/sqlite.ts";
 import type { ConnectionStore, ServiceStore, Tables } from "./index.ts";
 import { sqliteLeads } from "./leads/sqlite.ts";
@@ -49,6 +50,7 @@ export function sqliteTables(connection: Connection): Tables {
       pausedEndpoints: sqlitePausedEndpoints(db),
       policy: sqlitePolicy(db),
       refusals: sqliteRefusals(db),
+      capUsage: sqliteCapUsage(db),
     };
     tablesByConnection.set(sqlite, tables);
   }

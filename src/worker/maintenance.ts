@@ -1,7 +1,8 @@
 // Housekeeping the worker does between jobs: idempotency keys are kept for 24 h (docs/contract.md §6),
-// then deleted in small chunks so no transaction holds the write lock for long. The refusal log is
-// kept for --refusal-retention, then deleted a chunk at a time with a pause between chunks, each a
-// background write (held on SQLite while requests are in flight), so a large purge never stalls intake.
+// then deleted in small chunks so no transaction holds the write lock for long; so are the cap
+// counters of windows that ended (store/cap-usage/). The refusal log is kept for --refusal-retention,
+// then deleted a chunk at a time with a pause between chunks, each a background write (held on SQLite
+// while requests are in flight), so a large purge never stalls intake.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import { IDEMPOTENCY_TTL_MS } from "../intake/service.ts";
@@ -39,7 +40,8 @@ export function createMaintenanceJob(deps: { store: Store<Answering, "promise">;
       if (now - lastFinished < EVERY_MS) return refusals;
       const deleted = await deps.store.write(function* (t) {
         yield* op(t.pausedEndpoints.purgeEndedBefore(now - STALE_PAUSE_MS));
-        return yield* op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK));
+        const counters = yield* op(t.capUsage.purgeEnded(now, CHUNK));
+        return Math.max(counters, yield* op(t.idempotencyKeys.purge(now - IDEMPOTENCY_TTL_MS, CHUNK)));
       }, BACKGROUND);
       if (deleted < CHUNK) lastFinished = now;
       return deleted + refusals;

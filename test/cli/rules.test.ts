@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { postLead } from "../helpers/api.ts";
 import { cli } from "../helpers/cli.ts";
+import { calendarWindow } from "../../src/policy/index.ts";
 import { validLead } from "../helpers/leads.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -74,11 +75,11 @@ test("final rules are imported with a note that they are not applied yet", async
   expect(run.err).toBe("note: /rules/0 (owners): final rules are kept but not applied yet by this release\n");
 });
 
-test("a document with caps is refused at /caps: caps are not enforced yet", async () => {
-  const withCaps = await file(JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] }));
-  const run = await rules("import", withCaps);
-  expect(run.code).toBe(1);
-  expect(run.err).toStartWith("/caps: caps are not enforced yet");
+test("a document with caps is imported: caps are enforced", async () => {
+  const document = `${JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 10, per: "day" }] })}\n`;
+  const run = await rules("import", await file(document));
+  expect(run).toMatchObject({ code: 0, err: "" });
+  expect((await rules("export")).out).toBe(document);
 });
 
 test("import replaces the policy, bumps the version and audits what changed; export imports back unchanged", async () => {
@@ -139,4 +140,28 @@ test("rules test answers what postLead answers for the same lead, naming the ent
   expect(text.out).toBe("postLead would answer 422:\n  State not served: TX   (rule states-served)\n  Rejected by rule: zip-nine   (rule zip-nine)\n");
   const closed = await rules("test", "--lead", await file(JSON.stringify(leads[1])), "--vendor", "nobody", "--at", "2026-01-05T12:00:00Z");
   expect(closed.out).toBe("postLead would answer 422:\n  Outside hours of operation: weekends-only   (schedule weekends-only)\n");
+});
+
+test("rules test names a full cap in the lead's scope (read from the counters), and answers 200 while it has room", async () => {
+  await rules(
+    "import",
+    await file(JSON.stringify({ caps: [{ name: "cli-cap", campaigns: ["capped"], counts: "leads", max: 2, per: "day", reason: "Full today" }] })),
+  );
+  const lead = await file(JSON.stringify(validLead({ vendor_campaign_name: "Capped" })));
+  const at = "2026-03-04T15:00:00Z";
+  const day = calendarWindow("day", Date.parse(at), "UTC");
+  const counter = server.db.sqlite.prepare(
+    "INSERT OR REPLACE INTO cap_usage (cap_name, bucket, window_start, window_end, used) VALUES ('cli-cap', '', ?, ?, ?)",
+  );
+  counter.run(day.start, day.end, 1);
+  expect(JSON.parse((await rules("test", "--lead", lead, "--at", at, "--json")).out)).toEqual({ status: 200, message: [] });
+  counter.run(day.start, day.end, 2);
+  expect(JSON.parse((await rules("test", "--lead", lead, "--at", at, "--json")).out)).toEqual({
+    status: 422,
+    message: [{ error: "Full today" }],
+    refused_by: [{ kind: "cap", name: "cli-cap", reason: "Full today" }],
+  });
+  // Another day's window has room.
+  expect(JSON.parse((await rules("test", "--lead", lead, "--at", "2026-03-05T15:00:00Z", "--json")).out).status).toBe(200);
+  expect(server.db.sqlite.query("SELECT used FROM cap_usage WHERE cap_name = 'cli-cap'").all()).toEqual([{ used: 2 }]);
 });

@@ -26,6 +26,7 @@ beforeAll(async () => {
 /** Campaigns the example policy's entries are scoped to, so that it refuses nothing else here. */
 const RULED_CAMPAIGN = "docs-ruled";
 const CLOSED_CAMPAIGN = "docs-closed";
+const CAPPED_CAMPAIGN = "docs-capped";
 
 /** A policy whose refusals are the documented ones, in force once prePing refuses its closed campaign. */
 async function installExamplePolicy(): Promise<void> {
@@ -35,6 +36,8 @@ async function installExamplePolicy(): Promise<void> {
       { name: "utility-served", campaigns: [RULED_CAMPAIGN], require: { field: "utility", op: "equals", value: "PG&E" } },
     ],
     schedules: [{ name: "call-center", campaigns: [CLOSED_CAMPAIGN], open: {} }],
+    // A max of 0: full in every window.
+    caps: [{ name: "acme-daily", campaigns: [CAPPED_CAMPAIGN], counts: "leads", max: 0, per: "day" }],
   };
   const outcome = await importPolicy(server.store, JSON.stringify(policy), "cli:test");
   expect(outcome.kind).toBe("imported");
@@ -121,6 +124,7 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
   "/v1/prePing post 413 ": () => prePing(oversized("phone_number")),
   "/v1/prePing post 422 phoneBlocked": async () => prePing({ phone_number: (await acceptedLead()).phone }),
   "/v1/prePing post 422 policySchedule": () => prePing({ phone_number: uniquePhone(), vendor_campaign_name: CLOSED_CAMPAIGN }),
+  "/v1/prePing post 422 policyCap": () => prePing({ phone_number: uniquePhone(), vendor_campaign_name: CAPPED_CAMPAIGN }),
   "/v1/prePing post 429 rateLimit": () => overRateLimit("POST", "/v1/prePing", { phone_number: uniquePhone() }),
   "/v1/prePing post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/prePing", { phone_number: uniquePhone() }),
 
@@ -148,6 +152,7 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
   },
   "/v1/postLead post 422 policyRules": () => postLead(validLead({ vendor_campaign_name: RULED_CAMPAIGN, state: "TX" })),
   "/v1/postLead post 422 policySchedule": () => postLead(validLead({ vendor_campaign_name: CLOSED_CAMPAIGN })),
+  "/v1/postLead post 422 policyCap": () => postLead(validLead({ vendor_campaign_name: CAPPED_CAMPAIGN })),
   "/v1/postLead post 429 rateLimit": () => overRateLimit("POST", "/v1/postLead", validLead()),
   "/v1/postLead post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/postLead", validLead()),
 

@@ -48,3 +48,20 @@ test("a paused endpoint left by an instance that died goes an hour after its pau
   expect(handle.sqlite.query("SELECT endpoint FROM paused_endpoints ORDER BY endpoint").all()).toEqual([{ endpoint: "current" }, { endpoint: "recent" }]);
   handle.close();
 });
+
+test("cap counters of windows that ended are deleted; the current window's stay", async () => {
+  const handle = openDatabase(":memory:");
+  const now = Date.UTC(2026, 0, 2, 12);
+  const insert = handle.sqlite.prepare("INSERT INTO cap_usage (cap_name, bucket, window_start, window_end, used) VALUES (?, '', ?, ?, 3)");
+  insert.run("yesterday", now - 36 * 3_600_000, now - 12 * 3_600_000);
+  insert.run("ended-now", now - 60_000, now);
+  insert.run("today", now - 12 * 3_600_000, now + 12 * 3_600_000);
+  const job = createMaintenanceJob({
+    store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)),
+    clock: () => now,
+    refusalRetentionMs: 30 * 86_400_000,
+  });
+  await job.runOnce();
+  expect(handle.sqlite.query("SELECT cap_name FROM cap_usage").all()).toEqual([{ cap_name: "today" }]);
+  handle.close();
+});

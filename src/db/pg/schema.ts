@@ -205,3 +205,4 @@ export const policy = pgTable("policy", {
   updatedBy: text("updated_by").notNull(),
 });
 export { refusals } from "./refusals-schema.ts";
+export { capUsage } from "./cap-usage-schema.ts";

@@ -45,6 +45,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "audit_log",
     "callback_attempts",
     "callbacks",
+    "cap_usage",
     "idempotency_keys",
     "leads",
     "operator_sessions",

@@ -30,6 +30,7 @@ sameRowTypes<typeof lite.callbackAttempts, typeof pg.callbackAttempts>(true);
 sameRowTypes<typeof lite.operators, typeof pg.operators>(true);
 sameRowTypes<typeof lite.operatorSessions, typeof pg.operatorSessions>(true);
 sameRowTypes<typeof lite.auditLog, typeof pg.auditLog>(true);
+sameRowTypes<typeof lite.capUsage, typeof pg.capUsage>(true);
 
 interface Shape {
   columns: { name: string; notNull: boolean; primary: boolean; unique: boolean; hasDefault: boolean }[];
