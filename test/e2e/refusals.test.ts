@@ -271,3 +271,22 @@ test("the purge deletes only refusals older than the retention, a chunk per stat
   expect(left.length).toBe(before - old);
   expect(left.map((r) => r.requestId)).toEqual(expect.arrayContaining(["kept", invalidId, policyId, "b-earlier"]));
 });
+
+test("a full cap's 422 is recorded and counted with the cap's name", async () => {
+  const cap = { name: "tiny-cap", vendors: [OTHER.name], counts: "leads", max: 1, per: "day", reason: "Daily cap reached" };
+  expect((await importPolicy(server.store, JSON.stringify({ rules: [STATES_SERVED], caps: [cap] }), "cli:test")).kind).toBe("imported");
+  const started = Date.now();
+  let requestId = "";
+  for (let i = 0; requestId === ""; i++) {
+    const id = `cap-${i}-${Date.now()}`;
+    const answer = await postLead(server, otherAuth, validLead(), { "x-request-id": id });
+    if (answer.status === 422) {
+      expect(answer.body.message).toEqual([{ error: "Daily cap reached" }]);
+      requestId = id;
+    } else if (Date.now() - started > 5_000) throw new Error("the cap was not applied within 5 s");
+  }
+  expect(JSON.parse((await refusalOf(requestId)).refusedBy)).toEqual([{ kind: "cap", name: "tiny-cap" }]);
+  const scrape = await (await fetch(`${server.url}/metrics`)).text();
+  expect(scrape).toMatch(/^lead_ingress_policy_refusals_total\{kind="cap",name="tiny-cap"\} [1-9]\d*$/m);
+  expect((await importPolicy(server.store, JSON.stringify({ rules: [STATES_SERVED] }), "cli:test")).kind).toBe("imported");
+});
