@@ -49,7 +49,7 @@ describe("recordDecision", () => {
     const id = await h.accept(validLead({ phone_number: phone }));
     const at = h.now.value + HOLD;
     const [lead] = claim(at, "t1");
-    record(lead!, "t1", { status: "rejected", reason: "nope" }, at, "{}");
+    record(lead!, "t1", { status: "rejected", reasons: ["nope"] }, at, "{}");
     expect(row("leads", "id", id)).toMatchObject({ status: "rejected", rejection_reason: "nope" });
     expect(row("phone_claims", "lead_id", id)).toBeNull();
     h.now.value = at;
@@ -61,12 +61,12 @@ describe("recordDecision", () => {
     const at = h.now.value + HOLD;
     const [stale] = claim(at, "old");
     const [fresh] = claim(at + 2000, "new");
-    expect(record(stale!, "old", { status: "rejected", reason: "stale" }, at, "{}")).toBe(false);
+    expect(record(stale!, "old", { status: "rejected", reasons: ["stale"] }, at, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "pending" });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "held" });
     expect(row("phone_claims", "lead_id", id)).not.toBeNull();
     expect(record(fresh!, "new", { status: "accepted" }, at + 2000, "{}")).toBe(true);
-    expect(record(fresh!, "new", { status: "rejected", reason: "twice" }, at + 2001, "{}")).toBe(false);
+    expect(record(fresh!, "new", { status: "rejected", reasons: ["twice"] }, at + 2001, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted" });
   });
 });
