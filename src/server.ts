@@ -164,7 +164,9 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker ? startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches }) : null;
+  const worker = config.worker
+    ? startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy })
+    : null;
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 

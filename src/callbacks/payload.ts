@@ -2,7 +2,8 @@
 import { LEAD_ACCEPTED } from "../contract/texts.ts";
 
 /** A lead's final result (final-results/decide.ts decides it), as its callback message tells it. */
-export type FinalResult = { status: "accepted" } | { status: "rejected"; reason: string };
+/** `reasons`: at least one, in order; the callback lists each (docs/contract.md §8, §10). */
+export type FinalResult = { status: "accepted" } | { status: "rejected"; reasons: readonly string[] };
 
 /**
  * A lead's callback message id (the Standard Webhooks `webhook-id`, the same on every retry): a
@@ -22,6 +23,6 @@ export function callbackPayload(lead: CallbackLead, result: FinalResult, decided
   return JSON.stringify(
     result.status === "accepted"
       ? { ...common, success_bit: true, status: "accepted", message: LEAD_ACCEPTED, ...tail }
-      : { ...common, success_bit: false, status: "rejected", message: [{ error: result.reason }], ...tail },
+      : { ...common, success_bit: false, status: "rejected", message: result.reasons.map((error) => ({ error })), ...tail },
   );
 }

@@ -1,4 +1,5 @@
 // `lead-ingress leads …`: read leads as the operator sees them, and decide one during its hold.
+import { reasonsText } from "../contract/rejection-reasons.ts";
 import { findVendorByName } from "../auth/vendors.ts";
 import { LEAD_ACCEPTED, LEAD_REJECTED } from "../contract/texts.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
@@ -51,7 +52,7 @@ export const leadsGroup: CommandGroup = {
             l.phone_e164,
             l.callback_status ?? "none",
             l.vendor_campaign_name,
-            l.rejection_reason ?? "",
+            reasonsText(l.rejection_reason),
           ],
         });
         for (const line of lines) context.print(line);
@@ -106,7 +107,7 @@ function ambiguity(wanted: string, matches: LeadSummary[]): string {
 /** What the vendor is told (or will be): the callback's message, or null while pending. */
 function finalMessage(lead: StoredLead): string | null {
   if (lead.status === "pending") return null;
-  return lead.status === "accepted" ? LEAD_ACCEPTED : (lead.rejection_reason ?? LEAD_REJECTED);
+  return lead.status === "accepted" ? LEAD_ACCEPTED : reasonsText(lead.rejection_reason) || LEAD_REJECTED;
 }
 
 /** Every stored value whole: JSON for programs is never cut (a string holds the stored JSON, so its depth costs nothing here). */

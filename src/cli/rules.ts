@@ -42,7 +42,7 @@ export const rulesGroup: CommandGroup = {
           context.print(`Imported ${file}: the policy is now version ${outcome.version}.`);
           for (const change of outcome.changes) context.print(printable(`  ${change}`));
         }
-        for (const entry of outcome.notApplied) context.printError(printable(`note: ${entry} are kept but not applied yet by this release`));
+        for (const entry of outcome.notApplied) context.printError(printable(`note: ${entry}`));
         return 0;
       },
     },

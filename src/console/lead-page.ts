@@ -4,6 +4,7 @@
 // delivered one. The actions are the CLI's operations (final-results/operator.ts,
 // operations/callbacks.ts), audited. Stored values are shown within a budget (json-view.ts): a lead
 // stored before the body's nesting limit can hold JSON of any depth.
+import { reasonsText } from "../contract/rejection-reasons.ts";
 import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
@@ -62,7 +63,7 @@ ${fieldsTable(detail)}
 function summary({ lead, callback }: LeadDetail): Html {
   const rows: [string, Html | string][] = [
     ["Status", html`<span class="status-${lead.status}">${lead.status}</span>`],
-    ["Reason", lead.rejection_reason ?? "—"],
+    ["Reason", reasonsText(lead.rejection_reason) || "—"],
     ["Vendor", lead.vendor],
     ["Phone", String(lead.phone_e164)],
     ["Campaign", String(lead.vendor_campaign_name)],
@@ -105,7 +106,7 @@ function timeline({ lead, callback, attempts, decisions }: LeadDetail): Html {
     events.push(html`<li><time>${timeText(lead.decide_after)}</time> <span class="status-pending">Decided after the hold ends</span></li>`);
   else
     events.push(
-      html`<li><time>${timeText(lead.decided_at)}</time> <span class="status-${lead.status}">${lead.status}</span>${lead.rejection_reason ? `: ${lead.rejection_reason}` : ""}</li>`,
+      html`<li><time>${timeText(lead.decided_at)}</time> <span class="status-${lead.status}">${lead.status}</span>${lead.rejection_reason ? `: ${reasonsText(lead.rejection_reason)}` : ""}</li>`,
     );
   events.push(...attempts.map(attemptEvent));
   if (callback?.status === "pending" && callback.next_attempt_at !== null)

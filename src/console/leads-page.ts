@@ -1,6 +1,7 @@
 // The Leads page: search by phone (any spelling), id prefix, vendor, campaign (any part of its name, in
 // any case: operations/campaign-search.ts), status and dates (UTC), newest first, fifty a page; "Older" continues after the page's last lead (a keyset, not an offset, so a
 // page costs the same at any depth). The same search exports as CSV, streamed page by page.
+import { reasonsText } from "../contract/rejection-reasons.ts";
 import { listVendors } from "../auth/vendors.ts";
 import { LEAD_STATUSES, type LeadStatus } from "../db/schema.ts";
 import { checkPhoneNumber } from "../intake/phone.ts";
@@ -132,7 +133,7 @@ function leadTable(leads: LeadSummary[]): Html {
 <td class="mono">${timeText(lead.created_at)}</td>
 <td class="mono"><a href="/leads/${encodeURIComponent(lead.id)}">${lead.id}</a></td>
 <td class="status-${lead.status}">${lead.status}</td>
-<td>${lead.rejection_reason ?? ""}</td>
+<td>${reasonsText(lead.rejection_reason)}</td>
 <td>${lead.vendor}</td>
 <td class="mono">${lead.phone_e164}</td>
 <td>${lead.vendor_campaign_name}</td>

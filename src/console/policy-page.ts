@@ -64,7 +64,7 @@ ${shown.problems && shown.problems.length > 0 ? problemsTable(shown.problems) : 
       ? "No policy was ever imported: the empty policy ({}) is in force, version 0."
       : html`Version <strong>${version}</strong>, changed by <span class="mono">${policy.updatedBy}</span> at <span class="mono">${timeText(policy.updatedAt)}</span>.`
   } <a href="/audit?action=policy">Its changes in the audit log</a></p>
-${notApplied.length > 0 ? html`<p class="muted">Kept but not applied yet by this release: ${notApplied.join("; ")}.</p>` : ""}
+${notApplied.length > 0 ? html`<p class="muted">Notes: ${notApplied.join("; ")}.</p>` : ""}
 <h2>Entries</h2>
 ${
   entries.length === 0

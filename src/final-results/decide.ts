@@ -1,4 +1,5 @@
-// The post-posting checks of docs/contract.md §7 as one pure rule, in the contract's order.
+// The post-posting checks of docs/contract.md §7, then the policy's final rules (§10), as one pure
+// rule, in the contract's order.
 import type { FinalResult } from "../callbacks/payload.ts";
 import { REASON_CERTIFICATE, REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 
@@ -12,19 +13,28 @@ export interface PostPostingChecks {
   operatorDecision: { decision: "accept" | "reject"; reason: string | null } | null;
   /** Certificate verification: null when it is off (or was not needed). */
   certificate: { verified: true } | { verified: false; detail: string } | null;
+  /** The reasons of the policy's final rules in scope that the lead fails, in document order (none: absent or empty). */
+  failingFinalRules?: readonly string[];
 }
 
+/**
+ * An operator's decision is final (§7: "that decision"): an accept wins over final rules, which
+ * judge only the leads nobody decided by hand. Final rules come after the §7 checks, so a
+ * suppressed number or a failed certificate is rejected for that reason alone.
+ */
 export function decideFinalResult(checks: PostPostingChecks): FinalResult {
-  if (checks.suppressedNow) return { status: "rejected", reason: REASON_SUPPRESSED };
+  if (checks.suppressedNow) return { status: "rejected", reasons: [REASON_SUPPRESSED] };
   const operator = checks.operatorDecision;
   if (operator?.decision === "reject")
-    return { status: "rejected", reason: operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.` };
+    return { status: "rejected", reasons: [operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.`] };
   if (operator?.decision === "accept") return { status: "accepted" };
-  if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reason: `${REASON_CERTIFICATE}: ${checks.certificate.detail}` };
+  if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reasons: [`${REASON_CERTIFICATE}: ${checks.certificate.detail}`] };
+  const failing = checks.failingFinalRules ?? [];
+  if (failing.length > 0) return { status: "rejected", reasons: [...failing] };
   return { status: "accepted" };
 }
 
-/** Whether the certificate check can change the outcome (so whether to spend a request on it). */
+/** Whether no §7 check decided the lead yet: only then can the certificate check or final rules change the outcome (so whether to spend a request, or a read of the lead's fields, on them). */
 export function certificateCheckMatters(checks: Omit<PostPostingChecks, "certificate">): boolean {
   return !checks.suppressedNow && checks.operatorDecision === null;
 }

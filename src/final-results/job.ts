@@ -7,7 +7,10 @@ import type { Answering, Store } from "../store/index.ts";
 import type { DecisionBatches, DecisionRecord } from "../store/batches/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
 import { callbackPayload } from "../callbacks/payload.ts";
+import { storedReasons } from "../contract/rejection-reasons.ts";
+import type { CompiledPolicy } from "../policy/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
+import { failingFinalRulesOf } from "./final-rules.ts";
 import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./record.ts";
 
 export type { CertificateCheck } from "./record.ts";
@@ -24,8 +27,16 @@ export interface FinalResultJobDeps {
   leaseMs: number;
   /** Each lead recorded as decided, by its final status. */
   onDecided: (status: "accepted" | "rejected", leadId: string, vendorId: string) => void;
+  /** The policy in force (policy-in-force/loader.ts), whose final rules judge the leads no §7 check rejected; none: no final rules. */
+  policy?: { current(): CompiledPolicy; version(): number };
   /** A claimed batch decided with one read and one write (store/batches/sqlite.ts, pg.ts); without it each lead is scripts of its own. */
   batches?: DecisionBatches;
+}
+
+/** The policy a pass decides by: null when it has no final rules (nothing more is read). */
+interface RulesInForce {
+  policy: CompiledPolicy | null;
+  version: number;
 }
 
 export function createFinalResultJob(deps: FinalResultJobDeps) {
@@ -44,14 +55,14 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    * cannot leave a decided lead without its line. A line therefore tells what was being recorded;
    * if a crash or a change of the checks undoes it, the lead is decided again, with another line.
    */
-  async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck): Promise<void> {
+  async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck, rules: RulesInForce): Promise<void> {
     for (;;) {
-      const result = await store.read((t) => decideNow(t, lead, certificate));
+      const result = await store.read((t) => decideNow(t, lead, certificate, rules.policy));
       if (result === null) return;
-      logFinalResult(lead, result);
+      logFinalResult(lead, result, rules);
       await log.flush();
       const now = deps.clock();
-      const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now), BACKGROUND);
+      const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now, rules.policy), BACKGROUND);
       if (outcome === "recorded") deps.onDecided(result.status, lead.id, lead.vendorId);
       if (outcome !== "changed") return;
     }
@@ -64,23 +75,26 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    * alone, as the per-lead path would; an unleased one (readDue) is left to the next pass, and a
    * failed write fails this one.
    */
-  async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches): Promise<void> {
-    const facts = await batches.checksOf(due);
+  async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches, rules: RulesInForce): Promise<void> {
+    const { policy } = rules;
+    const facts = await batches.checksOf(due, policy !== null);
     const now = deps.clock();
     const decided = due.flatMap((lead, i) => {
       const leadFacts = facts.get(lead.id);
       if (!leadFacts) return [];
-      const result = decideFinalResult({ ...leadFacts, certificate: certificates[i]! });
+      const failingFinalRules =
+        policy && leadFacts.stored && certificateCheckMatters(leadFacts) ? failingFinalRulesOf(policy, lead, leadFacts.stored) : undefined;
+      const result = decideFinalResult({ ...leadFacts, certificate: certificates[i]!, failingFinalRules });
       return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version }];
     });
-    for (const { lead, result } of decided) logFinalResult(lead, result);
+    for (const { lead, result } of decided) logFinalResult(lead, result, rules);
     await log.flush();
     const leased = !batches.readDue;
     const records: DecisionRecord[] = decided.map(({ lead, result, factsVersion }) => ({
       lead,
       factsVersion,
       status: result.status,
-      reason: result.status === "rejected" ? result.reason : null,
+      reason: result.status === "rejected" ? storedReasons(result.reasons) : null,
       payload: callbackPayload(lead, result, now),
     }));
     const recording = batches.record(records, token, now);
@@ -88,18 +102,30 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     await Promise.all(
       decided.map(({ lead, result, certificate }) => {
         if (recorded.has(lead.id)) return deps.onDecided(result.status, lead.id, lead.vendorId);
-        if (leased) return decideAndRecord(lead, token, certificate);
+        if (leased) return decideAndRecord(lead, token, certificate, rules);
       }),
     );
   }
 
-  function logFinalResult(lead: DueLead, result: FinalResult): void {
+  function logFinalResult(lead: DueLead, result: FinalResult, rules: RulesInForce): void {
     log.info("final_result", {
       lead_id: lead.id,
       phone: maskPhone(lead.phoneE164),
       status: result.status,
-      ...(result.status === "rejected" ? { reason: result.reason } : {}),
+      ...(result.status === "rejected" ? { reason: result.reasons.join("; ") } : {}),
+      ...(rules.policy ? { policy_version: rules.version } : {}),
     });
+  }
+
+  /**
+   * The policy a pass decides by, taken once: its read (the fields, only when there are final
+   * rules), its decisions and any lead decided again alone use the same one, so each decision is
+   * the policy's answer at one instant. A policy imported meanwhile is not a fact of the lead and
+   * needs no fence: the decision stands as if made just before the import (docs/contract.md §10).
+   */
+  function rulesInForce(): RulesInForce {
+    const policy = deps.policy?.current();
+    return policy?.hasFinalRules ? { policy, version: deps.policy!.version() } : { policy: null, version: 0 };
   }
 
   return {
@@ -112,8 +138,9 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
         : await store.write((t) => op(t.leads.claimDue(deps.clock(), deps.batchSize, deps.leaseMs, token)), BACKGROUND);
       if (due.length === 0) return 0;
       const certificates = await Promise.all(due.map(certificateFor));
-      if (deps.batches) await decideTogether(due, token, certificates, deps.batches);
-      else await Promise.all(due.map((lead, i) => decideAndRecord(lead, token, certificates[i]!)));
+      const rules = rulesInForce();
+      if (deps.batches) await decideTogether(due, token, certificates, deps.batches, rules);
+      else await Promise.all(due.map((lead, i) => decideAndRecord(lead, token, certificates[i]!, rules)));
       return due.length;
     },
   };

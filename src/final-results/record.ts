@@ -1,21 +1,32 @@
 // Deciding a lead as transaction scripts over the tables: the checks as they stand now, and the
 // decision written with its callback and phone claim, only by the holder of the lead's lease.
 import { callbackPayload } from "../callbacks/payload.ts";
+import { storedReasons } from "../contract/rejection-reasons.ts";
 import { op, type Script } from "../db/script.ts";
+import type { CompiledPolicy } from "../policy/index.ts";
 import type { Tables } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
-import { decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
+import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
+import { failingFinalRulesOf } from "./final-rules.ts";
 
 export type CertificateCheck = PostPostingChecks["certificate"];
 
 export type ChecksNow = Omit<PostPostingChecks, "certificate">;
 
-/** Suppression and operator decision as they stand now; null when the lead is gone. */
-export function* checksNow(t: Tables, lead: DueLead): Script<ChecksNow | null> {
+/**
+ * Suppression and operator decision as they stand now, and, when `policy` has final rules and no
+ * §7 check decided the lead already, the final rules it fails; null when the lead is gone.
+ */
+export function* checksNow(t: Tables, lead: DueLead, policy: CompiledPolicy | null = null): Script<ChecksNow | null> {
   const operator = yield* op(t.leads.operatorDecisionOf(lead.id));
   if (!operator) return null;
   const suppressedNow = yield* op(t.suppressions.isListed(lead.phoneE164));
-  return { suppressedNow, operatorDecision: operator.decision ? { decision: operator.decision, reason: operator.reason } : null };
+  const checks: ChecksNow = { suppressedNow, operatorDecision: operator.decision ? { decision: operator.decision, reason: operator.reason } : null };
+  if (policy?.hasFinalRules && certificateCheckMatters(checks)) {
+    const stored = yield* op(t.leads.storedForRules(lead.id));
+    if (stored) checks.failingFinalRules = failingFinalRulesOf(policy, lead, stored);
+  }
+  return checks;
 }
 
 /**
@@ -23,7 +34,7 @@ export function* checksNow(t: Tables, lead: DueLead): Script<ChecksNow | null> {
  * was lost. The lead, its callback and its phone claim change together.
  */
 export function* recordDecision(t: Tables, lead: DueLead, token: string, result: FinalResult, now: number, payload: string): Script<boolean> {
-  const reason = result.status === "rejected" ? result.reason : null;
+  const reason = result.status === "rejected" ? storedReasons(result.reasons) : null;
   if (!(yield* op(t.leads.finish(lead.id, token, result.status, reason, now)))) return false;
   yield* op(t.callbacks.release(lead.id, payload, now));
   // A rejected lead does not block its number; an accepted one's claim stands (phone-claims/index.ts).
@@ -31,16 +42,16 @@ export function* recordDecision(t: Tables, lead: DueLead, token: string, result:
   return true;
 }
 
-/** The final result by the checks as they stand now (suppression, operator decision), or null if the lead is gone. */
-export function* decideNow(t: Tables, lead: DueLead, certificate: CertificateCheck): Script<FinalResult | null> {
-  const checks = yield* checksNow(t, lead);
+/** The final result by the checks as they stand now (suppression, operator decision, final rules of `policy`), or null if the lead is gone. */
+export function* decideNow(t: Tables, lead: DueLead, certificate: CertificateCheck, policy: CompiledPolicy | null = null): Script<FinalResult | null> {
+  const checks = yield* checksNow(t, lead, policy);
   return checks && decideFinalResult({ ...checks, certificate });
 }
 
 /**
  * Runs inside the transaction: records `result` if the checks still give it and `token` still
  * holds the lead. A suppression or an operator decision that landed since `result` was logged
- * makes it "changed", and nothing is written.
+ * makes it "changed", and nothing is written. `policy` is the one `result` was decided by.
  */
 export function* recordIfStill(
   t: Tables,
@@ -49,8 +60,9 @@ export function* recordIfStill(
   certificate: CertificateCheck,
   result: FinalResult,
   now: number,
+  policy: CompiledPolicy | null = null,
 ): Script<"recorded" | "changed" | "leaseLost"> {
-  const current = yield* decideNow(t, lead, certificate);
+  const current = yield* decideNow(t, lead, certificate, policy);
   if (current === null) return "leaseLost";
   if (!Bun.deepEquals(current, result)) return "changed";
   return (yield* recordDecision(t, lead, token, result, now, callbackPayload(lead, result, now))) ? "recorded" : "leaseLost";

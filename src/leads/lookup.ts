@@ -1,4 +1,5 @@
 // GET /v1/leads/{lead_id}: a vendor reads its own lead's status (docs/contract.md §7).
+import { reasonsOf } from "../contract/rejection-reasons.ts";
 import { Elysia, t, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
@@ -27,7 +28,7 @@ function replyFor(lead: LeadState | undefined): Reply {
     case "accepted":
       return success("success_bit", LEAD_ACCEPTED, extra);
     case "rejected": {
-      const reply = failure("success_bit", 200, [lead.rejectionReason ?? LEAD_REJECTED]);
+      const reply = failure("success_bit", 200, lead.rejectionReason === null ? [LEAD_REJECTED] : reasonsOf(lead.rejectionReason));
       return { ...reply, body: { ...reply.body, ...extra } };
     }
   }

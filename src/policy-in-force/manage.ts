@@ -22,11 +22,33 @@ export function readPolicyText(text: string): PolicyReading {
 
 export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "imported"; version: number; changes: string[]; notApplied: string[] };
 
-/** The entries of a valid document this release keeps but does not apply yet: final rules and checks, by path and name. */
+/**
+ * Notes on the entries of a valid document this release does not fully apply, by path and name:
+ * checks (docs/contract.md §11) are kept but not applied, so a final rule reading their facts
+ * (`certificate.*`, `check.*`) is applied with those facts blank. Final rules are otherwise
+ * applied when a lead is decided.
+ */
 export function notAppliedYet(policy: Policy): string[] {
-  const finalRules = (policy.rules ?? []).flatMap((rule, i) => (rule.stage === "final" ? [`/rules/${i} (${rule.name}): final rules`] : []));
-  const checks = (policy.checks ?? []).map((check, i) => `/checks/${i} (${check.name}): checks`);
+  const finalRules = (policy.rules ?? []).flatMap((rule, i) =>
+    rule.stage === "final" && readsCheckFacts(rule)
+      ? [`/rules/${i} (${rule.name}): a final rule reading certificate.* or check.* facts, which are blank until checks are applied`]
+      : [],
+  );
+  const checks = (policy.checks ?? []).map((check, i) => `/checks/${i} (${check.name}): checks are kept but not applied yet by this release`);
   return [...finalRules, ...checks];
+}
+
+const CHECK_FACT = /^(certificate|check)\./;
+
+/** Whether a rule's condition or reason template names a fact of §11's checks. */
+function readsCheckFacts(rule: { require: unknown; reason?: string }): boolean {
+  const reads = (condition: unknown): boolean => {
+    if (typeof condition !== "object" || condition === null) return false;
+    const node = condition as Record<string, unknown>;
+    if (typeof node.field === "string" && CHECK_FACT.test(node.field)) return true;
+    return [node.not, ...(Array.isArray(node.all) ? node.all : []), ...(Array.isArray(node.any) ? node.any : [])].some(reads);
+  };
+  return reads(rule.require) || /\{(certificate|check)\./.test(rule.reason ?? "");
 }
 
 /**

@@ -69,6 +69,8 @@ export interface CompiledPolicy {
   readonly prePingRules: readonly string[];
   /** Whether any enabled entry exists at all (the caller may skip the policy otherwise). */
   readonly active: boolean;
+  /** Whether any enabled final rule exists (a decision reads the lead's fields only then). */
+  readonly hasFinalRules: boolean;
 }
 
 export type PolicyCheck = { ok: true; policy: Policy } | { ok: false; problems: Problem[] };
@@ -187,6 +189,7 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     document: document as unknown as Policy,
     prePingRules: prePingRules.map((rule) => rule.name),
     active: rules.length + schedules.length + caps.length > 0,
+    hasFinalRules: finalRules.length > 0,
     closedSchedule: (scope, at) => closed(schedules, scope.vendor, fold(scope), at),
     failingIntakeRules: (scope, facts, at) => failing(intakeRules, scope.vendor, fold(scope), facts, at),
     failingFinalRules: (scope, facts, at) => failing(finalRules, scope.vendor, fold(scope), facts, at),

@@ -7,7 +7,7 @@ import type { Config } from "../config/index.ts";
 import { leadCreatedAt } from "../db/schema.ts";
 import { createMaintenanceJob } from "./maintenance.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
-import { createFinalResultJob } from "../final-results/job.ts";
+import { createFinalResultJob, type FinalResultJobDeps } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { isCallbackKind } from "../stats/kinds.ts";
@@ -29,6 +29,8 @@ export interface WorkerDeps {
   clock?: () => number;
   /** Set-based decisions (store/batches/) and PostgreSQL's attempt records (backend/pg-worker.ts). */
   batches?: WorkerBatches;
+  /** The policy in force, whose final rules the decisions apply (none: no final rules). */
+  policy?: FinalResultJobDeps["policy"];
 }
 
 export interface Worker {
@@ -66,6 +68,7 @@ export function startWorker(deps: WorkerDeps): Worker {
       tally.record(vendorId, `decided_${status}`, clock() - leadCreatedAt(leadId));
     },
     batches: deps.batches?.decisions,
+    policy: deps.policy,
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({

@@ -66,13 +66,18 @@ test("an invalid document changes nothing, exits 1 and names every problem by it
   expect(stored()).toEqual(before.stored);
 });
 
-test("final rules are imported with a note that they are not applied yet", async () => {
+test("final rules are imported and applied, without a note; only those reading the facts of checks (not applied yet) get a note", async () => {
   const withFinal = await file(
     JSON.stringify({ rules: [{ name: "owners", stage: "final", require: { field: "extra_data.home_owner", op: "equals", value: true } }] }),
   );
   const run = await rules("import", withFinal);
   expect(run.code).toBe(0);
-  expect(run.err).toBe("note: /rules/0 (owners): final rules are kept but not applied yet by this release\n");
+  expect(run.err).toBe("");
+  const certified = { name: "certified", stage: "final", require: { not: { field: "certificate.verified", op: "equals", value: false } } };
+  const withCertificate = await file(JSON.stringify({ rules: [{ name: "owners", stage: "final", require: { field: "state", op: "not_blank" } }, certified] }));
+  const noted = await rules("import", withCertificate);
+  expect(noted.code).toBe(0);
+  expect(noted.err).toBe("note: /rules/1 (certified): a final rule reading certificate.* or check.* facts, which are blank until checks are applied\n");
 });
 
 test("a document with caps is imported: caps are enforced", async () => {

@@ -98,7 +98,7 @@ test("postLead describes the callback: both bodies as sent, and the Standard Web
   const lead = { id: "0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69", phoneE164: "+12125550123", vendorCampaignName: "spring-2026" };
   const sent = {
     accepted: JSON.parse(callbackPayload(lead, { status: "accepted" }, 0)),
-    rejected: JSON.parse(callbackPayload(lead, { status: "rejected", reason: "Rejected by operator." }, 0)),
+    rejected: JSON.parse(callbackPayload(lead, { status: "rejected", reasons: ["Rejected by operator."] }, 0)),
   };
   for (const name of ["accepted", "rejected"] as const) {
     const documented = example(callback.requestBody, name);

@@ -4,7 +4,8 @@ import { storeOn } from "../../src/store/sqlite.ts";
 import { beforeEach, describe, expect, test } from "bun:test";
 import { runNow } from "../../src/db/script.ts";
 import type { FinalResult } from "../../src/final-results/decide.ts";
-import { checksNow, recordDecision } from "../../src/final-results/record.ts";
+import { checksNow, decideNow, recordDecision } from "../../src/final-results/record.ts";
+import { compilePolicy } from "../../src/policy/index.ts";
 import { prePing } from "../../src/intake/service.ts";
 import type { Tables } from "../../src/store/index.ts";
 import type { DueLead } from "../../src/store/leads/index.ts";
@@ -49,7 +50,7 @@ describe("recordDecision", () => {
     const id = await h.accept(validLead({ phone_number: phone }));
     const at = h.now.value + HOLD;
     const [lead] = claim(at, "t1");
-    record(lead!, "t1", { status: "rejected", reason: "nope" }, at, "{}");
+    record(lead!, "t1", { status: "rejected", reasons: ["nope"] }, at, "{}");
     expect(row("leads", "id", id)).toMatchObject({ status: "rejected", rejection_reason: "nope" });
     expect(row("phone_claims", "lead_id", id)).toBeNull();
     h.now.value = at;
@@ -61,12 +62,12 @@ describe("recordDecision", () => {
     const at = h.now.value + HOLD;
     const [stale] = claim(at, "old");
     const [fresh] = claim(at + 2000, "new");
-    expect(record(stale!, "old", { status: "rejected", reason: "stale" }, at, "{}")).toBe(false);
+    expect(record(stale!, "old", { status: "rejected", reasons: ["stale"] }, at, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "pending" });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "held" });
     expect(row("phone_claims", "lead_id", id)).not.toBeNull();
     expect(record(fresh!, "new", { status: "accepted" }, at + 2000, "{}")).toBe(true);
-    expect(record(fresh!, "new", { status: "rejected", reason: "twice" }, at + 2001, "{}")).toBe(false);
+    expect(record(fresh!, "new", { status: "rejected", reasons: ["twice"] }, at + 2001, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted" });
   });
 });
@@ -78,4 +79,36 @@ test("checksNow sees a suppression added during the hold", async () => {
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: false, operatorDecision: null });
   await addSuppression(storeOn(h.database.db), phone, null, "test");
   expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: true, operatorDecision: null });
+});
+
+describe("final rules on the per-lead path (a lead decided alone)", () => {
+  const policy = compilePolicy({
+    rules: [
+      {
+        name: "owner",
+        stage: "final",
+        vendors: ["vendor-test"],
+        require: { field: "extra_data.home_owner", op: "equals", value: true },
+        reason: "Not a home owner: {extra_data.home_owner}",
+      },
+      { name: "state", stage: "final", require: { field: "state", op: "in", value: ["CA"] }, reason: "State not served: {state}" },
+      { name: "elsewhere", stage: "final", vendors: ["vendor-other"], require: { field: "state", op: "equals", value: "ZZ" } },
+    ],
+  });
+
+  test("the lead's stored fields and extra_data are read, and every failing rule in scope gives its reason, in order", async () => {
+    await h.accept(validLead({ state: "ny", extra_data: { home_owner: "no" } }));
+    const [lead] = claim(h.now.value + HOLD, "t1");
+    expect(runNow(decideNow(t, lead!, null, policy))).toEqual({ status: "rejected", reasons: ["Not a home owner: no", "State not served: NY"] });
+    expect(runNow(decideNow(t, lead!, null))).toEqual({ status: "accepted" });
+  });
+
+  test("a lead passing them, or suppressed (one reason: the suppression's)", async () => {
+    const phone = uniquePhone();
+    await h.accept(validLead({ phone_number: phone, state: "CA", extra_data: { home_owner: true } }));
+    const [lead] = claim(h.now.value + HOLD, "t1");
+    expect(runNow(decideNow(t, lead!, null, policy))).toEqual({ status: "accepted" });
+    await addSuppression(storeOn(h.database.db), phone, null, "test");
+    expect(runNow(decideNow(t, lead!, null, policy))).toMatchObject({ status: "rejected", reasons: [expect.stringContaining("suppression")] });
+  });
 });

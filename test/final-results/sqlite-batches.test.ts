@@ -11,6 +11,7 @@ import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { runNow } from "../../src/db/script.ts";
 import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { ServiceStore, Tables } from "../../src/store/index.ts";
+import { compilePolicy } from "../../src/policy/index.ts";
 import { groupCommittedStore } from "../../src/store/sqlite.ts";
 import { decisionJob as decisionJobOn } from "./decision-job.ts";
 import { leadFields, now, pendingLead, tablesOf, vendorRow } from "../helpers/tables.ts";
@@ -169,4 +170,35 @@ test("the write is fenced by the facts version alone: a lead whose version moved
   ]);
   await job.runOnce();
   expect(leadRows().map((row) => row.status)).toEqual(["accepted", "accepted"]);
+});
+
+/** Final rules every lead here fails (leadFields' state is NY, the numbers +1212…), and one out of its scope. */
+const FINAL_RULES = compilePolicy({
+  rules: [
+    { name: "state", stage: "final", require: { field: "state", op: "in", value: ["CA"] }, reason: "State not served: {state}" },
+    {
+      name: "area",
+      stage: "final",
+      vendors: ["vendor-a"],
+      require: { field: "phone.area_code", op: "equals", value: "213" },
+      reason: "Area {phone.area_code}",
+    },
+    { name: "elsewhere", stage: "final", vendors: ["vendor-other"], require: { field: "state", op: "equals", value: "ZZ" } },
+  ],
+});
+
+test("with final rules in force the batch reads the fields: a lead failing two is rejected with both reasons (stored as a list, each in the callback); an operator's accept wins", async () => {
+  const failing = await heldLead("+12125550001");
+  const accepted = await heldLead("+12125550002");
+  now(t.leads.recordOperatorDecision(accepted, "accept", null));
+  const { job, decided } = decisionJobOn(store, batches, { decidedAt: DECIDED, leaseMs: LEASE, policy: FINAL_RULES });
+  await job.runOnce();
+  expect(decided.sort()).toEqual(["accepted", "rejected"]);
+  const rows = leadRows();
+  expect(rows.map((row) => [row.id, row.status, row.rejection_reason])).toEqual([
+    [failing, "rejected", '["State not served: NY","Area 212"]'],
+    [accepted, "accepted", null],
+  ]);
+  const payload = JSON.parse((handle.sqlite.query("SELECT payload FROM callbacks WHERE lead_id = ?").get(failing) as { payload: string }).payload);
+  expect(payload.message).toEqual([{ error: "State not served: NY" }, { error: "Area 212" }]);
 });

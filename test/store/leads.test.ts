@@ -157,4 +157,12 @@ describeOnBothBackends("leads", (backend) => {
     expect(detail).toMatchObject({ vendor: "vendor-b", id, vendor_id: "vendor-b", status: "pending" });
     expect(detail).not.toHaveProperty("id_key");
   });
+
+  test("storedForRules answers the vendor's name and the lead's stored fields, extra_data as its JSON text; an unknown id is not found", async () => {
+    const id = newId();
+    const fields = { ...leadFields(), extraData: '{"home_owner":true}' };
+    await backend.tables.leads.insertPending(fields, { id, vendorId: "vendor-b", rawRequest: "{}", createdAt: clock, decideAfter: clock + HOLD });
+    expect(await backend.tables.leads.storedForRules(id)).toEqual({ vendor: "vendor-b", fields });
+    expect(await backend.tables.leads.storedForRules(newId())).toBeUndefined();
+  });
 });

@@ -9,6 +9,7 @@ import type { DecisionBatches } from "../../src/final-results/job.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgWorkerBatches } from "../../src/backend/pg-worker.ts";
+import { compilePolicy } from "../../src/policy/index.ts";
 import type { WorkerBatches } from "../../src/store/batches/index.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { decisionJob as decisionJobOn } from "../final-results/decision-job.ts";
@@ -181,4 +182,35 @@ test("attempts of one turn are recorded by one statement: each kept and numbered
       [third!.id, 1],
     ].sort(),
   );
+});
+
+/** Final rules every lead here fails (leadFields' state is NY, the numbers +1212…), and one out of its scope. */
+const FINAL_RULES = compilePolicy({
+  rules: [
+    { name: "state", stage: "final", require: { field: "state", op: "in", value: ["CA"] }, reason: "State not served: {state}" },
+    {
+      name: "area",
+      stage: "final",
+      vendors: ["vendor-a"],
+      require: { field: "phone.area_code", op: "equals", value: "213" },
+      reason: "Area {phone.area_code}",
+    },
+    { name: "elsewhere", stage: "final", vendors: ["vendor-other"], require: { field: "state", op: "equals", value: "ZZ" } },
+  ],
+});
+
+test("with final rules in force the batch reads the fields: a lead failing two is rejected with both reasons (stored as a list, each in the callback); an operator's accept wins", async () => {
+  const failing = await heldLead("+12125550001");
+  const accepted = await heldLead("+12125550002");
+  await t.leads.recordOperatorDecision(accepted, "accept", null);
+  const { job, decided } = decisionJobOn(store, batches.decisions, { decidedAt: DECIDED, leaseMs: LEASE, policy: FINAL_RULES });
+  await job.runOnce();
+  expect(decided.sort()).toEqual(["accepted", "rejected"]);
+  const rows = await leadRows();
+  expect(rows.map((row) => [row.id, row.status, row.rejection_reason])).toEqual([
+    [failing, "rejected", '["State not served: NY","Area 212"]'],
+    [accepted, "accepted", null],
+  ]);
+  const payload = JSON.parse((await pg.handle.sql`SELECT payload FROM callbacks WHERE lead_id = ${failing}`)[0]!.payload);
+  expect(payload.message).toEqual([{ error: "State not served: NY" }, { error: "Area 212" }]);
 });

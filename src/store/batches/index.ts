@@ -14,6 +14,7 @@ export interface DecisionRecord {
   /** DecisionFacts.version as read: the write falls out if the lead's facts changed since. */
   factsVersion: number;
   status: "accepted" | "rejected";
+  /** The stored rejection_reason (contract/rejection-reasons.ts), null when accepted. */
   reason: string | null;
   /** The callback's body, released with the decision. */
   payload: string;
@@ -27,8 +28,12 @@ export interface DecisionBatches {
    * (LeadsTable.claimDue), and one not recorded is decided again alone, under its lease.
    */
   readDue?(now: number, limit: number): Promise<DueLead[]>;
-  /** Each lead's facts as they stand now (the per-lead path's checksNow, with their version); a lead that is gone has none. */
-  checksOf(leads: DueLead[]): Promise<Map<string, DecisionFacts>>;
+  /**
+   * Each lead's facts as they stand now (the per-lead path's checksNow, with their version); a lead
+   * that is gone has none. With `withFields` (the policy in force has final rules), each also
+   * carries what final rules read (DecisionFacts.stored), in the same statement.
+   */
+  checksOf(leads: DueLead[], withFields?: boolean): Promise<Map<string, DecisionFacts>>;
   /**
    * Records each decision if `token` still holds its lead (with readDue: it is still pending) and
    * its facts version is still the one read: one compared value, whatever the rule read. The lead,

@@ -26,9 +26,9 @@ const RECORD_DECISIONS = `
 /** The decisions' statements on `db` (leased leads: no readDue). */
 export function pgDecisionBatches(db: PgDb): DecisionBatches {
   return {
-    async checksOf(leads) {
-      const rows = (await driverErrors(rawOn(db, LEADS.factsOf, [leadKeysJson(leads)]))) as unknown as FactsRow[];
-      return new Map(rows.map((row) => [row.id, factsOfRow(row)]));
+    async checksOf(leads, withFields = false) {
+      const rows = (await driverErrors(rawOn(db, withFields ? LEADS.factsWithFieldsOf : LEADS.factsOf, [leadKeysJson(leads)]))) as unknown as FactsRow[];
+      return new Map(rows.map((row) => [row.id, factsOfRow(row, withFields)]));
     },
     async record(decisions, token, now) {
       const rows = decisions.map(decisionRow);

@@ -22,6 +22,7 @@ import { decisionRow, factsOfRow, leadKeysJson } from "./rows.ts";
 /** The worker's batches on SQLite: decisions (attempts are batched by group commit already). */
 export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): WorkerBatches {
   const factsOf = sqlite.prepare<FactsRow, [string]>(LEADS.factsOf);
+  const factsWithFieldsOf = sqlite.prepare<FactsRow, [string]>(LEADS.factsWithFieldsOf);
   const due = sqlite.prepare<DueLead, [number, number]>(LEADS.due);
   const finish = sqlite.prepare<{ id: string }, [string, number]>(LEADS.finish);
   const release = sqlite.prepare<unknown, [string, number]>(CALLBACKS.release);
@@ -29,9 +30,9 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
 
   const decisions: DecisionBatches = {
     readDue: async (now, limit) => commit.read(() => due.all(now, limit)),
-    async checksOf(leads) {
-      const rows = commit.read(() => factsOf.all(leadKeysJson(leads)));
-      return new Map(rows.map((row) => [row.id, factsOfRow(row)]));
+    async checksOf(leads, withFields = false) {
+      const rows = commit.read(() => (withFields ? factsWithFieldsOf : factsOf).all(leadKeysJson(leads)));
+      return new Map(rows.map((row) => [row.id, factsOfRow(row, withFields)]));
     },
     record(decided, _token, now) {
       const rows = decided.map(decisionRow);

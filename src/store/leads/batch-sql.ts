@@ -1,13 +1,28 @@
 // The leads' statements of the set-based decision (store/batches/): the due leads, their facts, and
 // the decided ones finished. A statement fetches facts or writes an outcome; it decides nothing
 // (final-results/decide.ts does). Raw SQL: drizzle builds no UPDATE … FROM over a JSON array.
+import { leads } from "../../db/schema.ts";
+import { leadFieldColumns } from "../rows.ts";
 import { listedSql } from "../suppressions/listed.ts";
+import type { LeadFields } from "./index.ts";
 
 /** The facts a decision reads (DecisionFacts), as columns of the lead `l`. */
 const FACT_COLUMNS = `l.id, l.operator_decision, l.operator_reason, ${listedSql("l.phone_e164")} AS suppressed, l.facts_version`;
 
-/** A row of the facts statements (DecisionFacts as the database answers it). */
-export interface FactsRow {
+/**
+ * What final rules read besides (docs/contract.md §10): the vendor's name and the lead's stored
+ * fields under their LeadFields keys (the same column names on both databases). Read only while
+ * the policy in force has final rules, so a decision without them reads nothing more.
+ */
+const FIELD_COLUMNS = `v.name AS vendor_name, ${Object.entries(leadFieldColumns(leads))
+  .map(([key, column]) => `l.${column.name} AS "${key}"`)
+  .join(", ")}`;
+const FIELDS_JOIN = "JOIN vendors v ON v.id = l.vendor_id";
+
+/** A row of the facts statements (DecisionFacts as the database answers it); the fields' columns only from `factsWithFieldsOf`. */
+export type FactsRow = FactsColumns & Partial<LeadFields> & { vendor_name?: string };
+
+interface FactsColumns {
   id: string;
   operator_decision: "accept" | "reject" | null;
   operator_reason: string | null;
@@ -25,6 +40,10 @@ export const SQLITE = {
   factsOf: `
     SELECT ${FACT_COLUMNS}
     FROM json_each(?1) AS j JOIN leads l ON l.id_key = CAST(j.value ->> '$.key' AS INTEGER) AND l.id = j.value ->> '$.id'`,
+  /** factsOf, with what final rules read. */
+  factsWithFieldsOf: `
+    SELECT ${FACT_COLUMNS}, ${FIELD_COLUMNS}
+    FROM json_each(?1) AS j JOIN leads l ON l.id_key = CAST(j.value ->> '$.key' AS INTEGER) AND l.id = j.value ->> '$.id' ${FIELDS_JOIN}`,
   /**
    * Finishes each lead of ?1 (decision rows) still pending at the facts version it was decided on;
    * ?2 is now. Any lease left on a row (by LeadsTable.claimDue) is cleared. `+l.status`: without it
@@ -47,6 +66,10 @@ export const PG = {
   factsOf: `
     SELECT ${FACT_COLUMNS}
     FROM json_to_recordset($1::text::json) AS r(key bigint, id text) JOIN leads l ON l.id_key = r.key AND l.id = r.id`,
+  /** factsOf, with what final rules read. */
+  factsWithFieldsOf: `
+    SELECT ${FACT_COLUMNS}, ${FIELD_COLUMNS}
+    FROM json_to_recordset($1::text::json) AS r(key bigint, id text) JOIN leads l ON l.id_key = r.key AND l.id = r.id ${FIELDS_JOIN}`,
   /** The decision rows of $1, as the relation `d` the statements below read. */
   decisions: `SELECT * FROM json_to_recordset($1::text::json)
     AS r(key bigint, id text, phone text, status text, reason text, payload text, "factsVersion" int)`,

@@ -62,6 +62,14 @@ export interface DecisionFacts {
   suppressedNow: boolean;
   operatorDecision: { decision: OperatorDecision; reason: string | null } | null;
   version: number;
+  /** What final rules read, when asked for (the policy in force has final rules). */
+  stored?: StoredForRules;
+}
+
+/** What a policy's final rules read of a lead (docs/contract.md §10): its vendor's name and its stored fields, extra_data included. */
+export interface StoredForRules {
+  vendor: string;
+  fields: LeadFields;
 }
 
 /** What the vendor's own lookup answers. */
@@ -141,6 +149,8 @@ export interface LeadsTable {
    * such lead. In a write script, no decision can be recorded from now until the script ends.
    */
   operatorDecisionOf(leadId: string): Op<{ decision: OperatorDecision | null; reason: string | null } | undefined>;
+  /** What final rules read of the lead; undefined if there is no such lead. */
+  storedForRules(leadId: string): Op<StoredForRules | undefined>;
   /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
   finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;
   /** Records an operator's decision on a pending lead (a change of its facts: DecisionFacts); false if the lead is not pending (or absent). */

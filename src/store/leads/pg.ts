@@ -73,6 +73,16 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       findRecent: async (leadId, vendorId, cutoff) => (await at(findRecent).execute({ key: leadKey(leadId), leadId, vendorId, cutoff }))[0],
       claimDue: (now, limit, leaseMs, token) => at(claim).execute({ lockedUntil: now + leaseMs, token, now, limit }),
       operatorDecisionOf: async (leadId) => (await at(on === db ? operatorDecisionOf : operatorDecisionLocked).execute({ key: leadKey(leadId), leadId }))[0],
+      storedForRules: async (leadId) => {
+        const [row] = await on
+          .select({ vendor: vendors.name, ...leadFieldColumns(leads) })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .where(byId(leadId));
+        if (!row) return undefined;
+        const { vendor, ...fields } = row;
+        return { vendor, fields };
+      },
       finish: async (leadId, token, status, reason, now) =>
         changed(await at(finish).execute({ status, now, reason, key: leadKey(leadId), leadId, token })) === 1,
       recordOperatorDecision: async (leadId, decision, reason) =>

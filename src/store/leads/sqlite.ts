@@ -57,6 +57,17 @@ export function sqliteLeads(db: Db): LeadsTable {
     findRecent: (leadId, vendorId, cutoff) => findRecent.get({ key: leadKey(leadId), leadId, vendorId, cutoff }),
     claimDue: (now, limit, leaseMs, token) => claim.all({ lockedUntil: now + leaseMs, token, now, limit }),
     operatorDecisionOf: (leadId) => operatorDecision.get({ key: leadKey(leadId), leadId }),
+    storedForRules: (leadId) => {
+      const row = db
+        .select({ vendor: vendors.name, ...leadFieldColumns(leads) })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .where(byId(leadId))
+        .get();
+      if (!row) return undefined;
+      const { vendor, ...fields } = row;
+      return { vendor, fields };
+    },
     finish: (leadId, token, status, reason, now) => finish.run({ status, now, reason, key: leadKey(leadId), leadId, token }).changes === 1,
     recordOperatorDecision: (leadId, decision, reason) =>
       changedRows(
