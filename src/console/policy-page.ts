@@ -9,6 +9,7 @@ import { importPolicyOver, notAppliedYet, readPolicyText } from "../policy-in-fo
 import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";
 import { policyEntries, withEntryEnabled } from "./policy-entries.ts";
+import { capUseTable, policyUse, refusedCell, type PolicyUse } from "./policy-use.ts";
 import { actionButton, actorOf, csrfField, htmlResponse, layout, noticeBox, timeText, type PageContext } from "./page.ts";
 
 const PATH = "/policy";
@@ -50,9 +51,10 @@ interface Shown {
   headers?: Record<string, string>;
 }
 
-function render(context: PageContext, policy: InForce, shown: Shown): Response {
+async function render(context: PageContext, policy: InForce, shown: Shown): Promise<Response> {
   const { viewer } = context;
   const reading = readPolicyText(policy.document);
+  const use: PolicyUse = await policyUse(context.store, reading.ok ? reading.policy : null, context.now);
   const notApplied = reading.ok ? notAppliedYet(reading.policy) : [];
   const entries = policyEntries(policy.document);
   const version = String(policy.version);
@@ -70,18 +72,20 @@ ${
   entries.length === 0
     ? html`<p class="muted">The policy has no entries: every lead the other checks accept is taken.</p>`
     : html`<table id="entries">
-<thead><tr><th>List</th><th>Name</th><th>Applies to</th><th>Status</th><th></th></tr></thead>
+<thead><tr><th>List</th><th>Name</th><th>Applies to</th><th>Status</th><th>Refusals since 00:00 UTC</th><th></th></tr></thead>
 <tbody>${entries.map(
         (entry) => html`<tr>
 <td>${entry.list}${entry.stage ? html` <span class="muted">(${entry.stage})</span>` : ""}</td>
 <td class="mono">${entry.name}</td>
 <td>${entry.scope}</td>
 <td class="${entry.enabled ? "status-accepted" : "status-rejected"}">${entry.enabled ? "enabled" : "disabled"}</td>
+${refusedCell(use, entry.list, entry.name)}
 <td>${actionButton(viewer, `${PATH}/entries`, entry.enabled ? "Disable" : "Enable", { list: entry.list, name: entry.name, version, enabled: String(!entry.enabled) }, entry.enabled)}</td>
 </tr>`,
       )}</tbody>
 </table>`
 }
+${capUseTable(use, reading.ok ? reading.policy : null, context.now)}
 <h2>Document in force</h2>
 <pre class="mono" id="document">${pretty(policy.document)}</pre>
 <h2>Edit</h2>

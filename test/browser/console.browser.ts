@@ -327,7 +327,14 @@ test("the Policy page: an invalid edit is refused with its problem by path; a va
     require: { field: "state", op: "in", value: ["NY"] },
     reason: "State not served: {state}",
   };
-  const texas = () => vendorPost({ vendor_campaign_name: "browser-policy", state: "TX" });
+  const cap = { name: "browser-cap", campaigns: ["browser-policy"], counts: "leads", max: 5, per: "day", time_zone: "America/New_York" };
+  // How many of this test's leads the rule refused: the page's count of them since 00:00 UTC.
+  let refusedByRule = 0;
+  const texas = async () => {
+    const answer = await vendorPost({ vendor_campaign_name: "browser-policy", state: "TX" });
+    if (answer.status === 422 && JSON.stringify(answer.body).includes("State not served")) refusedByRule++;
+    return answer;
+  };
   const editor = page.getByLabel("Policy document (JSON)");
   const save = () => page.getByRole("button", { name: "Save the policy" }).click();
   await editor.fill(JSON.stringify({ rules: [{ ...rule, require: { ...rule.require, op: "among" } }] }, null, 2));
@@ -339,7 +346,7 @@ test("the Policy page: an invalid edit is refused with its problem by path; a va
   await screenshot(page, "console-policy-invalid.png");
   expect((await texas()).status).toBe(200);
 
-  await editor.fill(JSON.stringify({ rules: [rule] }, null, 2));
+  await editor.fill(JSON.stringify({ rules: [rule], caps: [cap] }, null, 2));
   await save();
   await page.getByText("The policy is saved and in force").waitFor();
   await page.locator("#document").getByText('"browser-states"').waitFor();
@@ -352,6 +359,23 @@ test("the Policy page: an invalid edit is refused with its problem by path; a va
   await page.getByText("The entry is disabled").waitFor();
   await waitUntil(async () => (await texas()).status === 200, 2_000, 50);
   await screenshot(page, "console-policy-disabled.png");
+
+  // The last lead, accepted once the rule was disabled, took the cap's one slot; the rule's refusals
+  // are on the page once the refusal log (written just after each answer) holds them.
+  await waitUntil(
+    async () => {
+      await page.reload();
+      const cells = await page.locator("#entries tr", { hasText: "browser-states" }).locator("td").allInnerTexts();
+      return cells[4] === String(refusedByRule);
+    },
+    5_000,
+    100,
+  );
+  expect(refusedByRule).toBeGreaterThan(0);
+  expect(await page.locator("#cap-use tbody tr").allInnerTexts()).toEqual([
+    expect.stringMatching(/^browser-cap\s+all in scope\s+1 \/ 5\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+a day in America\/New_York$/),
+  ]);
+  await screenshot(page, "console-policy-use.png");
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);

@@ -2,12 +2,17 @@
 // its version and who changed it; an edit is checked as `rules import` checks it (an invalid one
 // changes nothing and names every problem by path), is in force for postLead within 2 s and is
 // audited with what it changed; a save over a version newer than the one read is refused; an
-// entry is disabled and enabled by its button; no change is taken without the session's CSRF token.
+// entry is disabled and enabled by its button; no change is taken without the session's CSRF token;
+// each cap's use in its window and each entry's refusals since 00:00 UTC are shown, bounded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
+import { BUCKETS_SHOWN, startOfUtcDay } from "../../src/console/policy-use.ts";
+import { calendarWindow } from "../../src/policy/index.ts";
 import { exportPolicy, importPolicy } from "../../src/policy-in-force/manage.ts";
+import { refusalsPerEntry } from "../../src/refusals/per-entry.ts";
 import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
+import { installPolicy } from "../helpers/policy.ts";
 import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { addOperator, getPage, OPERATOR, postForm, signIn, type SignedIn } from "./console-client.ts";
@@ -203,4 +208,65 @@ test("without the session's CSRF token, or signed out, no edit and no Disable is
   const page = await getPage(`${server.consoleUrl}/policy`);
   expect([page.status, page.headers.get("location")]).toEqual([303, "/login"]);
   expect(await stored()).toEqual(before);
+});
+
+/** The rows of the page's caps table, each a list of its cells' text (tags dropped, entities kept). */
+const capUseRows = (page: string): string[][] =>
+  [.../<table id="cap-use">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1]!.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, "")),
+  );
+/** Each entry's name and its refusals since 00:00 UTC, as the Entries table shows them. */
+const refusalCounts = (page: string): string[][] =>
+  [...page.matchAll(/<td class="mono">([^<]+)<\/td>\n<td>[^<]*<\/td>\n<td class="[^"]+">(?:enabled|disabled)<\/td>\n<td[^>]*>([^<]*)<\/td>/g)].map((m) => [
+    m[1]!,
+    m[2]!,
+  ]);
+
+test("the page shows each cap's use in its window (when it ends, in UTC, its zone named) and each entry's refusals since 00:00 UTC", async () => {
+  const campaign = "cap-use";
+  await installPolicy(server.store, [server], server.auth, {
+    rules: [{ name: "cap-use-states", campaigns: [campaign], require: { field: "state", op: "equals", value: "NY" }, reason: "NY only" }],
+    caps: [{ name: "cap-use-day", campaigns: [campaign], counts: "leads", max: 2, per: "day", time_zone: "America/New_York" }],
+  });
+  expect((await postLead(server, server.auth, validLead({ vendor_campaign_name: campaign, state: "NY" }))).status).toBe(200);
+  const refused = await postLead(server, server.auth, validLead({ vendor_campaign_name: campaign, state: "TX" }));
+  expect([refused.status, refused.body.message]).toEqual([422, [{ error: "NY only" }]]);
+  // The refusal log is written a few milliseconds after the answer.
+  await waitUntil(async () => (await refusalsPerEntry(server.store, startOfUtcDay(Date.now()))).some((entry) => entry.name === "cap-use-states"), 5_000, 25);
+
+  const page = await operator.get("/policy");
+  expect(page.status).toBe(200);
+  expect(page.text).toContain("<th>Refusals since 00:00 UTC</th>");
+  const counts = refusalCounts(page.text);
+  expect(counts).toContainEqual(["cap-use-states", "1"]);
+  expect(counts).toContainEqual(["cap-use-day", "0"]);
+  const windowEnd = calendarWindow("day", Date.now(), "America/New_York").end;
+  expect(capUseRows(page.text)).toEqual([
+    [
+      "cap-use-day",
+      "all in scope",
+      "1 / 2",
+      new Date(windowEnd)
+        .toISOString()
+        .replace("T", " ")
+        .replace(/\.\d{3}Z$/, " UTC"),
+      "a day in America/New_York",
+    ],
+  ]);
+});
+
+test("an each-campaign cap shows its busiest buckets, at most BUCKETS_SHOWN, a line for the rest, every name escaped", async () => {
+  await installPolicy(server.store, [server], server.auth, { caps: [{ name: "per-campaign", counts: "leads", max: 5, per: "hour", each: "campaign" }] });
+  const window = calendarWindow("hour", Date.now(), "UTC");
+  const take = (bucket: string) =>
+    server.store.write((t) => op(t.capUsage.take({ name: "per-campaign", bucket, windowStart: window.start, windowEnd: window.end, max: 5 })));
+  const buckets = Array.from({ length: BUCKETS_SHOWN + 2 }, (_, i) => `c-${String(i).padStart(2, "0")}`);
+  for (const bucket of buckets) await take(bucket);
+  for (let i = 0; i < 3; i++) await take("<b>busy</b>");
+
+  const rows = capUseRows((await operator.get("/policy")).text);
+  expect(rows).toHaveLength(BUCKETS_SHOWN + 1);
+  expect(rows[0]!.slice(0, 3)).toEqual(["per-campaign", "campaign &lt;b&gt;busy&lt;/b&gt;", "3 / 5"]);
+  expect(rows.slice(1, BUCKETS_SHOWN).map((row) => row[1])).toEqual(buckets.slice(0, BUCKETS_SHOWN - 1).map((bucket) => `campaign ${bucket}`));
+  expect(rows[BUCKETS_SHOWN]).toEqual(["per-campaign", "and 3 more"]);
 });
