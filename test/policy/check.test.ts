@@ -51,9 +51,13 @@ describe("a valid document", () => {
     expect(checkPolicyDocument({ checks: [check] }).ok).toBe(true);
   });
 
-  test("docs/policy.md's example passes", async () => {
-    const page = await Bun.file(`${import.meta.dir}/../../docs/policy.md`).text();
-    const example = JSON.parse(page.split("```json")[1]!.split("```")[0]!);
+  test.each(["docs/policy.md", "README.md"])("%s's example passes", async (page) => {
+    const text = await Bun.file(`${import.meta.dir}/../../${page}`).text();
+    const blocks = text
+      .split("```json")
+      .slice(1)
+      .map((block) => block.split("```")[0]!);
+    const example = JSON.parse(blocks.find((block) => block.includes('"rules"'))!);
     expect(checkPolicyDocument(example)).toEqual({ ok: true, policy: example });
   });
 
