@@ -41,6 +41,7 @@ export function createApp(deps: AppDeps) {
   const { config, backend, log } = deps;
   const { store } = backend;
   const clock = deps.clock ?? Date.now;
+  const policyInForce = deps.policy;
   const auth = createVendorAuth({
     authenticator: createAuthenticator(backend.credentialsOf, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps) {
     .onError(({ error, request, path }) => answerFailure(error, request, path))
     .use(apiDocs())
     .use(healthRoutes(backend.ready))
-    .use(metricsRoutes(deps.metrics, { store, ready: backend.ready }, clock))
+    .use(metricsRoutes(deps.metrics, { store, ready: backend.ready, policy: policyInForce && (() => policyInForce.current()) }, clock))
     .use(intakeRoutes(auth, intake, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });

@@ -1,13 +1,15 @@
 // The service's metrics (docs/contract.md §9): requests by route and status, leads by vendor and outcome,
 // refused credentials by vendor, callback attempts by result, and, read at scrape time, the callback
-// queue's depth and oldest due item and whether storage takes writes. Vendor labels only ever carry
-// a known vendor's name or "unknown" (never a name a stranger sent), so their number is bounded by
-// the vendors table; each known vendor's series are there at 0 from the scrape after it is added.
+// queue's depth and oldest due item, whether storage takes writes, and each cap's use and maximum.
+// Vendor labels only ever carry a known vendor's name or "unknown" (never a name a stranger sent),
+// so their number is bounded by the vendors table; each known vendor's series are there at 0 from the scrape after it is added.
 import { op, type Script } from "../db/script.ts";
 import type { QueueDepth } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { AUTH_REFUSALS, UNKNOWN_VENDOR, type AuthRefusal, type RequestNote } from "../http/request-note.ts";
 import { VERSION } from "../config/build-info.ts";
+import type { CompiledPolicy } from "../policy/index.ts";
+import { renderCapGauges } from "./cap-gauges.ts";
 import { Counter, Histogram, renderGauge } from "./registry.ts";
 
 const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"];
@@ -110,6 +112,8 @@ function* readings(t: Tables, now: number): Script<{ queue: QueueDepth; pendingL
 export interface ScrapeSources {
   store: Store;
   ready: () => boolean | Promise<boolean>;
+  /** The acceptance policy in force, whose caps' use is read; without it, no cap series. */
+  policy?: () => CompiledPolicy;
 }
 
 export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, now: number): Promise<string> {
@@ -118,7 +122,11 @@ export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, no
   // Counters before the gauges' read: an event counted shows its effect in the same scrape's gauges
   // (on PostgreSQL the read is awaited while deliveries go on and are counted).
   const counters = Object.values(metrics).map((counter) => counter.render());
-  const [{ queue, pendingLeads, deadCallbacks, pausedEndpoints }, ready] = await Promise.all([sources.store.read((t) => readings(t, now)), sources.ready()]);
+  const [{ queue, pendingLeads, deadCallbacks, pausedEndpoints }, ready, caps] = await Promise.all([
+    sources.store.read((t) => readings(t, now)),
+    sources.ready(),
+    renderCapGauges(sources.store, sources.policy?.(), now),
+  ]);
   return `${[
     ...counters,
     renderGauge({
@@ -149,6 +157,7 @@ export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, no
       help: "1 while /readyz answers 200 (the database answers and takes writes); 0 while the disk is full or storage has failed.",
       value: ready ? 1 : 0,
     }),
+    ...caps,
     renderGauge({ name: "lead_ingress_build_info", help: "The running version (always 1).", value: 1, labels: { version: VERSION } }),
   ].join("\n\n")}\n`;
 }

@@ -3,7 +3,7 @@
 // would bring default Node collectors we would not use and a label hashing per call on the hot
 // path (one short string and one map lookup here).
 
-type Labels = Record<string, string>;
+export type Labels = Record<string, string>;
 
 /** One series per set of label values; its rendered labels are built once, on first use. */
 class LabelledSeries<L extends string, S> {
@@ -116,6 +116,12 @@ export function renderGauge(gauge: Gauge): string {
         .join(",")}}`
     : "";
   return [`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} gauge`, `${gauge.name}${labels} ${gauge.value}`].join("\n");
+}
+
+/** One gauge with a series per label set (none at all: only its HELP and TYPE lines). */
+export function renderGaugeSeries(name: string, help: string, series: { labels: Labels; value: number }[]): string {
+  const lines = series.map(({ labels, value }) => renderGauge({ name, help, value, labels }).split("\n")[2]!);
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...lines].join("\n");
 }
 
 function escapeLabel(value: string): string {

@@ -59,8 +59,13 @@ beforeAll(async () => {
   // Traffic of the kinds whose series appear on first use (requests by route and status, their durations).
   await post(`${server.url}/v1/postLead`, validLead(), { authorization: server.auth });
   await post(`${server.url}/v1/prePing`, {}, { authorization: basicAuth("nobody", "x") });
-  // A lead the acceptance policy refuses (its series appear on the first refusal by an entry).
-  await importPolicy(server.store, JSON.stringify({ rules: [{ name: "no-tx", require: { field: "state", op: "not_equals", value: "TX" } }] }), "cli:test");
+  // A lead the acceptance policy refuses (its series appear on the first refusal by an entry), and a
+  // cap (its gauges have a series per enabled cap of the policy in force).
+  const policy = {
+    rules: [{ name: "no-tx", require: { field: "state", op: "not_equals", value: "TX" } }],
+    caps: [{ name: "daily", counts: "leads", max: 1000, per: "day" }],
+  };
+  await importPolicy(server.store, JSON.stringify(policy), "cli:test");
   for (let tries = 0; (await post(`${server.url}/v1/postLead`, validLead({ state: "TX" }), { authorization: server.auth })).status !== 422; tries++) {
     if (tries > 100) throw new Error("the policy was not applied");
     await Bun.sleep(50);

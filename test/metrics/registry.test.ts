@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { routeLabel } from "../../src/metrics/index.ts";
-import { Counter, Histogram, renderGauge } from "../../src/metrics/registry.ts";
+import { Counter, Histogram, renderGauge, renderGaugeSeries } from "../../src/metrics/registry.ts";
 
 describe("Prometheus text format", () => {
   test("a counter renders HELP, TYPE and one line per label set, summing increments", () => {
@@ -49,6 +49,15 @@ describe("Prometheus text format", () => {
 
   test("a gauge renders its value", () => {
     expect(renderGauge({ name: "g", help: "G.", value: 1.5 })).toBe("# HELP g G.\n# TYPE g gauge\ng 1.5");
+  });
+
+  test("a gauge with a series per label set, escaped; with none, only its HELP and TYPE", () => {
+    const series = [
+      { labels: { cap: "daily" }, value: 3 },
+      { labels: { cap: 'a"b' }, value: 0 },
+    ];
+    expect(renderGaugeSeries("c", "C.", series)).toBe('# HELP c C.\n# TYPE c gauge\nc{cap="daily"} 3\nc{cap="a\\"b"} 0');
+    expect(renderGaugeSeries("c", "C.", [])).toBe("# HELP c C.\n# TYPE c gauge");
   });
 });
 
