@@ -1,6 +1,7 @@
 // Starts and stops the real service as a separate process, the way an operator would run it.
 import type { Subprocess } from "bun";
 import { closeSync, openSync } from "node:fs";
+import { resolve } from "node:path";
 
 export interface ServerOptions {
   /** A compiled binary to run instead of `bun src/main.ts`. */
@@ -12,6 +13,11 @@ export interface ServerOptions {
   flags?: string[];
   /** Bun options before the script, e.g. ["--cpu-prof-md"] (ignored with a binary). */
   bunFlags?: string[];
+  /**
+   * An acceptance policy document to import into the database once the server is ready
+   * (`rules import`), waiting until the server has it in force. Default: BENCH_POLICY, else none.
+   */
+  policyPath?: string;
 }
 
 export interface BenchServer {
@@ -52,6 +58,7 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
     "info",
     ...(options.flags ?? []),
   ];
+  const cli = options.binary ? [options.binary] : [process.execPath, "src/main.ts"];
   const command = options.binary ? [options.binary, ...flags] : [process.execPath, ...(options.bunFlags ?? []), "src/main.ts", ...flags];
   // One log file across restarts (appended), so a failed start can be diagnosed afterwards.
   const log = openSync(options.logPath, "a");
@@ -60,11 +67,42 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(`${url}/readyz`, child);
+    const policyPath = options.policyPath ?? process.env.BENCH_POLICY;
+    // Relative to where the bench was started, as the operator typed it.
+    if (policyPath) await importPolicy(cli, options, resolve(policyPath), url);
   } catch (error) {
     await stopChild(child);
     throw error;
   }
   return { url, pid: child.pid, stop: () => stopChild(child) };
+}
+
+const POLICY_TIMEOUT_MS = 10_000;
+const POLICY_RELOAD_MS = 2_500;
+
+/**
+ * Imports the policy after the server has migrated the database, then waits until the server has
+ * loaded it (it reads the policy's version every second): its caps' gauges appear in /metrics.
+ */
+async function importPolicy(cli: string[], options: ServerOptions, policyPath: string, url: string): Promise<void> {
+  const run = Bun.spawn([...cli, "rules", "import", policyPath, "--database", options.databasePath], {
+    cwd: options.repoDir,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+  if (code !== 0) throw new Error(`rules import ${policyPath} exited with code ${code}:\n${out}${err}`);
+  // Without an enabled cap nothing in /metrics tells; the loader reads the version every second.
+  const document = (await Bun.file(policyPath).json()) as { caps?: { enabled?: boolean }[] };
+  if (!document.caps?.some((cap) => cap.enabled !== false)) return void (await Bun.sleep(POLICY_RELOAD_MS));
+  const deadline = Date.now() + POLICY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const metrics = await fetch(`${url}/metrics`).then((response) => response.text());
+    if (metrics.includes("lead_ingress_policy_cap_max{")) return;
+    await Bun.sleep(200);
+  }
+  throw new Error(`${url}: policy ${policyPath} not in force after ${POLICY_TIMEOUT_MS} ms`);
 }
 
 /** Polls GET `readyUrl` until it answers 200; fails if the process exits or time runs out. */
