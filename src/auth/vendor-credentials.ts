@@ -8,6 +8,7 @@
 // instance within about one second, two at most even when a reload is slow.
 import { op } from "../db/script.ts";
 import type { Store } from "../store/index.ts";
+import { reloadEvery } from "../store/periodic-reload.ts";
 import type { VendorCredentials } from "../store/vendors/index.ts";
 
 /** The credentials of the vendor of this name, or null. */
@@ -39,30 +40,10 @@ export async function cachedCredentials(store: Store, options: { refreshMs?: num
     byName = new Map(vendors.map((v) => [v.name, { id: v.id, name: v.name, passwordHash: v.passwordHash, enabled: v.enabled }]));
   };
   await load();
-  let failing = false;
-  let stopped = false;
-  let timer: Timer | undefined;
-  // A chain of timeouts, not an interval: a slow reload never overlaps the next.
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      try {
-        await load();
-        failing = false;
-      } catch (error) {
-        if (!failing) options.onError?.(error);
-        failing = true;
-      }
-      schedule();
-    }, options.refreshMs ?? CREDENTIALS_REFRESH_MS);
-  };
-  schedule();
+  const reloading = reloadEvery(load, options.refreshMs ?? CREDENTIALS_REFRESH_MS, options.onError);
   return {
     lookup: (name) => byName.get(name) ?? null,
     refresh: load,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
+    stop: reloading.stop,
   };
 }

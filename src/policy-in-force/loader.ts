@@ -6,6 +6,7 @@
 import { op } from "../db/script.ts";
 import { type CompiledPolicy, checkPolicyDocument, compilePolicy } from "../policy/index.ts";
 import type { Store } from "../store/index.ts";
+import { reloadEvery } from "../store/periodic-reload.ts";
 
 export interface PolicyInForce {
   /** The compiled policy in force now; the same object until the version changes. */
@@ -44,31 +45,11 @@ export async function loadPolicyInForce(store: Store, options: { reloadMs?: numb
     [policy, version] = [compilePolicy(checked.policy), row.version];
   };
   await load();
-  let failing = false;
-  let stopped = false;
-  let timer: Timer | undefined;
-  // A chain of timeouts, not an interval: a slow read never overlaps the next.
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(async () => {
-      try {
-        await load();
-        failing = false;
-      } catch (error) {
-        if (!failing) options.onError?.(error);
-        failing = true;
-      }
-      schedule();
-    }, options.reloadMs ?? POLICY_RELOAD_MS);
-  };
-  schedule();
+  const reloading = reloadEvery(load, options.reloadMs ?? POLICY_RELOAD_MS, options.onError);
   return {
     current: () => policy,
     version: () => version,
     refresh: load,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
+    stop: reloading.stop,
   };
 }
