@@ -5,6 +5,8 @@
 // Scenarios: postLead accept (a new random number each), prePing, postLead 400. Prints req/s per
 // slice, then per scenario the medians, the median of the pair ratios B/A and the server CPU per
 // request (µs, /proc). Issue 18's "at least 0.95× of before" was judged with it (bench/README.md).
+// BENCH_POLICY_A / BENCH_POLICY_B: an acceptance policy document for one side only (server.ts), so
+// `BENCH_POLICY_B=bench/policy.json bun bench/side-by-side.ts . .` measures the policy's cost.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +49,7 @@ const start = (side: Side) =>
     databasePath: join(tmp, `${side}.db`),
     logPath: join(tmp, `${side}.log`),
     flags: ["--worker", "false"],
+    policyPath: process.env[`BENCH_POLICY_${side}`],
   });
 const servers: Record<Side, BenchServer> = { A: await start("A"), B: await start("B") };
 const results = Object.fromEntries(
