@@ -12,6 +12,7 @@ import { apiDocs } from "./docs/index.ts";
 import { operationDocs } from "./docs/operations.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { intakeRoutes } from "./intake/routes.ts";
+import { FullCountersSeen } from "./intake/caps.ts";
 import type { IntakeDeps } from "./intake/service.ts";
 import { leadRoutes } from "./leads/lookup.ts";
 import { errorText, type Logger } from "./log/index.ts";
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
     clock,
     batches: backend.intakeBatches,
     policy: deps.policy && intakePolicy(deps.policy),
+    fullCounters: new FullCountersSeen(),
   };
 
   // The operations' documentation, its examples from the texts and this configuration (the 413's limit).

@@ -19,7 +19,7 @@ import { pgWorkerBatches } from "./pg-worker.ts";
 import type { WorkerBatches } from "../store/batches/index.ts";
 import { sqliteWorkerBatches } from "../store/batches/sqlite.ts";
 import { postgresStore } from "../store/pg.ts";
-import { groupCommittedStore } from "../store/sqlite.ts";
+import { groupCommittedStore, sqliteTransactionParticipants } from "../store/sqlite.ts";
 import { openDatabase, sqliteOpenFailure, type DatabaseHandle } from "../db/client.ts";
 import { watchDiskSpace, type DiskSpaceOptions } from "../db/disk-space.ts";
 import { createGroupCommitter, type GroupCommitter } from "../db/group-commit.ts";
@@ -121,6 +121,7 @@ function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): Se
     },
   });
   const commit = createGroupCommitter(database.sqlite, {
+    participants: sqliteTransactionParticipants(database.db),
     foregroundBusy: hooks.foregroundBusy,
     diskSpace,
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),

@@ -9,15 +9,16 @@
 // answered by its own per-lead script after the batch committed, so its answer is exactly the
 // script's. A lead whose number or key another lead of the batch already carries waits for that
 // commit the same way (intake/batched-path.ts canTakeBatchedIntake). If the statement fails, or a
-// key it saves was taken by another instance meanwhile, the batch is rolled back and every lead
-// runs alone: a failing lead cannot take the others down.
+// key it saves was taken by another instance meanwhile, or a cap has too few slots left for the
+// batch's leads in its scope, the batch is rolled back and every lead runs alone: a failing lead
+// cannot take the others down.
 import type { PgDb } from "../db/pg/client.ts";
 import { driverError } from "../db/pg/errors.ts";
 import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batches.ts";
 import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { canTakeBatchedIntake, emptyBatchContext, joinBatch } from "../intake/batched-path.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
-import { acceptBatch, blockedAmong } from "../store/batches/pg-intake.ts";
+import { acceptBatch, blockedAmong, isCapsShort } from "../store/batches/pg-intake.ts";
 import type { Store } from "../store/index.ts";
 
 export interface IntakeBatchOptions {
@@ -52,7 +53,8 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
       // (turnBatches answers this batch and the requests gathered behind it).
       const cause = driverError(error);
       if (cause instanceof DatabaseWaitTimeout) throw cause;
-      options.onBatchFailed?.(error);
+      // A cap short of room is no failure: its leads' own scripts share out what is left.
+      if (!isCapsShort(cause)) options.onBatchFailed?.(error);
       accepted = new Set();
     }
     for (const w of batch) {

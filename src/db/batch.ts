@@ -6,6 +6,11 @@
 // nothing but the database (report what it did after its promise resolves). A failed COMMIT fails
 // every write of the batch, so no caller is told "stored" for something that is not on disk.
 //
+// A store may defer writes to the batch's end (TransactionParticipant: the cap counters, which one
+// batch's leads would otherwise update once per lead): it is told of each savepoint, of its undo
+// and release, writes what it deferred just before COMMIT (inside the transaction), and forgets
+// everything when the transaction ends either way.
+//
 // When another process holds the write lock, BEGIN fails fast (the service's busy timeout is
 // short) and the batch is retried on a timer, so the event loop keeps serving; after
 // `busyBudgetMs` it fails with SQLITE_BUSY (503 for HTTP callers).
@@ -18,6 +23,22 @@ export interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** A store's state that follows the batch's transaction (see above); every call is synchronous. */
+export interface TransactionParticipant {
+  /** BEGIN succeeded: the participant may defer writes until beforeCommit. */
+  begin(): void;
+  /** A savepoint was set. */
+  mark(): void;
+  /** The savepoint's changes were undone (and it was released). */
+  undo(): void;
+  /** The savepoint was released, its changes kept. */
+  keep(): void;
+  /** Writes what was deferred, inside the transaction, just before COMMIT. */
+  beforeCommit(): void;
+  /** The transaction ended (committed or rolled back): forget what was deferred. */
+  end(): void;
+}
+
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export const rejectAll = (batch: Pending[], error: unknown) => batch.forEach((pending) => pending.reject(error));
@@ -27,10 +48,20 @@ export const settle = (batch: Pending[], outcomes: Outcome[]) =>
   outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
 
 /** Runs a batch's writes in the open transaction of `sqlite`; answers each write's outcome. */
-function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
+function batchRunner(sqlite: Database, participants: readonly TransactionParticipant[]): (batch: Pending[]) => Outcome[] {
   const savepoint = sqlite.prepare("SAVEPOINT write");
   const release = sqlite.prepare("RELEASE write");
   const rollbackTo = sqlite.prepare("ROLLBACK TO write");
+
+  function setSavepoint() {
+    savepoint.run();
+    for (const participant of participants) participant.mark();
+  }
+
+  function releaseSavepoint() {
+    release.run();
+    for (const participant of participants) participant.keep();
+  }
 
   function runWrite(pending: Pending): unknown {
     const value = pending.write();
@@ -48,14 +79,15 @@ function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
     if (!sqlite.inTransaction) throw error;
     rollbackTo.run();
     release.run();
+    for (const participant of participants) participant.undo();
   }
 
   /** One write under its own savepoint: if it throws, only its changes are undone. */
   function runAlone(pending: Pending): Outcome {
-    savepoint.run();
+    setSavepoint();
     try {
       const value = runWrite(pending);
-      release.run();
+      releaseSavepoint();
       return { ok: true, value };
     } catch (error) {
       undoSavepoint(error);
@@ -65,10 +97,10 @@ function batchRunner(sqlite: Database): (batch: Pending[]) => Outcome[] {
 
   /** Runs the batch bare; if any write throws, undoes them all and runs each alone. */
   return function runBatch(batch: Pending[]): Outcome[] {
-    savepoint.run();
+    setSavepoint();
     try {
       const outcomes = batch.map((pending): Outcome => ({ ok: true, value: runWrite(pending) }));
-      release.run();
+      releaseSavepoint();
       return outcomes;
     } catch (error) {
       undoSavepoint(error);
@@ -86,11 +118,11 @@ const isBusy = (error: unknown) => (error as { code?: string } | null)?.code ===
  */
 export type CommitBatch = (batch: Pending[]) => Outcome[] | number;
 
-export function batchTransaction(sqlite: Database, busyBudgetMs: number): CommitBatch {
+export function batchTransaction(sqlite: Database, busyBudgetMs: number, participants: readonly TransactionParticipant[] = []): CommitBatch {
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
-  const runBatch = batchRunner(sqlite);
+  const runBatch = batchRunner(sqlite, participants);
   /** When BEGIN first found the write lock taken, while the batch waits for it; null otherwise. */
   let lockedSince: number | null = null;
 
@@ -105,8 +137,10 @@ export function batchTransaction(sqlite: Database, busyBudgetMs: number): Commit
       throw error;
     }
     lockedSince = null;
+    for (const participant of participants) participant.begin();
     try {
       const outcomes = runBatch(batch);
+      for (const participant of participants) participant.beforeCommit();
       commit.run();
       return outcomes;
     } catch (error) {
@@ -116,6 +150,8 @@ export function batchTransaction(sqlite: Database, busyBudgetMs: number): Commit
         // The connection is gone (closed at shutdown): nothing left to roll back.
       }
       throw error;
+    } finally {
+      for (const participant of participants) participant.end();
     }
   };
 }

@@ -25,7 +25,7 @@
 // foreground writes while its reserve is reached, keeping that room for background writes.
 import type { Database } from "bun:sqlite";
 import { BACKGROUND_WAVE_MS, backgroundWaves } from "./background-waves.ts";
-import { batchTransaction, rejectAll, type Outcome, type Pending } from "./batch.ts";
+import { batchTransaction, rejectAll, type Outcome, type Pending, type TransactionParticipant } from "./batch.ts";
 import { createCheckpointer, type CheckpointerOptions } from "./checkpointer.ts";
 import type { DiskSpace } from "./disk-space.ts";
 import { fsyncPipeline } from "./fsync-pipeline.ts";
@@ -75,6 +75,8 @@ export interface GroupCommitOptions {
   commitDuringSyncAt?: number;
   /** The disk's state: told of every batch's outcome; while it says so, foreground writes are refused. */
   diskSpace?: Pick<DiskSpace, "problem" | "foregroundRefusal" | "writeFailed"> | null;
+  /** Stores' state that follows each batch's transaction (store/sqlite.ts sqliteTransactionParticipants). */
+  participants?: readonly TransactionParticipant[];
 }
 
 export function createGroupCommitter(sqlite: Database, options: GroupCommitOptions = {}): GroupCommitter {
@@ -87,7 +89,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let flushDue: Promise<void> | null = null;
   /** The checkpointer's second pass is running: no batch is committed until it returns. */
   let checkpointHold: Promise<void> | null = null;
-  const commitBatch = batchTransaction(sqlite, options.busyBudgetMs ?? 5_000);
+  const commitBatch = batchTransaction(sqlite, options.busyBudgetMs ?? 5_000, options.participants);
   const snapshot = readSnapshot(sqlite);
   const fsyncs = fsyncPipeline(walSync, {
     commitWaiting: () => {

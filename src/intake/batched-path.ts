@@ -20,8 +20,9 @@ const batchKeyOf = (lead: LeadToAccept): string | null => lead.key && `${lead.le
  * Can the statement settle `lead` within the batch `context`? Not when another lead of the batch
  * carries its number or its key: one statement cannot claim one number (or save one key) twice, so
  * it waits for the batch's commit and runs alone, seeing the batch's claim and key. A lead a
- * policy's cap counts never reaches the batch: submitLead writes it alone (caps.ts takesCapSlots),
- * after a read that refuses a full cap without a write; an intake check, when it comes, goes here.
+ * policy's cap counts joins too: the statement takes its batch's slots together, or fails and
+ * leaves every lead to its own script (store/batches/pg-intake.ts). An intake check, when it comes,
+ * goes here.
  */
 export function canTakeBatchedIntake(lead: LeadToAccept, context: BatchContext): boolean {
   const key = batchKeyOf(lead);

@@ -18,6 +18,8 @@ export interface Capped {
   retryAfterSeconds: number;
   /** The full caps by name: the refusal log's and the metrics' names. */
   refusedBy: readonly RefusedBy[];
+  /** The full caps' counters, for FullCountersSeen. */
+  full: readonly CapToTake[];
 }
 
 export function cappedBy(full: readonly CapToTake[]): Capped {
@@ -26,6 +28,7 @@ export function cappedBy(full: readonly CapToTake[]): Capped {
     reasons: full.map((cap) => cap.reason),
     retryAfterSeconds: Math.max(...full.map((cap) => cap.retryAfterSeconds)),
     refusedBy: full.map((cap) => ({ kind: "cap", name: cap.name })),
+    full,
   };
 }
 
@@ -38,14 +41,22 @@ export class CapsFull extends Error {
 }
 
 /**
- * Takes a slot of each cap, in the document's order (so two transactions lock the same counters in
- * the same order); every cap is tried, so that the refusal names each full one. Throws CapsFull when
- * one is full: the transaction, slots taken included, is rolled back.
+ * The order every writer takes counters in, a lead's script here and PostgreSQL's batch statement
+ * (store/batches/pg-intake.ts) alike: by cap name, bucket, window. One order, so that two
+ * transactions (on two instances) never each hold a counter the other waits for.
+ */
+export const counterOrder = (a: CapToTake, b: CapToTake): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : a.windowStart - b.windowStart;
+
+/**
+ * Takes a slot of each cap, in counterOrder; every cap is tried, so that the refusal names each full
+ * one, in the document's order. Throws CapsFull when one is full: the transaction, slots taken
+ * included, is rolled back.
  */
 export function* takeCaps(t: Tables, caps: readonly CapToTake[]): Script<void> {
-  let full: CapToTake[] | undefined;
-  for (const cap of caps) if (!(yield* op(t.capUsage.take(cap)))) (full ??= []).push(cap);
-  if (full) throw new CapsFull(cappedBy(full));
+  let full: Set<CapToTake> | undefined;
+  for (const cap of caps.length > 1 ? [...caps].sort(counterOrder) : caps) if (!(yield* op(t.capUsage.take(cap)))) (full ??= new Set()).add(cap);
+  if (full) throw new CapsFull(cappedBy(caps.filter((cap) => full.has(cap))));
 }
 
 /** The answer of a write that may throw CapsFull: its outcome instead of the error. */
@@ -80,8 +91,39 @@ export function* fullAmong<Cap extends CapToTake>(t: Tables, caps: readonly Cap[
   return full;
 }
 
+const counterKey = (cap: CapToTake) => `${cap.name}\n${cap.bucket}\n${cap.windowStart}`;
+/** Enough for every vendor's counter of several `each` caps; past it, the ended windows go first. */
+const SEEN_LIMIT = 4_096;
+
 /**
- * Whether a lead counts against caps, and so may not take PostgreSQL's batched one-statement intake
- * (backend/pg-intake.ts), whose statement does not take slots: such a lead runs its own script.
+ * The counters this process saw full, by a refusal. A counter's use never goes down within its
+ * window (no slot is ever given back, docs/contract.md §10), so a counter seen full at max M stays
+ * full for any max up to M until its window ends: knowing it is exact on every instance, without
+ * asking the database. A lead in scope of one is refused by a read; any other lead goes straight
+ * to its write, whose statement takes the slots or refuses (and that refusal is recorded here). So
+ * a lead pays no read before its write, and a full cap costs one failed write per instance.
  */
-export const takesCapSlots = (caps: readonly CapToTake[]): boolean => caps.length > 0;
+export class FullCountersSeen {
+  readonly #seen = new Map<string, { max: number; windowEnd: number }>();
+
+  /** Records the full caps of a refusal (a committed write's or a read's answer). */
+  record(capped: Capped, now: number): void {
+    if (this.#seen.size >= SEEN_LIMIT) this.#forgetEnded(now);
+    for (const cap of capped.full) {
+      const key = counterKey(cap);
+      this.#seen.set(key, { max: Math.max(cap.max, this.#seen.get(key)?.max ?? 0), windowEnd: cap.windowEnd });
+    }
+  }
+
+  /** Whether one of `caps` (in their current windows) was seen full at its max or above. */
+  anyFull(caps: readonly CapToTake[]): boolean {
+    if (this.#seen.size === 0) return false;
+    for (const cap of caps) if (cap.max <= (this.#seen.get(counterKey(cap))?.max ?? -1)) return true;
+    return false;
+  }
+
+  #forgetEnded(now: number): void {
+    for (const [key, seen] of this.#seen) if (seen.windowEnd <= now) this.#seen.delete(key);
+    if (this.#seen.size >= SEEN_LIMIT) this.#seen.clear();
+  }
+}

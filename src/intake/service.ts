@@ -4,7 +4,7 @@ import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
-import { answeringCaps, type Capped, fullCaps, pingCaps, takeCaps, takesCapSlots } from "./caps.ts";
+import { answeringCaps, type Capped, type FullCountersSeen, fullCaps, pingCaps, takeCaps } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
 import type { CapToTake, IntakePolicy, RefusedBy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
@@ -21,6 +21,8 @@ export interface IntakeDeps {
   batches?: IntakeBatches;
   /** The operator's acceptance policy in force (docs/contract.md §10); without it nothing more is refused. */
   policy?: IntakePolicy;
+  /** The cap counters this process saw full (caps.ts): leads in their scope are refused by a read, before any write. */
+  fullCounters?: FullCountersSeen;
 }
 
 /** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
@@ -30,6 +32,8 @@ export interface LeadToAccept {
   /** Its callback's message id, when the lead has a call_back_url. */
   callbackId: string | null;
   key: { key: string; requestHash: string } | null;
+  /** The caps it takes a slot of (the batch takes them together; the per-lead script takes its own). */
+  caps: readonly CapToTake[];
   /** The per-lead script (acceptLead): the batch's answer for a lead it cannot settle itself. */
   alone: TableScript<SubmitOutcome>;
 }
@@ -126,21 +130,34 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
     return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, { ...answer, refusedBy })));
   }
   // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
-  // cap counts takes its slots there too, and runs its own script (the batch takes no slots).
+  // cap counts takes its slots there too (or in its batch's statement, on PostgreSQL).
   const caps = answer === null ? NO_CAPS : answer.leads;
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash, caps);
-  if (takesCapSlots(caps)) {
-    // A cap already full refuses by a read, as a rule does: no write to roll back, no counter's
-    // lock waited for. The write's own statement decides whenever the read found room.
-    const write = () => answeringCaps(deps.store.write(alone));
-    const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
-    return refused instanceof Promise ? refused.then((outcome) => outcome ?? write()) : refused === null ? write() : Promise.resolve(refused);
-  }
-  if (!deps.batches) return deps.store.write(alone);
-  return deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, alone));
+  const write = () =>
+    deps.batches ? deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, caps, alone)) : deps.store.write(alone);
+  if (caps.length === 0) return write();
+  const written = () => answeringCaps(write()).then((outcome) => seenFull(deps, outcome));
+  // A counter seen full stays full (caps.ts FullCountersSeen): refused by a read, as a rule is, with
+  // no write to roll back and no counter's lock waited for. Otherwise the write's statement decides.
+  if (!deps.fullCounters?.anyFull(caps)) return written();
+  const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
+  return refused instanceof Promise ? refused.then((outcome) => outcome ?? written()) : refused === null ? written() : Promise.resolve(refused);
 }
 
-function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: ValidLead, requestHash: string, alone: TableScript<SubmitOutcome>): LeadToAccept {
+/** Records a cap refusal's full counters (after its write committed, or its read), and answers it. */
+function seenFull<T extends { kind: string }>(deps: IntakeDeps, outcome: T | Capped): T | Capped {
+  if (outcome.kind === "capped") deps.fullCounters?.record(outcome as Capped, deps.clock());
+  return outcome;
+}
+
+function leadToAccept(
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  fields: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+  alone: TableScript<SubmitOutcome>,
+): LeadToAccept {
   const now = deps.clock();
   const id = Bun.randomUUIDv7();
   const key = submission.idempotencyKey;
@@ -149,6 +166,7 @@ function leadToAccept(deps: IntakeDeps, submission: LeadSubmission, fields: Vali
     lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs },
     callbackId: fields.callBackUrl === null ? null : callbackMessageId(id),
     key: key === null ? null : { key, requestHash },
+    caps,
     alone,
   };
 }

@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../db/client.ts";
+import type { TransactionParticipant } from "../db/batch.ts";
 import type { GroupCommitter } from "../db/group-commit.ts";
 import * as schema from "../db/schema.ts";
 import { runNow } from "../db/script.ts";
@@ -28,15 +29,30 @@ export type Connection = Db | Database;
 /** The bun:sqlite connection under either form. */
 export const sqliteOf = (connection: Connection): Database => ("$client" in connection ? connection.$client : connection);
 
-const tablesByConnection = new WeakMap<Database, Tables>();
+interface ConnectionTables {
+  tables: Tables;
+  /** What follows the group committer's batch transactions (db/batch.ts TransactionParticipant). */
+  participants: TransactionParticipant[];
+}
+
+const tablesByConnection = new WeakMap<Database, ConnectionTables>();
 
 /** The tables of a connection, their statements prepared once per connection. */
-export function sqliteTables(connection: Connection): Tables {
+export const sqliteTables = (connection: Connection): Tables => tablesOf(connection).tables;
+
+/**
+ * What a group committer on this connection must tell of its batches (db/batch.ts): the cap
+ * counters' tally (store/cap-usage/sqlite-tally.ts), so that a batch writes each counter once.
+ */
+export const sqliteTransactionParticipants = (connection: Connection): readonly TransactionParticipant[] => tablesOf(connection).participants;
+
+function tablesOf(connection: Connection): ConnectionTables {
   const sqlite = sqliteOf(connection);
-  let tables = tablesByConnection.get(sqlite);
-  if (!tables) {
+  let found = tablesByConnection.get(sqlite);
+  if (!found) {
     const db = "$client" in connection ? connection : (drizzle({ client: sqlite, schema }) as Db);
-    tables = {
+    const capUsage = sqliteCapUsage(db);
+    const tables: Tables = {
       leads: sqliteLeads(db),
       callbacks: sqliteCallbacks(db),
       phoneClaims: sqlitePhoneClaims(db),
@@ -50,11 +66,12 @@ export function sqliteTables(connection: Connection): Tables {
       pausedEndpoints: sqlitePausedEndpoints(db),
       policy: sqlitePolicy(db),
       refusals: sqliteRefusals(db),
-      capUsage: sqliteCapUsage(db),
+      capUsage: capUsage.table,
     };
-    tablesByConnection.set(sqlite, tables);
+    found = { tables, participants: [capUsage.tally] };
+    tablesByConnection.set(sqlite, found);
   }
-  return tables;
+  return found;
 }
 
 /**

@@ -4,7 +4,7 @@ import { createVendor, type Vendor } from "../../src/auth/vendors.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createGroupCommitter } from "../../src/db/group-commit.ts";
 import { submitLead, type IntakeDeps } from "../../src/intake/service.ts";
-import { groupCommittedStore } from "../../src/store/sqlite.ts";
+import { groupCommittedStore, sqliteTransactionParticipants } from "../../src/store/sqlite.ts";
 
 export interface IntakeHarness {
   database: DatabaseHandle;
@@ -21,7 +21,7 @@ export async function intakeHarness(options: { holdPeriodMs?: number; duplicateW
   const { vendor } = await createVendor(storeOn(database.db), "vendor-test", "password-test");
   const now = { value: Date.UTC(2026, 0, 1) };
   const deps: IntakeDeps = {
-    store: groupCommittedStore(database.db, createGroupCommitter(database.sqlite)),
+    store: groupCommittedStore(database.db, createGroupCommitter(database.sqlite, { participants: sqliteTransactionParticipants(database.db) })),
     duplicateWindowMs: options.duplicateWindowMs ?? 30 * 86_400_000,
     holdPeriodMs: options.holdPeriodMs ?? 60_000,
     allowPrivateCallbacks: false,

@@ -11,6 +11,7 @@ const leadToAccept = (phone: string, vendorId: string, key: string | null): Lead
   lead: { id: Bun.randomUUIDv7(), vendorId, rawRequest: "{}", createdAt: 0, decideAfter: 0 },
   callbackId: null,
   key: key === null ? null : { key, requestHash: "h" },
+  caps: [],
   alone: () => {
     throw new Error("not run here");
   },

@@ -2,7 +2,9 @@
 // database as one statement, and each gets exactly the answer its per-lead script would give.
 // Submitted without an await between them, the leads below meet in one batch; the store the batch
 // leaves leads to counts its writes, so a test sees which leads the statement settled itself.
-import { beforeEach, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
+import { FullCountersSeen } from "../../src/intake/caps.ts";
+import type { CapToTake } from "../../src/intake/policy-port.ts";
 import { prePing, submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
 import type { Store } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
@@ -23,7 +25,7 @@ let reads: number;
 let batchFailures: unknown[];
 
 beforeEach(async () => {
-  await pg.handle.sql.unsafe("TRUNCATE vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys RESTART IDENTITY");
+  await pg.handle.sql.unsafe("TRUNCATE vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys, cap_usage RESTART IDENTITY");
   await pgTables(pg.handle.db).vendors.insert(VENDOR);
   const store = postgresStore(pg.handle.db);
   writesAlone = 0;
@@ -189,4 +191,59 @@ test("prePings of one turn are answered by one statement, each by the rule: supp
   const outcomes = await Promise.all([suppressed, claimed, expired, free, claimed].map((phone) => prePing(deps, { phone_number: phone })));
   expect(outcomes.map((o) => o.kind)).toEqual(["blocked", "blocked", "eligible", "eligible", "blocked"]);
   expect(reads).toBe(0);
+});
+
+describe("caps in the batch", () => {
+  const cap = (max: number): CapToTake => ({
+    name: "daily",
+    bucket: "",
+    windowStart: NOW - 1_000,
+    windowEnd: NOW + 86_400_000,
+    max,
+    reason: "Daily cap reached",
+    retryAfterSeconds: 86_400,
+  });
+  const withCap = (max: number) => {
+    deps.fullCounters = new FullCountersSeen();
+    deps.policy = { postLead: () => ({ kind: "caps", leads: [cap(max)], pings: [] }), prePing: () => null };
+  };
+  const used = async () => (await rows("SELECT used FROM cap_usage"))[0]?.used ?? 0;
+
+  test("leads in a cap's scope with room are stored by the statement, which takes their slots together", async () => {
+    withCap(10);
+    const outcomes = await submitTogether({ body: validLead() }, { body: validLead() }, { body: validLead() });
+    expect(outcomes.map((o) => o.kind)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(writesAlone).toBe(0);
+    expect(await used()).toBe(3);
+  });
+
+  test("a lead of the batch whose number is blocked takes no slot", async () => {
+    withCap(10);
+    const lead = validLead();
+    await submitTogether({ body: lead });
+    const outcomes = await submitTogether({ body: { ...lead, customer_name: "Someone Else" } }, { body: validLead() });
+    expect(outcomes.map((o) => o.kind)).toEqual(["blocked", "accepted"]);
+    expect(await used()).toBe(2);
+  });
+
+  test("2 slots left for 5 leads: the statement takes none, each lead's script shares them out, and the full counter is remembered", async () => {
+    withCap(3);
+    await submitTogether({ body: validLead() });
+    const outcomes = await submitTogether(...Array.from({ length: 5 }, () => ({ body: validLead() })));
+    expect(outcomes.filter((o) => o.kind === "accepted")).toHaveLength(2);
+    expect(outcomes.filter((o) => o.kind === "capped").map((o) => o.kind === "capped" && o.reasons)).toEqual([
+      ["Daily cap reached"],
+      ["Daily cap reached"],
+      ["Daily cap reached"],
+    ]);
+    expect(writesAlone).toBe(5);
+    expect(batchFailures).toEqual([]); // a cap short of room is not a failure to report
+    expect(await used()).toBe(3);
+    expect(await rows("SELECT count(*)::int AS n FROM leads")).toEqual([{ n: 3 }]);
+    // Seen full: the next lead is refused by a read, with no write.
+    const [writes, readsBefore] = [writesAlone, reads];
+    expect((await submitTogether({ body: validLead() }))[0]?.kind).toBe("capped");
+    expect(writesAlone).toBe(writes);
+    expect(reads).toBeGreaterThan(readsBefore);
+  });
 });

@@ -8,6 +8,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../../db/pg/client.ts";
 import { driverErrors } from "../../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../../db/pg/schema.ts";
+import type { CapCounter } from "../cap-usage/index.ts";
 import { keyTakeover, liveKey } from "../idempotency-keys/batch-sql.ts";
 import type { NewLead, LeadFields } from "../leads/index.ts";
 import { rawOn } from "../pg-session.ts";
@@ -15,12 +16,13 @@ import { claimTakeover, heldSince } from "../phone-claims/batch-sql.ts";
 import { heldCallbackRow, pendingLeadRow } from "../rows.ts";
 import { listedSql } from "../suppressions/listed.ts";
 
-/** A lead for the batch: its rows as the per-lead script would write them. */
+/** A lead for the batch: its rows as the per-lead script would write them, and the cap counters it takes a slot of. */
 export interface BatchedLead {
   fields: LeadFields;
   lead: NewLead;
   callbackId: string | null;
   key: { key: string; requestHash: string } | null;
+  caps: readonly CapCounter[];
 }
 
 /**
@@ -54,6 +56,11 @@ const keyRecord = recordColumns(idempotencyKeys);
 
 /** In the error when a key of the batch was saved meanwhile by another instance. */
 const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
+/** In the error when a cap counter has fewer free slots than the batch's leads in its scope. */
+const CAPS_SHORT = "a cap has fewer free slots than the leads of the batch in its scope";
+
+/** Whether a batch failed for CAPS_SHORT (its raised error names the text the cast could not read). */
+export const isCapsShort = (error: unknown): boolean => error instanceof Error && error.message.includes(CAPS_SHORT);
 
 /**
  * One statement for a batch: the rows come as three JSON arrays ($1 leads, $2 callbacks, $3 keys;
@@ -64,6 +71,15 @@ const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
  * snapshot (a race of one key) fails the statement, so that nothing of the batch is stored: the
  * failing cast is the only way plain SQL has to raise an error, and a statement of its own needs no
  * BEGIN and COMMIT (two round trips of three per batch).
+ *
+ * Caps ($6: each claimed lead's counters): each counter takes the slots of all its claimed leads
+ * at once, `used + n` while that stays within the max (intake/caps.ts takes one per lead; this is
+ * the same rule for n). (The failing casts name a lead: a constant one would be folded, and so
+ * raised, when the statement is planned.) The row stays locked until the statement commits, so another instance's
+ * batch or lead waits and then sees the sum; counters are taken in intake/caps.ts counterOrder. A
+ * counter without room for all n fails the statement (CAPS_SHORT) and every lead runs its own
+ * script, which takes its slot while one is left and refuses the rest: the answers are the
+ * per-lead ones, exactly.
  */
 const ACCEPT_BATCH = `
   WITH lead AS (SELECT * FROM json_to_recordset($1::text::json) AS r(${leadRecord.definition})),
@@ -93,10 +109,25 @@ const ACCEPT_BATCH = `
     SELECT ${keyRecord.columns.map((c) => `k.${c}`).join(", ")} FROM key k JOIN claimed c ON c.lead_id = k."leadId"
     ${keyTakeover("excluded.created_at - $5")}
     RETURNING lead_id
+  ),
+  slot AS (SELECT * FROM json_to_recordset($6::text::json) AS r("leadId" text, name text, bucket text, "windowStart" bigint, "windowEnd" bigint, max int)),
+  wanted AS (
+    SELECT s.name, s.bucket, s."windowStart", max(s."windowEnd") AS "windowEnd", min(s.max) AS max, count(*)::int AS n
+    FROM slot s JOIN claimed c ON c.lead_id = s."leadId" GROUP BY 1, 2, 3
+  ),
+  taken AS (
+    INSERT INTO cap_usage (cap_name, bucket, window_start, window_end, used)
+    SELECT name, bucket, "windowStart", "windowEnd", n FROM wanted WHERE n <= max
+    ORDER BY name COLLATE "C", bucket COLLATE "C", "windowStart"
+    ON CONFLICT (cap_name, bucket, window_start) DO UPDATE SET used = cap_usage.used + excluded.used
+    WHERE cap_usage.used + excluded.used
+      <= (SELECT w.max FROM wanted w WHERE w.name = excluded.cap_name AND w.bucket = excluded.bucket AND w."windowStart" = excluded.window_start)
+    RETURNING 1
   )
   SELECT c.lead_id
   FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
-  WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END`;
+  WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END
+    AND CASE WHEN (SELECT count(*) FROM taken) = (SELECT count(*) FROM wanted) THEN true ELSE (c.lead_id || ': ${CAPS_SHORT}')::boolean END`;
 
 /** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
 export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { duplicateWindowMs: number; idempotencyTtlMs: number }): Promise<Set<string>> {
@@ -113,7 +144,17 @@ export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { dup
   const keyRows = items.flatMap(({ lead, key }) =>
     key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }],
   );
-  const params = [JSON.stringify(leadRows), JSON.stringify(callbackRows), JSON.stringify(keyRows), cutoffs.duplicateWindowMs, cutoffs.idempotencyTtlMs];
+  const slotRows = items.flatMap(({ lead, caps }) =>
+    caps.map((cap) => ({ leadId: lead.id, name: cap.name, bucket: cap.bucket, windowStart: cap.windowStart, windowEnd: cap.windowEnd, max: cap.max })),
+  );
+  const params = [
+    JSON.stringify(leadRows),
+    JSON.stringify(callbackRows),
+    JSON.stringify(keyRows),
+    cutoffs.duplicateWindowMs,
+    cutoffs.idempotencyTtlMs,
+    JSON.stringify(slotRows),
+  ];
   const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
   return new Set(rows.map((row) => row.lead_id));
 }
