@@ -18,7 +18,8 @@ import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batch
 import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { canTakeBatchedIntake, emptyBatchContext, joinBatch } from "../intake/batched-path.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
-import { acceptBatch, blockedAmong, isCapsShort } from "../store/batches/pg-intake.ts";
+import { acceptBatch, blockedAmong, isCapsShort, usedAmong } from "../store/batches/pg-intake.ts";
+import type { CapCounter } from "../store/cap-usage/index.ts";
 import type { Store } from "../store/index.ts";
 
 export interface IntakeBatchOptions {
@@ -72,9 +73,23 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
     waiting.forEach((w, i) => w.resolve(blocked.has(i)));
   }
 
+  /** Each prePing's counters read by one statement for the turn. */
+  async function readTogether(waiting: Waiting<readonly CapCounter[], number[]>[]) {
+    const used = await usedAmong(
+      db,
+      waiting.flatMap((w) => w.item),
+    );
+    let at = 0;
+    for (const w of waiting) {
+      w.resolve(used.slice(at, at + w.item.length));
+      at += w.item.length;
+    }
+  }
+
   const accept = turnBatches(acceptTogether, LIMITS);
   const check = turnBatches(checkTogether, LIMITS);
-  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }) };
+  const read = turnBatches(readTogether, LIMITS);
+  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }), usedOf: read };
 }
 
 interface PhoneCheck {

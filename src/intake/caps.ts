@@ -80,15 +80,26 @@ export function* pingCaps(t: Tables, leads: readonly CapToTake[], pings: readonl
 
 /** By a read: the refusal of the caps among `caps` that are full now, or null when each has room. */
 export function* fullCaps(t: Tables, caps: readonly CapToTake[]): Script<Capped | null> {
-  const full = yield* fullAmong(t, caps);
-  return full.length > 0 ? cappedBy(full) : null;
+  return cappedAmong(caps, yield* usedOf(t, caps));
 }
 
 /** By a read: the caps among `caps` that are full now, in their order. */
 export function* fullAmong<Cap extends CapToTake>(t: Tables, caps: readonly Cap[]): Script<Cap[]> {
-  const full: Cap[] = [];
-  for (const cap of caps) if ((yield* op(t.capUsage.used(cap))) >= cap.max) full.push(cap);
-  return full;
+  return fullOf(caps, yield* usedOf(t, caps));
+}
+
+/** The refusal of the caps among `caps` whose slots taken (`used`, in their order) reach their max, or null. */
+export function cappedAmong(caps: readonly CapToTake[], used: readonly number[]): Capped | null {
+  const full = fullOf(caps, used);
+  return full.length > 0 ? cappedBy(full) : null;
+}
+
+const fullOf = <Cap extends CapToTake>(caps: readonly Cap[], used: readonly number[]): Cap[] => caps.filter((cap, i) => (used[i] ?? 0) >= cap.max);
+
+function* usedOf(t: Tables, caps: readonly CapToTake[]): Script<number[]> {
+  const used: number[] = [];
+  for (const cap of caps) used.push(yield* op(t.capUsage.used(cap)));
+  return used;
 }
 
 const counterKey = (cap: CapToTake) => `${cap.name}\n${cap.bucket}\n${cap.windowStart}`;

@@ -4,7 +4,7 @@ import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
-import { answeringCaps, type Capped, type FullCountersSeen, fullCaps, pingCaps, takeCaps } from "./caps.ts";
+import { answeringCaps, type Capped, cappedAmong, type FullCountersSeen, fullCaps, pingCaps, takeCaps } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
 import type { CapToTake, IntakePolicy, RefusedBy } from "./policy-port.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
@@ -44,6 +44,8 @@ export interface IntakeBatches {
   accept(lead: LeadToAccept): Promise<SubmitOutcome>;
   /** prePing: isBlocked below. */
   isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
+  /** prePing: the slots taken of each of its `leads` caps' counters (caps.ts fullAmong's read). */
+  usedOf(counters: readonly CapToTake[]): Promise<number[]>;
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -96,6 +98,7 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
     const { leads, pings } = answer;
     const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
     if (pings.length === 0) {
+      if (deps.batches) return deps.batches.usedOf(leads).then((used) => counted(cappedAmong(leads, used)));
       const read = deps.store.read((t) => pingCaps(t, leads, NO_CAPS));
       return read instanceof Promise ? read.then(counted) : counted(read);
     }

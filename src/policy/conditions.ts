@@ -52,24 +52,29 @@ export function fieldReader(name: unknown, path: string, context: CompileContext
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
+/** What one operator tests: the field's text folded (most), or as read (numbers, patterns). */
+type OperatorTest = { folded: true; test: (folded: string) => boolean } | { folded: false; test: (text: string | undefined) => boolean };
+const onFolded = (test: (folded: string) => boolean): OperatorTest => ({ folded: true, test });
+const onText = (test: (text: string | undefined) => boolean): OperatorTest => ({ folded: false, test });
+
 /** The test one operator makes of a field's value, or a message saying why `value` does not suit it. */
-function operatorTest(op: Operator, value: unknown, hasValue: boolean): ((text: string | undefined) => boolean) | string {
+function operatorTest(op: Operator, value: unknown, hasValue: boolean): OperatorTest | string {
   switch (op) {
     case "blank":
     case "not_blank": {
       if (hasValue) return `${op} takes no value`;
-      return op === "blank" ? (text) => fold(text) === "" : (text) => fold(text) !== "";
+      return op === "blank" ? onFolded((text) => text === "") : onFolded((text) => text !== "");
     }
     case "in":
     case "not_in": {
       if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) return `${op} needs a non-empty list of values`;
       const set = new Set(value.map(foldExpected));
-      return op === "in" ? (text) => set.has(fold(text)) : (text) => !set.has(fold(text));
+      return op === "in" ? onFolded((text) => set.has(text)) : onFolded((text) => !set.has(text));
     }
     case "less_than":
     case "greater_than": {
       if (typeof value !== "number" || !Number.isFinite(value)) return `${op} needs a number`;
-      return op === "less_than" ? (text) => numberOf(text) < value : (text) => numberOf(text) > value;
+      return op === "less_than" ? onText((text) => numberOf(text) < value) : onText((text) => numberOf(text) > value);
     }
     case "matches": {
       if (typeof value !== "string") return "matches needs a regular expression as text";
@@ -79,25 +84,45 @@ function operatorTest(op: Operator, value: unknown, hasValue: boolean): ((text: 
       } catch (error) {
         return `not a regular expression RE2 accepts: ${(error as Error).message}`;
       }
-      return (text) => pattern.test(text ?? "");
+      return onText((text) => pattern.test(text ?? ""));
     }
     default: {
       if (!isScalar(value)) return `${op} needs one value (a text, number or true/false)`;
       const expected = foldExpected(value);
-      if (op === "equals") return (text) => fold(text) === expected;
-      if (op === "not_equals") return (text) => fold(text) !== expected;
-      if (op === "starts_with") return (text) => fold(text).startsWith(expected);
-      return (text) => fold(text).includes(expected);
+      if (op === "equals") return onFolded((text) => text === expected);
+      if (op === "not_equals") return onFolded((text) => text !== expected);
+      if (op === "starts_with") return onFolded((text) => text.startsWith(expected));
+      return onFolded((text) => text.includes(expected));
     }
   }
+}
+
+/**
+ * A field's folded text, folded once per lead however many conditions read it: kept in the facts'
+ * `folded` map under the field's reader (one reader per field name, fields.ts resolveField).
+ */
+function foldedValue(read: FieldReader, facts: LeadFacts, at: number): string {
+  const memo = facts.folded;
+  if (memo === undefined) return fold(read(facts, at));
+  let folded = memo.get(read);
+  if (folded === undefined) {
+    folded = fold(read(facts, at));
+    memo.set(read, folded);
+  }
+  return folded;
 }
 
 function compileLeaf(leaf: Record<string, unknown>, path: string, context: CompileContext): Predicate {
   const read = fieldReader(leaf.field, pointer(path, "field"), context);
   if (!(OPERATORS as readonly unknown[]).includes(leaf.op)) return NEVER;
-  const test = operatorTest(leaf.op as Operator, leaf.value, leaf.value !== undefined);
-  if (typeof test === "string") context.problems.push({ path: pointer(path, "value"), message: test });
-  if (read === undefined || typeof test === "string") return NEVER;
+  const operator = operatorTest(leaf.op as Operator, leaf.value, leaf.value !== undefined);
+  if (typeof operator === "string") context.problems.push({ path: pointer(path, "value"), message: operator });
+  if (read === undefined || typeof operator === "string") return NEVER;
+  if (operator.folded) {
+    const test = operator.test;
+    return (facts, at) => test(foldedValue(read, facts, at));
+  }
+  const test = operator.test;
   return (facts, at) => test(read(facts, at));
 }
 

@@ -16,6 +16,8 @@ export interface LeadFacts {
   readonly certificate?: Readonly<Record<string, unknown>>;
   /** check.<name>.* facts: each check's answer, final stage only. */
   readonly checks?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
+  /** Each field's folded text once a condition read it (conditions.ts), by the field's reader; factsOfLead makes it. */
+  readonly folded?: Map<FieldReader, string>;
 }
 
 /**
@@ -29,6 +31,7 @@ export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, 
     vendor,
     lead,
     ...final,
+    folded: new Map(),
     get extraData() {
       if (!parsed) {
         parsed = true;
@@ -86,11 +89,29 @@ export interface ResolvedField {
 
 const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LEAD_FIELDS, name) ? LEAD_FIELDS[name as LeadFieldName].key : undefined);
 
+/** Resolved fields by name and time zone: one reader per field, which conditions.ts's fold memo is keyed by. */
+const resolved = new Map<string, ResolvedField>();
+/** Field names come from operators' documents; past this many, the memo starts again. */
+const RESOLVED_LIMIT = 10_000;
+
 /**
  * The reader of a field name, or a message saying why there is none. `checkNames` are the document's
- * checks, which check.<name>.* must name; `timeZone` is the entry's, for received.*.
+ * checks, which check.<name>.* must name; `timeZone` is the entry's, for received.*. The same name
+ * and zone give the same reader.
  */
 export function resolveField(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
+  const key = `${timeZone}\n${name}`;
+  const known = resolved.get(key);
+  // A check's fields are valid only while the document has the check: asked each time.
+  if (known !== undefined && !name.startsWith("check.")) return known;
+  const field = resolveFieldOnce(name, timeZone, checkNames);
+  if (typeof field === "string") return field;
+  if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
+  resolved.set(key, known ?? field);
+  return known ?? field;
+}
+
+function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
   const key = leadKey(name);
   if (key !== undefined) {
     const read: FieldReader = (facts) => textOf(facts.lead[key]);

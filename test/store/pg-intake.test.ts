@@ -226,6 +226,16 @@ describe("caps in the batch", () => {
     expect(await used()).toBe(2);
   });
 
+  test("prePings of one turn read their leads caps' counters by one statement: one is refused while the cap is full, not before", async () => {
+    withCap(2);
+    deps.policy = { ...deps.policy!, prePing: () => ({ kind: "caps", leads: [cap(2)], pings: [] }) };
+    const ping = () => Promise.all([prePing(deps, { phone_number: validLead().phone_number }), prePing(deps, { phone_number: validLead().phone_number })]);
+    expect((await ping()).map((o) => o.kind)).toEqual(["eligible", "eligible"]);
+    await submitTogether({ body: validLead() }, { body: validLead() });
+    expect((await ping()).map((o) => o.kind)).toEqual(["capped", "capped"]);
+    expect(reads).toBe(0); // neither a per-ping read script
+  });
+
   test("2 slots left for 5 leads: the statement takes none, each lead's script shares them out, and the full counter is remembered", async () => {
     withCap(3);
     await submitTogether({ body: validLead() });

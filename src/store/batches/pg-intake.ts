@@ -34,6 +34,19 @@ const BLOCKED_AMONG = `
   WHERE ${listedSql("r.phone")}
      OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND ${heldSince("bigint", "c.phone_number", "r.cutoff")})`;
 
+/** The slots taken of each counter of a turn's prePings (store/cap-usage's `used`, for many counters in one statement). */
+const USED_AMONG = `
+  SELECT coalesce(u.used, 0)::int AS used
+  FROM json_to_recordset($1::text::json) AS r(i int, name text, bucket text, "windowStart" bigint)
+  LEFT JOIN cap_usage u ON u.cap_name = r.name AND u.bucket = r.bucket AND u.window_start = r."windowStart"
+  ORDER BY r.i`;
+
+/** The slots taken of each of `counters`, in their order (0 for a counter with no row). */
+export async function usedAmong(db: PgDb, counters: readonly Omit<CapCounter, "max" | "windowEnd">[]): Promise<number[]> {
+  const params = [JSON.stringify(counters.map(({ name, bucket, windowStart }, i) => ({ i, name, bucket, windowStart })))];
+  return ((await driverErrors(rawOn(db, USED_AMONG, params))) as unknown as { used: number }[]).map((row) => row.used);
+}
+
 /** The positions of the blocked numbers among `checks`. */
 export async function blockedAmong(db: PgDb, checks: { phoneE164: string; claimCutoff: number }[]): Promise<Set<number>> {
   const params = [JSON.stringify(checks.map((check, i) => ({ i, phone: check.phoneE164, cutoff: check.claimCutoff })))];
