@@ -56,9 +56,8 @@ export async function installPolicy(access: PolicyAccess, document: string): Pro
 
 async function untilApplied(target: Target, version: number): Promise<void> {
   const deadline = performance.now() + target.timeoutMs;
-  let seen = "nothing";
   for (;;) {
-    seen = await appliedVersion(target).catch((error: Error) => `an error (${error.message})`);
+    const seen = await appliedVersion(target).catch((error: Error) => `an error (${error.message})`);
     if (seen === String(version)) return;
     if (performance.now() >= deadline) {
       throw new Error(
