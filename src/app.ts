@@ -35,7 +35,7 @@ export interface AppDeps {
   peerAddress?: PeerAddress;
   clock?: () => number;
   /** The acceptance policy in force (policy-in-force/loader.ts); without it, none (nothing more is refused). */
-  policy?: Pick<PolicyInForce, "current">;
+  policy?: Pick<PolicyInForce, "current" | "version">;
 }
 
 export function createApp(deps: AppDeps) {
@@ -66,7 +66,18 @@ export function createApp(deps: AppDeps) {
     .onError(({ error, request, path }) => answerFailure(error, request, path))
     .use(apiDocs())
     .use(healthRoutes(backend.ready))
-    .use(metricsRoutes(deps.metrics, { store, ready: backend.ready, policy: policyInForce && (() => policyInForce.current()) }, clock))
+    .use(
+      metricsRoutes(
+        deps.metrics,
+        {
+          store,
+          ready: backend.ready,
+          policy: policyInForce && (() => policyInForce.current()),
+          policyVersion: policyInForce && (() => policyInForce.version()),
+        },
+        clock,
+      ),
+    )
     .use(intakeRoutes(auth, intake, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });

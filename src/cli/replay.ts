@@ -1,15 +1,19 @@
 // `lead-ingress replay DIR …`: replays the fixtures against a running instance and prints a table.
 // Exit code 0 when every case that ran passed, 1 on any mismatch, 2 on bad arguments or fixtures.
 import { takeFlag, takePositionals, UsageError } from "./args.ts";
+import { withExistingDatabase } from "./command.ts";
+import { processUserName } from "./os-user.ts";
 import { parseDuration } from "../config/parse.ts";
+import { cliActor } from "../console/audit.ts";
 import { FixtureError, WITH_FEATURES } from "../replay/fixture.ts";
 import { tableHeader, tableRow, summaryLine } from "../replay/report.ts";
+import type { CaseResult } from "../replay/case.ts";
 import { caseNames, runReplay, type ReplayOptions } from "../replay/runner.ts";
 
 export const REPLAY_HELP = `Usage:
   lead-ingress replay DIR --url URL --user USER --password PASSWORD [--receiver URL]
                       [--receiver-secret whsec_...] [--other-user USER --other-password PASSWORD]
-                      [--suppressed-phone NUMBER]
+                      [--suppressed-phone NUMBER] [--database FILE|postgres://...]
                       [--with FEATURE ...] [--filter TEXT] [--timeout 30s]
       Runs every *.json case under DIR (sorted by path) against the service at URL, with a fresh
       phone number per case, and prints case | expected | got | pass. Exits 1 on any mismatch.
@@ -18,6 +22,10 @@ export const REPLAY_HELP = `Usage:
       --other-user/--other-password  a second vendor, for "another vendor's lead" cases.
       --suppressed-phone a number on the target's suppression list (lead-ingress suppress add),
                          for the suppression cases.
+      --database         the database the service at URL uses: cases with a policy import theirs
+                         there (as \`rules import\` does, audited), wait until the service applies
+                         it (GET /metrics), and put the one before back after. Only against a test
+                         instance: during such a case its policy is the one in force.
       --with FEATURE     the target runs with that feature (repeatable): verify-certificates
                          (started with --verify-certificates), rate-limit (cases may flood it
                          until 429). Cases that need a feature not given are skipped.
@@ -44,13 +52,20 @@ export async function replayCommand(args: string[], print: (line: string) => voi
   const nameWidth = Math.max(4, ...names.map((name) => name.length));
   const started = performance.now();
   for (const line of tableHeader(nameWidth)) print(line);
-  const report = await runReplay(dir, { ...options, onResult: (result) => tableRow(result, nameWidth).forEach((line) => print(line)) });
+  const run = { ...options, onResult: (result: CaseResult) => tableRow(result, nameWidth).forEach((line) => print(line)) };
+  const { databaseSetting } = options;
+  const report =
+    databaseSetting === undefined
+      ? await runReplay(dir, run)
+      : await withExistingDatabase(databaseSetting, (database) =>
+          runReplay(dir, { ...run, database: { store: database.store, actor: cliActor(processUserName()) } }),
+        );
   print("");
   print(summaryLine(report, performance.now() - started));
   return report.failed > 0 ? 1 : 0;
 }
 
-export function parseReplayArgs(args: string[]): ReplayOptions & { dir: string } {
+export function parseReplayArgs(args: string[]): ReplayOptions & { dir: string; databaseSetting?: string } {
   const rest = [...args];
   const url = required(rest, "--url");
   const user = required(rest, "--user");
@@ -60,6 +75,7 @@ export function parseReplayArgs(args: string[]): ReplayOptions & { dir: string }
   const otherUser = takeFlag(rest, "--other-user");
   const otherPassword = takeFlag(rest, "--other-password");
   const suppressedPhone = takeFlag(rest, "--suppressed-phone");
+  const databaseSetting = takeFlag(rest, "--database");
   const filter = takeFlag(rest, "--filter");
   const timeout = takeFlag(rest, "--timeout") ?? "30s";
   const features = takeAll(rest, "--with").flatMap((value) => value.split(","));
@@ -92,6 +108,7 @@ export function parseReplayArgs(args: string[]): ReplayOptions & { dir: string }
     ...(receiver === undefined ? {} : { receiver }),
     ...(receiverSecret === undefined ? {} : { receiverSecret }),
     ...(suppressedPhone === undefined ? {} : { suppressedPhone }),
+    ...(databaseSetting === undefined ? {} : { databaseSetting }),
     ...(filter === undefined ? {} : { filter }),
     features,
     timeoutMs,

@@ -114,6 +114,8 @@ export interface ScrapeSources {
   ready: () => boolean | Promise<boolean>;
   /** The acceptance policy in force, whose caps' use is read; without it, no cap series. */
   policy?: () => CompiledPolicy;
+  /** The version of that policy (0: none imported), so an operator or a replay can see an import take effect. */
+  policyVersion?: () => number;
 }
 
 export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, now: number): Promise<string> {
@@ -156,6 +158,11 @@ export async function renderMetrics(metrics: Metrics, sources: ScrapeSources, no
       name: "lead_ingress_ready",
       help: "1 while /readyz answers 200 (the database answers and takes writes); 0 while the disk is full or storage has failed.",
       value: ready ? 1 : 0,
+    }),
+    renderGauge({
+      name: "lead_ingress_policy_version",
+      help: "The version of the acceptance policy this instance applies (0: none imported); it follows `rules import` within about a second.",
+      value: sources.policyVersion?.() ?? 0,
     }),
     ...caps,
     renderGauge({ name: "lead_ingress_build_info", help: "The running version (always 1).", value: 1, labels: { version: VERSION } }),

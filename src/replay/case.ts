@@ -4,6 +4,7 @@ import { checkCallbacks, waitForCallbacks } from "./callback.ts";
 import type { Fixture } from "./fixture.ts";
 import { freshPhone } from "./phone.ts";
 import { fillPlaceholders, usesPlaceholder, type CaseValues } from "./placeholders.ts";
+import type { PolicySwitch } from "./policy.ts";
 import type { ReceiverClient } from "./receiver.ts";
 import type { Target } from "./request.ts";
 import { describeCounts, runStep } from "./step.ts";
@@ -28,6 +29,8 @@ export interface ReplayContext {
   features: ReadonlySet<string>;
   /** A number on the target's suppression list, for the suppression cases. */
   suppressedPhone?: string;
+  /** The policy in force on the target's database (--database): cases with a policy put theirs in force. */
+  policy?: PolicySwitch;
   /** Random per replay run, so a case's receiver paths never collide with an earlier run's. */
   runId: string;
 }
@@ -38,6 +41,7 @@ export function requirementsOf(fixture: Fixture): string[] {
   if (fixture.callback || fixture.receiver.length > 0 || usesPlaceholder(fixture.steps, "receiver")) needs.add("receiver");
   if (fixture.steps.some((step) => step.request.auth === "other-vendor")) needs.add("other-vendor");
   if (usesPlaceholder(fixture.steps, "suppressed_phone")) needs.add("suppressed-phone");
+  if (fixture.policy) needs.add("database");
   return [...needs].sort();
 }
 
@@ -45,6 +49,7 @@ function available(feature: string, context: ReplayContext): boolean {
   if (feature === "receiver") return context.receiver !== undefined;
   if (feature === "other-vendor") return context.target.otherVendor !== undefined;
   if (feature === "suppressed-phone") return context.suppressedPhone !== undefined;
+  if (feature === "database") return context.policy !== undefined;
   return context.features.has(feature);
 }
 
@@ -54,10 +59,12 @@ export function describeExpected(fixture: Fixture): string {
   return `${steps.join(" → ")} + ${fixture.callback.attempts === 1 ? "callback" : `${fixture.callback.attempts} callbacks`}`;
 }
 
+type Outcome = (outcome: CaseResult["outcome"], got: string, problem?: string) => CaseResult;
+
 export async function runCase(fixture: Fixture, context: ReplayContext): Promise<CaseResult> {
   const started = performance.now();
   const expected = describeExpected(fixture);
-  const result = (outcome: CaseResult["outcome"], got: string, problem?: string): CaseResult => ({
+  const result: Outcome = (outcome, got, problem) => ({
     name: fixture.name,
     outcome,
     expected,
@@ -70,15 +77,32 @@ export async function runCase(fixture: Fixture, context: ReplayContext): Promise
   if (missing.length > 0) return result("skip", `needs ${missing.map(howToEnable).join(", ")}`);
 
   const prefix = `/replay/${context.runId}/${fixture.name.replace(/[^A-Za-z0-9-]+/g, "-")}`;
-  const phone = freshPhone();
+  const [phone, phone2, phone3] = [freshPhone(), freshPhone(), freshPhone()];
   const values: CaseValues = {
     phone: phone.display,
     phone_e164: phone.e164,
+    phone2: phone2.display,
+    phone2_e164: phone2.e164,
+    phone3: phone3.display,
+    phone3_e164: phone3.e164,
     unique: `${context.runId}-${crypto.randomUUID()}`,
     vendor: context.target.vendor.user,
     ...(context.suppressedPhone === undefined ? {} : { suppressed_phone: context.suppressedPhone }),
     ...(context.receiver ? { receiver: `${context.receiver.url}${prefix}` } : {}),
   };
+  if (fixture.policy) {
+    // In force before the first step: the replay waits until the target applies it.
+    try {
+      await context.policy!.use(JSON.stringify(fillPlaceholders(fixture.policy, values)));
+    } catch (error) {
+      return result("fail", "error", `putting the case's policy in force: ${(error as Error).message}`);
+    }
+  }
+  return await runContent(fixture, context, values, prefix, result);
+}
+
+/** The receiver's behaviours, the steps in order, then the callback. */
+async function runContent(fixture: Fixture, context: ReplayContext, values: CaseValues, prefix: string, result: Outcome): Promise<CaseResult> {
   const got: string[] = [];
   const behaviourPaths: string[] = [];
   try {
@@ -114,5 +138,6 @@ function howToEnable(feature: string): string {
   if (feature === "receiver") return "--receiver";
   if (feature === "other-vendor") return "--other-user/--other-password";
   if (feature === "suppressed-phone") return "--suppressed-phone";
+  if (feature === "database") return "--database";
   return `--with ${feature}`;
 }

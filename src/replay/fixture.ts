@@ -79,6 +79,11 @@ export interface Fixture {
   receiver: ReceiverBehaviour[];
   steps: Step[];
   callback?: CallbackExpectation;
+  /**
+   * An acceptance policy document (docs/policy.md), placeholders filled, in force during the case
+   * only: imported into the target's database before the first step, the one before put back after.
+   */
+  policy?: { [key: string]: Json };
 }
 
 export class FixtureError extends Error {}
@@ -86,7 +91,7 @@ export class FixtureError extends Error {}
 /** What the target was started with, declared by `--with` (see fixtures/README.md). */
 export const WITH_FEATURES = ["verify-certificates", "rate-limit"];
 /** What other replay options provide; cases may list these too, though their content implies them. */
-export const OPTION_FEATURES = ["receiver", "other-vendor", "suppressed-phone"];
+export const OPTION_FEATURES = ["receiver", "other-vendor", "suppressed-phone", "database"];
 
 /** Every *.json under `dir` (recursively), sorted by path, checked and parsed. */
 export function loadFixtures(dir: string): Fixture[] {

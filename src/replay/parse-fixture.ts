@@ -1,6 +1,7 @@
 // Checks a parsed fixture file against the format, naming the first problem by its position
 // ("steps[1].expect.status must be …"), and fills in defaults.
 import { parseDuration } from "../config/parse.ts";
+import { checkPolicyDocument } from "../policy/index.ts";
 import {
   BASE_LEAD,
   OPTION_FEATURES,
@@ -23,15 +24,16 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Checks one case's shape; throws an Error naming the first problem. */
 export function parseFixture(name: string, file: string, data: unknown): Fixture {
   const root = object(data, "the case");
-  allowKeys(root, "the case", ["description", "requires", "receiver", "steps", "callback"]);
+  allowKeys(root, "the case", ["description", "requires", "receiver", "policy", "steps", "callback"]);
   const description = string(root.description, "description");
   const requires = root.requires === undefined ? [] : array(root.requires, "requires").map((r, i) => feature(r, `requires[${i}]`));
   const receiver = root.receiver === undefined ? [] : array(root.receiver, "receiver").map((b, i) => receiverBehaviour(b, `receiver[${i}]`));
   const steps = array(root.steps, "steps").map((s, i) => step(s, `steps[${i}]`));
   if (steps.length === 0) throw new Error("steps must not be empty");
   const callback = root.callback === undefined ? undefined : callbackExpectation(root.callback);
+  const policy = root.policy === undefined ? undefined : policyDocument(root.policy);
   checkPlaceholders(data);
-  return { name, file, description, requires, receiver, steps, callback };
+  return { name, file, description, requires, receiver, steps, callback, ...(policy === undefined ? {} : { policy }) };
 }
 
 function step(input: unknown, where: string): Step {
@@ -121,6 +123,14 @@ function receiverBehaviour(input: unknown, where: string): ReceiverBehaviour {
   const b = object(input, where);
   if (string(b.path, `${where}.path`)[0] !== "/") throw new Error(`${where}.path must start with "/"`);
   return b as ReceiverBehaviour;
+}
+
+/** A policy document the service would import: every problem named now, before anything is sent. */
+function policyDocument(input: unknown): { [key: string]: Json } {
+  const document = object(input, "policy");
+  const checked = checkPolicyDocument(document);
+  if (!checked.ok) throw new Error(checked.problems.map((p) => `policy${p.path}: ${p.message}`).join("; "));
+  return document as { [key: string]: Json };
 }
 
 function callbackExpectation(input: unknown): CallbackExpectation {

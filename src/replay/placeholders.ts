@@ -6,6 +6,11 @@ export interface CaseValues {
   phone: string;
   /** The same number in E.164, "+12125550123": how the service stores and reports it. */
   phone_e164: string;
+  /** A second and a third fresh number, for cases that need several leads (a cap filling up). */
+  phone2: string;
+  phone2_e164: string;
+  phone3: string;
+  phone3_e164: string;
   /** The mock receiver's base URL plus this case's own path prefix; unset without --receiver. */
   receiver?: string;
   /** The lead_id of the latest answer that had one; unset until then. */
@@ -18,10 +23,22 @@ export interface CaseValues {
   suppressed_phone?: string;
 }
 
-export const PLACEHOLDERS = ["phone", "phone_e164", "receiver", "lead_id", "unique", "vendor", "suppressed_phone"] as const;
+export const PLACEHOLDERS = [
+  "phone",
+  "phone_e164",
+  "phone2",
+  "phone2_e164",
+  "phone3",
+  "phone3_e164",
+  "receiver",
+  "lead_id",
+  "unique",
+  "vendor",
+  "suppressed_phone",
+] as const;
 export type PlaceholderName = (typeof PLACEHOLDERS)[number];
 
-const TOKEN = /\{\{(phone|phone_e164|receiver|lead_id|unique|vendor|suppressed_phone)\}\}/g;
+const TOKEN = new RegExp(`\\{\\{(${PLACEHOLDERS.join("|")})\\}\\}`, "g");
 
 export class PlaceholderError extends Error {}
 

@@ -1,6 +1,7 @@
 // Replays a fixtures folder against a running instance: every case in file order, one at a time.
-import { runCase, type CaseResult, type ReplayContext } from "./case.ts";
-import { loadFixtures } from "./fixture.ts";
+import { describeExpected, runCase, type CaseResult, type ReplayContext } from "./case.ts";
+import { type Fixture, loadFixtures } from "./fixture.ts";
+import { policySwitch, type PolicyAccess } from "./policy.ts";
 import { receiverClient } from "./receiver.ts";
 import type { Credentials } from "./request.ts";
 
@@ -16,6 +17,11 @@ export interface ReplayOptions {
   suppressedPhone?: string;
   /** Sets the receiver's signing secret (PUT /_mock/secret) before the run. */
   receiverSecret?: string;
+  /**
+   * The database the target uses (opened by the caller, as `--database`), and who the audit log
+   * names: cases with a policy import theirs there. Without it they are skipped.
+   */
+  database?: Omit<PolicyAccess, "target">;
   /** Features the target was started with, e.g. "verify-certificates". */
   features?: Iterable<string>;
   /** Only cases whose name contains this text. */
@@ -47,19 +53,55 @@ export async function runReplay(dir: string, options: ReplayOptions): Promise<Re
   const receiver =
     options.receiver === undefined ? undefined : { url: trim(options.receiver), client: receiverClient(trim(options.receiver), options.timeoutMs) };
   if (receiver && options.receiverSecret !== undefined) await receiver.client.setSecret(options.receiverSecret);
+  const target = { url: trim(options.url), vendor: options.vendor, otherVendor: options.otherVendor, timeoutMs: options.timeoutMs };
   const context: ReplayContext = {
-    target: { url: trim(options.url), vendor: options.vendor, otherVendor: options.otherVendor, timeoutMs: options.timeoutMs },
+    target,
     receiver,
+    ...(options.database === undefined ? {} : { policy: policySwitch({ ...options.database, target }) }),
     ...(options.suppressedPhone === undefined ? {} : { suppressedPhone: options.suppressedPhone }),
     features: new Set(options.features ?? []),
     runId: Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex"),
   };
   const results: CaseResult[] = [];
-  for (const fixture of fixtures) {
-    const result = await runCase(fixture, context);
+  const report = (result: CaseResult) => {
     results.push(result);
     options.onResult?.(result);
+  };
+  for (const [i, fixture] of fixtures.entries()) {
+    // A case without a policy is judged without the cases' policies: the one before is put back.
+    // Failing that, no later case is run, since the policy left in force would judge it.
+    const restored = fixture.policy ? null : await putBack(context);
+    if (restored) {
+      report(notRun(fixture, `putting back the policy in force before the replay: ${restored}`, true));
+      for (const rest of fixtures.slice(i + 1)) report(notRun(rest, "a case's policy is still in force"));
+      break;
+    }
+    report(await runCase(fixture, context));
   }
+  const restored = await putBack(context);
+  if (restored)
+    report({
+      name: "(after the last case)",
+      outcome: "fail",
+      expected: "",
+      got: "error",
+      problem: `putting back the policy in force before the replay: ${restored}`,
+      durationMs: 0,
+    });
   const count = (outcome: CaseResult["outcome"]) => results.filter((r) => r.outcome === outcome).length;
   return { results, passed: count("pass"), failed: count("fail"), skipped: count("skip") };
+}
+
+/** Puts back the policy in force before the replay, if a case's is in force; the error's text, or null. */
+async function putBack(context: ReplayContext): Promise<string | null> {
+  try {
+    await context.policy?.use(undefined);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function notRun(fixture: Fixture, why: string, failed = false): CaseResult {
+  return { name: fixture.name, outcome: failed ? "fail" : "skip", expected: describeExpected(fixture), got: "not run", problem: why, durationMs: 0 };
 }

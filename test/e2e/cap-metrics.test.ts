@@ -32,8 +32,9 @@ const POLICY = {
   ],
 };
 
-test("with no policy the gauges are declared and have no series", async () => {
+test("with no policy the gauges are declared and have no series, and the policy's version is 0", async () => {
   const text = await scrape();
+  expect(text).toContain("\nlead_ingress_policy_version 0\n");
   expect(text).toContain("# TYPE lead_ingress_policy_cap_used gauge");
   expect(text).toContain("# TYPE lead_ingress_policy_cap_max gauge");
   expect(series(text)).toEqual([]);
@@ -43,6 +44,8 @@ test("each enabled cap's use and max: 0 before its first slot, then the slots ta
   expect((await importPolicy(server.store, JSON.stringify(POLICY), "cli:test")).kind).toBe("imported");
   let text = "";
   await waitUntil(async () => series((text = await scrape())).length > 0);
+  // The version the instance applies follows the import: what `lead-ingress replay` waits for.
+  expect(text).toContain("\nlead_ingress_policy_version 1\n");
   expect(series(text)).toEqual([
     'lead_ingress_policy_cap_used{cap="daily-ny"} 0',
     'lead_ingress_policy_cap_used{cap="per-vendor"} 0',

@@ -18,7 +18,7 @@ describe("the fixtures folder", () => {
     const names = fixtures.map((f) => f.name);
     expect(names).toEqual([...names].sort());
     const sections = new Set(names.map((name) => name.split("/")[0]!.split("-")[0]));
-    expect([...sections].sort()).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+    expect([...sections].sort()).toEqual(["1", "10", "2", "3", "4", "5", "6", "7", "8"]);
   });
 
   test("every postLead error text of docs/contract.md §4 and the body, auth and eligibility texts appear in an expectation", () => {
@@ -63,6 +63,20 @@ describe("the fixtures folder", () => {
     expect(needs["7-final-result/lookup-other-vendors-lead-404"]).toEqual(["other-vendor"]);
     expect(needs["5-eligibility/suppressed-number-preping-422"]).toEqual(["suppressed-phone"]);
     expect(needs["4-post-lead/missing-field"]).toEqual([]);
+    expect(needs["10-policy/leads-cap-full"]).toEqual(["database"]);
+    expect(needs["10-policy/each-vendor-cap"]!.sort()).toEqual(["database", "other-vendor"]);
+    expect(needs["10-policy/final-rules-reject-in-callback"]!.sort()).toEqual(["database", "receiver"]);
+  });
+
+  test("every kind of policy refusal has its case, each carrying its policy", () => {
+    const policyCases = fixtures.filter((f) => f.name.startsWith("10-policy/"));
+    expect(policyCases.every((f) => f.policy !== undefined)).toBe(true);
+    expect(fixtures.filter((f) => !f.name.startsWith("10-policy/")).every((f) => f.policy === undefined)).toBe(true);
+    const lists = (key: string) => policyCases.flatMap((f) => (f.policy![key] ?? []) as Record<string, unknown>[]);
+    expect(lists("rules").some((rule) => rule.stage === "final")).toBe(true);
+    expect(lists("rules").some((rule) => rule.vendors !== undefined && rule.campaigns !== undefined)).toBe(true);
+    expect(lists("schedules").some((schedule) => JSON.stringify(schedule.open) === "{}")).toBe(true);
+    expect(new Set(lists("caps").map((cap) => `${cap.counts}${cap.each ? `/${cap.each}` : ""}`))).toEqual(new Set(["leads", "pings", "leads/vendor"]));
   });
 });
 
@@ -75,6 +89,14 @@ describe("the fixture format", () => {
     expect(fixture.steps[0]!.request.method).toBe("POST");
     expect(fixture.requires).toEqual([]);
     expect(fixture.callback).toMatchObject({ path: "/callback", attempts: 1 });
+    expect(fixture.policy).toBeUndefined();
+  });
+
+  test("a case's policy is kept as written (placeholders filled when it runs) and needs the target's database", () => {
+    const policy = { caps: [{ name: "cap-{{unique}}", vendors: ["{{vendor}}"], counts: "leads", max: 1, per: "day" }] };
+    const fixture = parse({ description: "d", policy, steps: [step] });
+    expect(fixture.policy).toEqual(policy);
+    expect(requirementsOf(fixture)).toEqual(["database"]);
   });
 
   test("a lead is the base lead with the case's differences: fields set, added, or left out (without)", () => {
@@ -122,6 +144,17 @@ describe("the fixture format", () => {
       "repeat.cooldown: expected a duration",
     ],
     ["an expectation without body", { description: "d", steps: [{ ...step, expect: { status: 200 } }] }, "expect.body is required"],
+    [
+      "a policy the service would refuse, by its path",
+      { description: "d", policy: { caps: [{ name: "c", counts: "leads", max: 1, per: "fortnight" }] }, steps: [step] },
+      "policy/caps/0/per: must be one of",
+    ],
+    ["a policy that is not an object", { description: "d", policy: [], steps: [step] }, "policy must be an object"],
+    [
+      "an unknown placeholder in a policy",
+      { description: "d", policy: { rules: [{ name: "{{nope}}", require: { field: "state", op: "blank" } }] }, steps: [step] },
+      "the case.policy.rules[0].name: unknown placeholder {{nope}}",
+    ],
   ])("refuses %s", (_name, data, message) => {
     expect(() => parse(data)).toThrow(message);
   });

@@ -7,6 +7,10 @@ import { fillPlaceholders, PlaceholderError, usesPlaceholder, type CaseValues } 
 const VALUES: CaseValues = {
   phone: "(212) 555-0123",
   phone_e164: "+12125550123",
+  phone2: "(212) 555-0124",
+  phone2_e164: "+12125550124",
+  phone3: "(212) 555-0125",
+  phone3_e164: "+12125550125",
   receiver: "http://127.0.0.1:9090/replay/abc/case",
   lead_id: "0193a5c2-7b1e-7c3d-8e4f-0123456789ab",
   unique: "run-1",

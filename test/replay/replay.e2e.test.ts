@@ -13,6 +13,8 @@ import { replayCommand } from "../../src/cli/replay.ts";
 import { freshPhone } from "../../src/replay/phone.ts";
 import { runReplay, type ReplayOptions } from "../../src/replay/runner.ts";
 import { addSuppression } from "../../src/suppression/index.ts";
+import { listAudit } from "../../src/console/audit.ts";
+import { exportPolicy, importPolicy } from "../../src/policy-in-force/manage.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, freshPgDatabase, openTestStore, TEST_BACKEND, tempDatabasePath, untilAuthenticates } from "../helpers/server.ts";
 
@@ -25,11 +27,12 @@ let receiver: MockReceiver;
 let database: { store: Store; close(): Promise<void> };
 let cleanup: () => void;
 let options: ReplayOptions;
+let setting: string;
 
 beforeAll(async () => {
   const temp = tempDatabasePath();
   cleanup = temp.cleanup;
-  const setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
+  setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
   server = await spawnServer([
     "--database",
     setting,
@@ -60,6 +63,8 @@ beforeAll(async () => {
     otherVendor: OTHER,
     receiver: receiver.url.origin,
     suppressedPhone: suppressed,
+    // The server's own database, as `replay --database` opens it: cases with a policy import theirs there.
+    database: { store: database.store, actor: "cli:replay-test" },
     features: ["verify-certificates", "rate-limit"],
     timeoutMs: 10_000,
   };
@@ -73,18 +78,69 @@ afterAll(async () => {
 });
 
 describe("replaying the fixtures", () => {
+  // 10-policy/ sorts before 2-order-of-checks/: the cases after the policy cases pass only if none of
+  // those policies is left in force.
   test("every case passes against the running service, none skipped", async () => {
     const report = await runReplay(FIXTURES, options);
     const failures = report.results.filter((r) => r.outcome !== "pass").map((r) => `${r.name}: ${r.outcome} ${r.problem ?? r.got}`);
     expect(failures).toEqual([]);
     expect(report.passed).toBeGreaterThanOrEqual(40);
     expect(report).toMatchObject({ failed: 0, skipped: 0 });
-  }, 30_000);
+  }, 90_000);
 
   test("a second replay against the same instance passes too (fresh phones and keys per run)", async () => {
     const report = await runReplay(FIXTURES, { ...options, filter: "5-eligibility/duplicate" });
     expect(report.results.map((r) => r.outcome)).toEqual(["pass", "pass"]);
   });
+
+  test("the policy in force before the replay is back after its policy cases and applied again; each import is audited", async () => {
+    const before = JSON.stringify({ rules: [{ name: "kept", enabled: false, require: { field: "state", op: "blank" } }] });
+    expect((await importPolicy(database.store, before, "cli:test")).kind).toBe("imported");
+    const actor = "cli:put-back-test";
+    const report = await runReplay(FIXTURES, { ...options, database: { store: database.store, actor }, filter: "10-policy/" });
+    expect(report).toMatchObject({ failed: 0, skipped: 0 });
+    expect(report.passed).toBeGreaterThanOrEqual(9);
+    const inForce = await exportPolicy(database.store);
+    expect(inForce.document).toBe(before);
+    // The replay waited for the target to apply it, as it waits for each case's.
+    expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(`\nlead_ingress_policy_version ${inForce.version}\n`);
+    const imports = (await listAudit(database.store, 1000)).filter((entry) => entry.actor === actor && entry.action === "policy.import");
+    // One per case, going from one case's policy to the next directly, and one putting `before` back.
+    expect(imports).toHaveLength(report.passed + 1);
+    await importPolicy(database.store, "{}", "cli:test");
+  }, 60_000);
+
+  test("a database the target does not use: the case fails saying its policy was not applied, and so does putting back the one before", async () => {
+    const other = tempDatabasePath();
+    const elsewhere = await openTestStore(other.path);
+    try {
+      const report = await runReplay(FIXTURES, {
+        ...options,
+        database: { store: elsewhere.store, actor: "cli:test" },
+        filter: "10-policy/leads-cap",
+        timeoutMs: 1_500,
+      });
+      expect(report.results[0]).toMatchObject({ name: "10-policy/leads-cap-full", outcome: "fail" });
+      expect(report.results[0]!.problem).toStartWith("putting the case's policy in force: the target did not apply policy version 1 within 1500 ms");
+      // Putting back the policy before the replay cannot be confirmed either: reported, not hidden.
+      expect(report.results[1]).toMatchObject({ name: "(after the last case)", outcome: "fail" });
+      expect(report.results[1]!.problem).toContain("the target did not apply policy version 2");
+    } finally {
+      await elsewhere.close();
+      other.cleanup();
+    }
+  }, 30_000);
+
+  test("the command imports the cases' policies with --database, and skips them without it", async () => {
+    const args = [FIXTURES, "--url", server.url, "--user", VENDOR.user, "--password", VENDOR.password, "--filter", "10-policy/leads-cap"];
+    const lines: string[] = [];
+    expect(await replayCommand([...args, "--database", setting], (line) => lines.push(line))).toBe(0);
+    expect(lines).toContainEqual(expect.stringMatching(/^10-policy\/leads-cap-full \| 200 → 422 → 422 +\| 200 → 422 → 422 +\| PASS$/));
+    lines.length = 0;
+    expect(await replayCommand(args, (line) => lines.push(line))).toBe(0);
+    expect(lines).toContainEqual(expect.stringMatching(/^10-policy\/leads-cap-full \|.*\| SKIP$/));
+    expect(lines).toContainEqual(expect.stringContaining("needs --database"));
+  }, 30_000);
 });
 
 describe("reporting", () => {
