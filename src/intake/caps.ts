@@ -4,6 +4,7 @@
 // answered before a slot is taken. A full cap rolls the whole transaction back, so the lead is not
 // stored and no slot of another cap is kept.
 import { op, type Script } from "../db/script.ts";
+import { keyOfCounter } from "../store/cap-usage/index.ts";
 import type { Tables } from "../store/index.ts";
 import type { CapToTake, RefusedBy } from "./policy-port.ts";
 
@@ -102,7 +103,6 @@ function* usedOf(t: Tables, caps: readonly CapToTake[]): Script<number[]> {
   return used;
 }
 
-const counterKey = (cap: CapToTake) => `${cap.name}\n${cap.bucket}\n${cap.windowStart}`;
 /** Enough for every vendor's counter of several `each` caps; past it, the ended windows go first. */
 const SEEN_LIMIT = 4_096;
 
@@ -121,7 +121,7 @@ export class FullCountersSeen {
   record(capped: Capped, now: number): void {
     if (this.#seen.size >= SEEN_LIMIT) this.#forgetEnded(now);
     for (const cap of capped.full) {
-      const key = counterKey(cap);
+      const key = keyOfCounter(cap);
       this.#seen.set(key, { max: Math.max(cap.max, this.#seen.get(key)?.max ?? 0), windowEnd: cap.windowEnd });
     }
   }
@@ -129,7 +129,7 @@ export class FullCountersSeen {
   /** Whether one of `caps` (in their current windows) was seen full at its max or above. */
   anyFull(caps: readonly CapToTake[]): boolean {
     if (this.#seen.size === 0) return false;
-    for (const cap of caps) if (cap.max <= (this.#seen.get(counterKey(cap))?.max ?? -1)) return true;
+    for (const cap of caps) if (cap.max <= (this.#seen.get(keyOfCounter(cap))?.max ?? -1)) return true;
     return false;
   }
 

@@ -18,6 +18,7 @@ import { isOpen } from "./hours.ts";
 import { isPlainObject, MAX_DEPTH, type Problem, schemaProblems, tooDeep } from "./problems.ts";
 import { type Policy, PolicyDocument, REFERENCES } from "./schema.ts";
 import { calendarWindow, zonedParts } from "./zoned.ts";
+import { counterKeyOf } from "../store/cap-usage/index.ts";
 
 /** Who a request comes from: the vendor's name and its vendor_campaign_name (null when not sent, e.g. a bare prePing). */
 export interface Scope {
@@ -39,6 +40,8 @@ export interface CapSlot {
   reason: string;
   /** Seconds until the window ends, at least 1: the refusal's Retry-After. */
   retryAfterSeconds: number;
+  /** Name, bucket and window start as one text: the counter's identity in memory (store/cap-usage counterKeyOf). */
+  counterKey: string;
 }
 
 /** What the policy answers before the database counts caps; its lists are shared when empty: read them, do not change them. */
@@ -119,7 +122,40 @@ interface WindowCache {
   start: number;
   end: number;
   key: string;
+  /** The slots handed out in this window, by bucket, while their Retry-After is the same: reused, not rebuilt per request. */
+  slots: Map<string, CapSlot>;
 }
+
+/** The cap's slot for `bucket` at `at`: the one handed out earlier in the same window and second, or a new one. */
+function slotOf(cap: CompiledCap, window: WindowCache, bucket: string, at: number): CapSlot {
+  if (at < window.start || at >= window.end) {
+    const span = calendarWindow(cap.per, at, cap.timeZone);
+    Object.assign(window, span, { key: new Date(span.start).toISOString() });
+    window.slots.clear();
+  }
+  const retryAfterSeconds = Math.max(1, Math.ceil((window.end - at) / 1000));
+  const known = window.slots.get(bucket);
+  if (known !== undefined && known.retryAfterSeconds === retryAfterSeconds) return known;
+  // Frozen: one object answers many requests.
+  const slot: CapSlot = Object.freeze({
+    name: cap.name,
+    counts: cap.counts,
+    bucket,
+    windowKey: window.key,
+    windowStart: window.start,
+    windowEnd: window.end,
+    max: cap.max,
+    reason: cap.reason,
+    retryAfterSeconds,
+    counterKey: counterKeyOf(cap.name, bucket, window.start),
+  });
+  // Buckets are vendors or campaigns: bounded, but a window of many is cleared rather than kept.
+  if (window.slots.size >= SLOTS_PER_WINDOW) window.slots.clear();
+  window.slots.set(bucket, slot);
+  return slot;
+}
+
+const SLOTS_PER_WINDOW = 10_000;
 
 function build(document: Record<string, unknown>, problems: Problem[]): CompiledPolicy {
   const checkNames = checkChecks(document, problems);
@@ -130,7 +166,7 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
   const finalRules = rules.filter((rule) => rule.stage === "final");
   const prePingRules = intakeRules.filter((rule) => rule.needs === "prePing");
   const prePingRulesWithoutCampaign = prePingRules.filter((rule) => !rule.readsCampaign);
-  const windows = new Map<CompiledCap, WindowCache>(caps.map((cap) => [cap, { start: 0, end: 0, key: "" }]));
+  const windows = new Map<CompiledCap, WindowCache>(caps.map((cap) => [cap, { start: 0, end: 0, key: "", slots: new Map() }]));
 
   const closedEntry = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): CompiledSchedule | null => {
     for (const schedule of list) {
@@ -154,23 +190,7 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     for (const cap of caps) {
       if ((counts !== null && cap.counts !== counts) || !inScope(cap, vendor, campaign)) continue;
       if (cap.each === "campaign" && campaign === null) continue; // a bare prePing has no campaign to count
-      const window = windows.get(cap)!;
-      if (at < window.start || at >= window.end) {
-        const span = calendarWindow(cap.per, at, cap.timeZone);
-        Object.assign(window, span, { key: new Date(span.start).toISOString() });
-      }
-      const bucket = cap.each === "vendor" ? vendor : cap.each === "campaign" ? (campaign ?? "") : "";
-      (found ??= []).push({
-        name: cap.name,
-        counts: cap.counts,
-        bucket,
-        windowKey: window.key,
-        windowStart: window.start,
-        windowEnd: window.end,
-        max: cap.max,
-        reason: cap.reason,
-        retryAfterSeconds: Math.max(1, Math.ceil((window.end - at) / 1000)),
-      });
+      (found ??= []).push(slotOf(cap, windows.get(cap)!, cap.each === "vendor" ? vendor : cap.each === "campaign" ? (campaign ?? "") : "", at));
     }
     return found ?? NO_CAPS;
   };

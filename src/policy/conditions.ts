@@ -3,7 +3,7 @@
 // and builds the evaluator, so the checker and the evaluator never disagree. The walk tolerates a
 // malformed part (the schema's walk names it) by skipping it.
 import { RE2JS } from "re2js";
-import { type FieldReader, type FieldStage, type LeadFacts, resolveField } from "./fields.ts";
+import { type FieldReader, type FieldStage, type LeadFacts, type ResolvedField, resolveField } from "./fields.ts";
 import { isPlainObject, type Problem, pointer } from "./problems.ts";
 import { OPERATORS, type Operator } from "./schema.ts";
 
@@ -33,7 +33,10 @@ const foldExpected = (value: unknown): string => String(value).trim().toLowerCas
 export const numberOf = (value: string | undefined): number => (value !== undefined && NUMBER.test(value) ? Number(value) : Number.NaN);
 
 /** The reader of a field named at `path`, or undefined (a problem recorded) when it cannot be read there. */
-export function fieldReader(name: unknown, path: string, context: CompileContext): FieldReader | undefined {
+export const fieldReader = (name: unknown, path: string, context: CompileContext): FieldReader | undefined => fieldAt(name, path, context)?.read;
+
+/** The field named at `path`, or undefined (a problem recorded) when it cannot be read there. */
+function fieldAt(name: unknown, path: string, context: CompileContext): ResolvedField | undefined {
   if (typeof name !== "string") return undefined;
   const field = resolveField(name.trim(), context.timeZone, context.checkNames);
   if (typeof field === "string") {
@@ -46,7 +49,7 @@ export function fieldReader(name: unknown, path: string, context: CompileContext
   }
   if (STAGE_ORDER[field.stage] > STAGE_ORDER[context.latest]) context.latest = field.stage;
   if (field.campaign === true) context.readsCampaign = true;
-  return field.read;
+  return field;
 }
 
 type Scalar = string | number | boolean;
@@ -99,30 +102,31 @@ function operatorTest(op: Operator, value: unknown, hasValue: boolean): Operator
 
 /**
  * A field's folded text, folded once per lead however many conditions read it: kept in the facts'
- * `folded` map under the field's reader (one reader per field name, fields.ts resolveField).
+ * `folded` list at the field's slot (fields.ts resolveField).
  */
-function foldedValue(read: FieldReader, facts: LeadFacts, at: number): string {
+function foldedValue({ read, slot }: ResolvedField, facts: LeadFacts, at: number): string {
   const memo = facts.folded;
   if (memo === undefined) return fold(read(facts, at));
-  let folded = memo.get(read);
+  let folded = memo[slot];
   if (folded === undefined) {
     folded = fold(read(facts, at));
-    memo.set(read, folded);
+    memo[slot] = folded;
   }
   return folded;
 }
 
 function compileLeaf(leaf: Record<string, unknown>, path: string, context: CompileContext): Predicate {
-  const read = fieldReader(leaf.field, pointer(path, "field"), context);
+  const field = fieldAt(leaf.field, pointer(path, "field"), context);
   if (!(OPERATORS as readonly unknown[]).includes(leaf.op)) return NEVER;
   const operator = operatorTest(leaf.op as Operator, leaf.value, leaf.value !== undefined);
   if (typeof operator === "string") context.problems.push({ path: pointer(path, "value"), message: operator });
-  if (read === undefined || typeof operator === "string") return NEVER;
+  if (field === undefined || typeof operator === "string") return NEVER;
   if (operator.folded) {
     const test = operator.test;
-    return (facts, at) => test(foldedValue(read, facts, at));
+    return (facts, at) => test(foldedValue(field, facts, at));
   }
-  const test = operator.test;
+  const { test } = operator;
+  const { read } = field;
   return (facts, at) => test(read(facts, at));
 }
 

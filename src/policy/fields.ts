@@ -16,8 +16,8 @@ export interface LeadFacts {
   readonly certificate?: Readonly<Record<string, unknown>>;
   /** check.<name>.* facts: each check's answer, final stage only. */
   readonly checks?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
-  /** Each field's folded text once a condition read it (conditions.ts), by the field's reader; factsOfLead makes it. */
-  readonly folded?: Map<FieldReader, string>;
+  /** Each field's folded text once a condition read it (conditions.ts), at its field's slot; factsOfLead makes it. */
+  readonly folded?: string[];
 }
 
 /**
@@ -31,7 +31,7 @@ export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, 
     vendor,
     lead,
     ...final,
-    folded: new Map(),
+    folded: [],
     get extraData() {
       if (!parsed) {
         parsed = true;
@@ -82,6 +82,8 @@ export type FieldStage = "prePing" | "intake" | "final";
 
 export interface ResolvedField {
   read: FieldReader;
+  /** The field's index among the fields resolved so far: where a lead's facts keep its folded text. */
+  slot: number;
   stage: FieldStage;
   /** The campaign: unknown to a prePing sent without vendor_campaign_name. */
   campaign?: true;
@@ -106,12 +108,15 @@ export function resolveField(name: string, timeZone: string, checkNames: Readonl
   if (known !== undefined && !name.startsWith("check.")) return known;
   const field = resolveFieldOnce(name, timeZone, checkNames);
   if (typeof field === "string") return field;
+  if (known !== undefined) return known;
+  // Restarting reuses slots: harmless, as a lead's facts live within one evaluation, never across a compile.
   if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
-  resolved.set(key, known ?? field);
-  return known ?? field;
+  const slotted = { ...field, slot: resolved.size };
+  resolved.set(key, slotted);
+  return slotted;
 }
 
-function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
+function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): Omit<ResolvedField, "slot"> | string {
   const key = leadKey(name);
   if (key !== undefined) {
     const read: FieldReader = (facts) => textOf(facts.lead[key]);

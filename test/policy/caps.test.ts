@@ -82,6 +82,7 @@ describe("the caps a request counts against", () => {
         max: 10,
         reason: "Cap reached: all",
         retryAfterSeconds: 41104,
+        counterKey: `all\n\n${Date.parse("2026-11-27T00:00:00Z")}`,
       },
       {
         name: "per-vendor",
@@ -93,6 +94,7 @@ describe("the caps a request counts against", () => {
         max: 3,
         reason: "Vendor's daily cap reached",
         retryAfterSeconds: 41104,
+        counterKey: `per-vendor\nacme\n${Date.parse("2026-11-27T00:00:00Z")}`,
       },
       {
         name: "per-campaign",
@@ -104,6 +106,7 @@ describe("the caps a request counts against", () => {
         max: 10,
         reason: "Cap reached: per-campaign",
         retryAfterSeconds: 1504,
+        counterKey: `per-campaign\nsolar-q4\n${Date.parse("2026-11-27T12:00:00Z")}`,
       },
     ]);
   });

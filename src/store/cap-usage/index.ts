@@ -14,7 +14,16 @@ export interface CapCounter {
   windowStart: number;
   windowEnd: number;
   max: number;
+  /** counterKeyOf(name, bucket, windowStart), when the caller keeps it (the policy's slots do). */
+  counterKey?: string;
 }
+
+/** A counter's identity as one text, for maps in memory (the SQLite tally, intake's counters seen full). */
+export const counterKeyOf = (name: string, bucket: string, windowStart: number): string => `${name}\n${bucket}\n${windowStart}`;
+
+/** The counter's key: kept on it, or made. */
+export const keyOfCounter = (counter: Omit<CapCounter, "max" | "windowEnd">): string =>
+  counter.counterKey ?? counterKeyOf(counter.name, counter.bucket, counter.windowStart);
 
 export interface CapUse {
   capName: string;

@@ -6,7 +6,7 @@
 // can change a counter between the read and the write, and a write's savepoint undone (its lead
 // refused by a full cap, or failed) gives its slots back here as SQLite gives its rows back.
 import type { TransactionParticipant } from "../../db/batch.ts";
-import type { CapCounter } from "./index.ts";
+import { type CapCounter, keyOfCounter } from "./index.ts";
 
 interface Touched {
   counter: Omit<CapCounter, "max">;
@@ -29,7 +29,6 @@ export interface CapTally extends TransactionParticipant {
   used(counter: Omit<CapCounter, "max" | "windowEnd">): number;
 }
 
-const keyOf = (counter: Omit<CapCounter, "max" | "windowEnd">) => `${counter.name}\n${counter.bucket}\n${counter.windowStart}`;
 
 export function capTally(rows: CounterRows): CapTally {
   let active = false;
@@ -56,14 +55,14 @@ export function capTally(rows: CounterRows): CapTally {
       return active;
     },
     take(counter) {
-      const key = keyOf(counter);
+      const key = keyOfCounter(counter);
       const used = countOf(key, counter);
       if (used >= counter.max) return null;
       counts.set(key, used + 1);
       return used + 1;
     },
     used(counter) {
-      const key = keyOf(counter);
+      const key = keyOfCounter(counter);
       return counts.get(key) ?? touched.get(key)?.stored ?? rows.read(counter);
     },
     begin() {
