@@ -87,22 +87,25 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
   const claimCutoff = now - deps.duplicateWindowMs;
   const ping = validation.value;
   const phone = ping.phoneE164;
+  // The policy's answer is pure: decided now, told only after eligibility (docs/contract.md §2: a
+  // blocked number gets §5's answer whatever the policy says).
+  const answer = deps.policy?.prePing(vendorName, ping, now) ?? null;
   const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
-  // Eligibility first (docs/contract.md §2): a blocked number gets §5's answer whatever the policy says.
+  // Caps last: a read when only `leads` caps are in scope, a write when a `pings` cap counts it.
+  // PostgreSQL reads the counters beside the eligibility, in the same turn: one round trip, not two.
+  const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
+  if (deps.batches && answer?.kind === "caps" && answer.pings.length === 0) {
+    const { leads } = answer;
+    return Promise.all([blocked, deps.batches.usedOf(leads)]).then(([blocked, used]) => (blocked ? { kind: "blocked" } : counted(cappedAmong(leads, used))));
+  }
   const eligibility = (blocked: boolean): PrePingOutcome | Promise<PrePingOutcome> => {
     if (blocked) return { kind: "blocked" };
-    const answer = deps.policy?.prePing(vendorName, ping, now) ?? null;
     if (answer === null) return { kind: "eligible" };
     if (answer.kind === "refused") return answer;
-    // Caps last: a read when only `leads` caps are in scope, a write when a `pings` cap counts it.
     const { leads, pings } = answer;
-    const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
-    if (pings.length === 0) {
-      if (deps.batches) return deps.batches.usedOf(leads).then((used) => counted(cappedAmong(leads, used)));
-      const read = deps.store.read((t) => pingCaps(t, leads, NO_CAPS));
-      return read instanceof Promise ? read.then(counted) : counted(read);
-    }
-    return answeringCaps(deps.store.write((t) => pingCaps(t, leads, pings))).then(counted);
+    if (pings.length > 0) return answeringCaps(deps.store.write((t) => pingCaps(t, leads, pings))).then(counted);
+    const read = deps.store.read((t) => pingCaps(t, leads, NO_CAPS));
+    return read instanceof Promise ? read.then(counted) : counted(read);
   };
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
 }
