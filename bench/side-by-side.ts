@@ -7,13 +7,17 @@
 // request (µs, /proc). Issue 18's "at least 0.95× of before" was judged with it (bench/README.md).
 // BENCH_POLICY_A / BENCH_POLICY_B: an acceptance policy document for one side only (server.ts), so
 // `BENCH_POLICY_B=bench/policy.json bun bench/side-by-side.ts . .` measures the policy's cost.
+// BENCH_BACKEND=postgres: each side on its own database of one throwaway cluster (durable settings,
+// as bench:pg), instead of a SQLite file.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { basicAuth, invalidLead, PHONE_SLOT, prePingBody, validLeadTemplate } from "./bodies.ts";
 import { cpuSeconds } from "./cpu.ts";
 import { runLoad, type LoadOptions } from "./drive.ts";
+import { startPgCluster } from "../scripts/pg-cluster.ts";
 import { startServer, type BenchServer } from "./server.ts";
+import { pgSettings } from "./settings.ts";
 
 type Side = "A" | "B";
 const dirs: Record<Side, string> = { A: process.argv[2]!, B: process.argv[3]! };
@@ -42,11 +46,12 @@ const median = (values: number[]) => {
 };
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-side-by-side-"));
-const start = (side: Side) =>
+const cluster = process.env.BENCH_BACKEND === "postgres" ? await startPgCluster({ settings: pgSettings(process.env) }) : null;
+const start = async (side: Side) =>
   startServer({
     binary: undefined,
     repoDir: dirs[side],
-    databasePath: join(tmp, `${side}.db`),
+    databasePath: cluster ? await cluster.createDatabase(side.toLowerCase()) : join(tmp, `${side}.db`),
     logPath: join(tmp, `${side}.log`),
     flags: ["--worker", "false"],
     policyPath: process.env[`BENCH_POLICY_${side}`],
@@ -78,6 +83,7 @@ try {
     }
 } finally {
   await Promise.all([servers.A.stop(), servers.B.stop()]);
+  await cluster?.stop();
   rmSync(tmp, { recursive: true, force: true });
 }
 for (const [name, r] of Object.entries(results)) {
