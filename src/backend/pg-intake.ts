@@ -18,7 +18,8 @@ import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batch
 import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { canTakeBatchedIntake, emptyBatchContext, joinBatch } from "../intake/batched-path.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
-import { acceptBatch, blockedAmong, isCapsShort, usedAmong } from "../store/batches/pg-intake.ts";
+import { acceptBatch, blockedAmong, takeSlots, usedAmong } from "../store/batches/pg-intake.ts";
+import { isCapsShort } from "../store/cap-usage/batch-sql.ts";
 import type { CapCounter } from "../store/cap-usage/index.ts";
 import type { Store } from "../store/index.ts";
 
@@ -86,10 +87,31 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
     }
   }
 
+  /**
+   * Each prePing's `pings` slots taken by one statement for the turn, all or none: when a counter is
+   * short of room, each prePing is answered false and takes its own (intake/service.ts), one by one.
+   */
+  async function countTogether(waiting: Waiting<readonly CapCounter[], boolean>[]) {
+    let counted = true;
+    try {
+      await takeSlots(
+        db,
+        waiting.flatMap((w) => w.item),
+      );
+    } catch (error) {
+      const cause = driverError(error);
+      if (cause instanceof DatabaseWaitTimeout) throw cause;
+      if (!isCapsShort(cause)) options.onBatchFailed?.(error);
+      counted = false;
+    }
+    for (const w of waiting) w.resolve(counted);
+  }
+
   const accept = turnBatches(acceptTogether, LIMITS);
   const check = turnBatches(checkTogether, LIMITS);
   const read = turnBatches(readTogether, LIMITS);
-  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }), usedOf: read };
+  const count = turnBatches(countTogether, LIMITS);
+  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }), usedOf: read, countPings: count };
 }
 
 interface PhoneCheck {

@@ -46,6 +46,8 @@ export interface IntakeBatches {
   isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
   /** prePing: the slots taken of each of its `leads` caps' counters (caps.ts fullAmong's read). */
   usedOf(counters: readonly CapToTake[]): Promise<number[]>;
+  /** prePing: takes a slot of each of its `pings` caps, with the turn's others; false: none taken, take them alone. */
+  countPings(counters: readonly CapToTake[]): Promise<boolean>;
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -91,12 +93,20 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
   // blocked number gets §5's answer whatever the policy says).
   const answer = deps.policy?.prePing(vendorName, ping, now) ?? null;
   const blocked = deps.batches ? deps.batches.isBlocked(phone, claimCutoff) : deps.store.read((t) => isBlocked(t, phone, claimCutoff));
-  // Caps last: a read when only `leads` caps are in scope, a write when a `pings` cap counts it.
-  // PostgreSQL reads the counters beside the eligibility, in the same turn: one round trip, not two.
+  // Caps last: a read of the `leads` caps, then a slot of each `pings` cap. PostgreSQL reads the
+  // counters beside the eligibility, in the same turn (one round trip, not two), and takes the
+  // turn's `pings` slots in one statement, or each prePing alone when a counter is short.
   const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
-  if (deps.batches && answer?.kind === "caps" && answer.pings.length === 0) {
-    const { leads } = answer;
-    return Promise.all([blocked, deps.batches.usedOf(leads)]).then(([blocked, used]) => (blocked ? { kind: "blocked" } : counted(cappedAmong(leads, used))));
+  if (deps.batches && answer?.kind === "caps") {
+    const { batches } = deps;
+    const { leads, pings } = answer;
+    const countPings = (): Promise<PrePingOutcome> =>
+      batches.countPings(pings).then((done) => (done ? counted(null) : answeringCaps(deps.store.write((t) => pingCaps(t, NO_CAPS, pings))).then(counted)));
+    return Promise.all([blocked, leads.length > 0 ? batches.usedOf(leads) : NO_USE]).then(([blocked, used]): PrePingOutcome | Promise<PrePingOutcome> => {
+      if (blocked) return { kind: "blocked" };
+      const capped = cappedAmong(leads, used);
+      return capped ?? (pings.length > 0 ? countPings() : counted(null));
+    });
   }
   const eligibility = (blocked: boolean): PrePingOutcome | Promise<PrePingOutcome> => {
     if (blocked) return { kind: "blocked" };
@@ -178,6 +188,7 @@ function leadToAccept(
 }
 
 const NO_CAPS: readonly CapToTake[] = Object.freeze([]);
+const NO_USE: readonly number[] = Object.freeze([]);
 
 function* acceptLead(
   t: Tables,

@@ -31,7 +31,7 @@ test("the refusal of full caps keeps the document's order and the latest window'
       { kind: "cap", name: "hourly" },
       { kind: "cap", name: "weekly" },
     ],
-    full: [caps[1], caps[2]],
+    full: [caps[1]!, caps[2]!],
   });
   expect(cappedAmong(caps, [4, 1, 4])).toBeNull();
 });

@@ -236,6 +236,20 @@ describe("caps in the batch", () => {
     expect(reads).toBe(0); // neither a per-ping read script
   });
 
+  test("prePings of one turn take their pings caps' slots in one statement; short of room, each takes its own: exactly the slots left", async () => {
+    const pingsCap = { ...cap(3), name: "pings" };
+    deps.policy = { postLead: () => null, prePing: () => ({ kind: "caps", leads: [], pings: [pingsCap] }) };
+    const pings = (n: number) => Promise.all(Array.from({ length: n }, () => prePing(deps, { phone_number: validLead().phone_number })));
+    expect((await pings(2)).map((o) => o.kind)).toEqual(["eligible", "eligible"]);
+    expect(writesAlone).toBe(0);
+    const outcomes = await pings(4);
+    expect(outcomes.filter((o) => o.kind === "eligible")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === "capped")).toHaveLength(3);
+    expect(writesAlone).toBe(4);
+    expect(batchFailures).toEqual([]);
+    expect(await used()).toBe(3);
+  });
+
   test("2 slots left for 5 leads: the statement takes none, each lead's script shares them out, and the full counter is remembered", async () => {
     withCap(3);
     await submitTogether({ body: validLead() });

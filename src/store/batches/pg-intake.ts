@@ -8,6 +8,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../../db/pg/client.ts";
 import { driverErrors } from "../../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../../db/pg/schema.ts";
+import { everySlotTaken, SLOT_COLUMNS, slotRecord, slotsTaken } from "../cap-usage/batch-sql.ts";
 import type { CapCounter } from "../cap-usage/index.ts";
 import { keyTakeover, liveKey } from "../idempotency-keys/batch-sql.ts";
 import type { NewLead, LeadFields } from "../leads/index.ts";
@@ -69,12 +70,6 @@ const keyRecord = recordColumns(idempotencyKeys);
 
 /** In the error when a key of the batch was saved meanwhile by another instance. */
 const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
-/** In the error when a cap counter has fewer free slots than the batch's leads in its scope. */
-const CAPS_SHORT = "a cap has fewer free slots than the leads of the batch in its scope";
-
-/** Whether a batch failed for CAPS_SHORT (its raised error names the text the cast could not read). */
-export const isCapsShort = (error: unknown): boolean => error instanceof Error && error.message.includes(CAPS_SHORT);
-
 /**
  * One statement for a batch: the rows come as three JSON arrays ($1 leads, $2 callbacks, $3 keys;
  * raw SQL: drizzle builds no data-modifying CTE over json_to_recordset). The claim and the key's
@@ -86,13 +81,9 @@ export const isCapsShort = (error: unknown): boolean => error instanceof Error &
  * BEGIN and COMMIT (two round trips of three per batch).
  *
  * Caps ($6: each claimed lead's counters): each counter takes the slots of all its claimed leads
- * at once, `used + n` while that stays within the max (intake/caps.ts takes one per lead; this is
- * the same rule for n). (The failing casts name a lead: a constant one would be folded, and so
- * raised, when the statement is planned.) The row stays locked until the statement commits, so another instance's
- * batch or lead waits and then sees the sum; counters are taken in intake/caps.ts counterOrder. A
- * counter without room for all n fails the statement (CAPS_SHORT) and every lead runs its own
- * script, which takes its slot while one is left and refuses the rest: the answers are the
- * per-lead ones, exactly.
+ * at once (cap-usage/batch-sql.ts). A counter without room for all of them fails the statement
+ * and every lead runs its own script, which takes its slot while one is left and refuses the
+ * rest: the answers are the per-lead ones, exactly.
  */
 const ACCEPT_BATCH = `
   WITH lead AS (SELECT * FROM json_to_recordset($1::text::json) AS r(${leadRecord.definition})),
@@ -123,24 +114,12 @@ const ACCEPT_BATCH = `
     ${keyTakeover("excluded.created_at - $5")}
     RETURNING lead_id
   ),
-  slot AS (SELECT * FROM json_to_recordset($6::text::json) AS r("leadId" text, name text, bucket text, "windowStart" bigint, "windowEnd" bigint, max int)),
-  wanted AS (
-    SELECT s.name, s.bucket, s."windowStart", max(s."windowEnd") AS "windowEnd", min(s.max) AS max, count(*)::int AS n
-    FROM slot s JOIN claimed c ON c.lead_id = s."leadId" GROUP BY 1, 2, 3
-  ),
-  taken AS (
-    INSERT INTO cap_usage (cap_name, bucket, window_start, window_end, used)
-    SELECT name, bucket, "windowStart", "windowEnd", n FROM wanted WHERE n <= max
-    ORDER BY name COLLATE "C", bucket COLLATE "C", "windowStart"
-    ON CONFLICT (cap_name, bucket, window_start) DO UPDATE SET used = cap_usage.used + excluded.used
-    WHERE cap_usage.used + excluded.used
-      <= (SELECT w.max FROM wanted w WHERE w.name = excluded.cap_name AND w.bucket = excluded.bucket AND w."windowStart" = excluded.window_start)
-    RETURNING 1
-  )
+  slot AS (SELECT * FROM json_to_recordset($6::text::json) AS r("leadId" text, ${SLOT_COLUMNS})),
+  ${slotsTaken('slot s JOIN claimed c ON c.lead_id = s."leadId"')}
   SELECT c.lead_id
   FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
   WHERE CASE WHEN k."leadId" IS NULL OR s.lead_id IS NOT NULL THEN true ELSE (c.lead_id || ': ${KEY_TAKEN}')::boolean END
-    AND CASE WHEN (SELECT count(*) FROM taken) = (SELECT count(*) FROM wanted) THEN true ELSE (c.lead_id || ': ${CAPS_SHORT}')::boolean END`;
+    AND ${everySlotTaken("c.lead_id")}`;
 
 /** Stores the leads of `items` the statement can settle, in one statement; answers their ids. */
 export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { duplicateWindowMs: number; idempotencyTtlMs: number }): Promise<Set<string>> {
@@ -157,17 +136,29 @@ export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { dup
   const keyRows = items.flatMap(({ lead, key }) =>
     key === null ? [] : [{ vendorId: lead.vendorId, key: key.key, requestHash: key.requestHash, leadId: lead.id, createdAt: lead.createdAt }],
   );
-  const slotRows = items.flatMap(({ lead, caps }) =>
-    caps.map((cap) => ({ leadId: lead.id, name: cap.name, bucket: cap.bucket, windowStart: cap.windowStart, windowEnd: cap.windowEnd, max: cap.max })),
-  );
   const params = [
     JSON.stringify(leadRows),
     JSON.stringify(callbackRows),
     JSON.stringify(keyRows),
     cutoffs.duplicateWindowMs,
     cutoffs.idempotencyTtlMs,
-    JSON.stringify(slotRows),
+    JSON.stringify(items.flatMap(({ lead, caps }) => caps.map((cap) => ({ leadId: lead.id, ...slotRecord(cap) })))),
   ];
   const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
   return new Set(rows.map((row) => row.lead_id));
+}
+
+/** A turn's prePings' slots of their `pings` caps, all or none (cap-usage/batch-sql.ts). */
+const TAKE_SLOTS = `
+  WITH slot AS (SELECT * FROM json_to_recordset($1::text::json) AS r(i int, ${SLOT_COLUMNS})),
+  ${slotsTaken("slot s")}
+  SELECT count(*) FROM slot s WHERE ${everySlotTaken("s.i::text")}`;
+
+/**
+ * Takes a slot of each of `counters` (one per prePing and cap: a counter may come several times), in
+ * one statement; fails with CAPS_SHORT (cap-usage/batch-sql.ts isCapsShort), taking none, when a
+ * counter has too little room.
+ */
+export async function takeSlots(db: PgDb, counters: readonly CapCounter[]): Promise<void> {
+  await driverErrors(rawOn(db, TAKE_SLOTS, [JSON.stringify(counters.map((counter, i) => ({ i, ...slotRecord(counter) })))]));
 }

@@ -29,7 +29,6 @@ export interface CapTally extends TransactionParticipant {
   used(counter: Omit<CapCounter, "max" | "windowEnd">): number;
 }
 
-
 export function capTally(rows: CounterRows): CapTally {
   let active = false;
   /** Every counter touched in this transaction, as read. */
