@@ -112,7 +112,9 @@ describe("final result callbacks", () => {
     const { call_back_url: _url, ...body } = validLead();
     const answer = await post(`${server.url}/v1/postLead`, body, { authorization: server.auth });
     const lookup = () => get(`${server.url}/v1/leads/${answer.body.lead_id}`, { authorization: server.auth });
-    expect((await lookup()).body.status).toBe("pending");
+    // Readable at once: pending, or already accepted when the machine took longer than the 100 ms
+    // hold to answer (the pending state itself is intake.test.ts's and final-rules.test.ts's).
+    expect(["pending", "accepted"]).toContain((await lookup()).body.status);
     await waitUntil(async () => (await lookup()).body.status === "accepted");
     expect(await detailOf(answer.body.lead_id)).toBeNull();
   });
