@@ -80,12 +80,14 @@ describe("callbackHeaders", () => {
 
   test("a tampered body, id, timestamp or a wrong secret fails verification", () => {
     const secret = newSigningSecret();
-    const headers = callbackHeaders({ id: "msg_4", timestamp: now(), body, secret });
+    // Captured once: read again past a second boundary, now() - 1 would be this very timestamp.
+    const timestamp = now();
+    const headers = callbackHeaders({ id: "msg_4", timestamp, body, secret });
     const webhook = new Webhook(secret);
     expect(() => webhook.verify(body.replace("rejected", "accepted"), headers)).toThrow("No matching signature found");
     expect(() => webhook.verify(`${body} `, headers)).toThrow("No matching signature found");
     expect(() => webhook.verify(body, { ...headers, "webhook-id": "msg_5" })).toThrow("No matching signature found");
-    expect(() => webhook.verify(body, { ...headers, "webhook-timestamp": String(now() - 1) })).toThrow("No matching signature found");
+    expect(() => webhook.verify(body, { ...headers, "webhook-timestamp": String(timestamp - 1) })).toThrow("No matching signature found");
     expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow("No matching signature found");
   });
 

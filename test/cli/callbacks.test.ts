@@ -180,27 +180,44 @@ test("paused lists each endpoint paused after the attempts of 5 callbacks failed
     )
     .get(...leads);
   expect(notSent).toEqual({ n: 0 });
+  // The five still wait for the cooldown's end (5 s): answered then, they are delivered, rather than
+  // dying in the middle of a later test that counts the dead callbacks (on a busy machine it can
+  // take that long to get there).
+  receiver.resetBehaviour("/down");
 });
 
 test("discard ID acknowledges a dead callback, audited: it leaves the waiting count and replay --dead, and replay ID still sends it", async () => {
-  receiver.setBehaviour({ path: "/gone-for-good", status: 410 });
-  const dead = await leadWithCallback("/gone-for-good", "dead");
-  const callbackId = callbackOf(dead).id;
-  const discarded = await callbacks("discard", dead);
-  expect(discarded).toEqual({
-    code: 0,
-    out: `Discarded dead callback ${callbackId}: it no longer counts as waiting; \`callbacks replay ${dead}\` still sends it again.\n`,
-    err: "",
-  });
-  expect(server.db.sqlite.query("SELECT action, subject FROM audit_log WHERE action = 'callback.discard'").all()).toEqual([
-    { action: "callback.discard", subject: dead },
-  ]);
-  expect((await callbacks("list", "--status", "dead")).out).toMatch(new RegExp(`${dead}\\s+vendor-a\\s+dead \\(discarded\\)\\s+1\\s`));
-  expect(await callbacks("discard", callbackId)).toMatchObject({ code: 2, err: `Callback ${callbackId} was discarded already; nothing changed.\n` });
-  expect((await callbacks("replay", "--dead")).out).toBe("No dead callbacks; nothing was queued.\n");
-  receiver.resetBehaviour("/gone-for-good");
-  expect((await callbacks("replay", dead)).code).toBe(0);
-  await waitUntil(() => callbackOf(dead).status === "delivered");
-  expect(await callbacks("discard", dead)).toMatchObject({ code: 2, err: `Callback ${callbackId} is delivered: only a dead callback can be discarded.\n` });
-  expect(await callbacks("discard", "msg_nope")).toMatchObject({ code: 2, err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
+  // A server and database of its own: `replay --dead` must find no dead callback but the discarded
+  // one, and on a busy machine the earlier tests' callbacks (the paused test's five) can still be
+  // dying meanwhile (failed twice under CI's parallel load).
+  const own = await startTestServer({ holdPeriodMs: 50, workerPollIntervalMs: 20, callbackRetrySchedule: [20], allowPrivateCallbacks: true });
+  try {
+    const callbacks = (...args: string[]) => cli(own.config.databasePath, "callbacks", ...args);
+    const callbackOf = (leadId: string) =>
+      own.db.sqlite.query("SELECT id, status FROM callbacks WHERE lead_id = ?").get(leadId) as { id: string; status: string };
+    receiver.setBehaviour({ path: "/gone-for-good", status: 410 });
+    const answer = await post(`${own.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/gone-for-good` }), { authorization: own.auth });
+    const dead = answer.body.lead_id as string;
+    await waitUntil(() => callbackOf(dead)?.status === "dead");
+    const callbackId = callbackOf(dead).id;
+    const discarded = await callbacks("discard", dead);
+    expect(discarded).toEqual({
+      code: 0,
+      out: `Discarded dead callback ${callbackId}: it no longer counts as waiting; \`callbacks replay ${dead}\` still sends it again.\n`,
+      err: "",
+    });
+    expect(own.db.sqlite.query("SELECT action, subject FROM audit_log WHERE action = 'callback.discard'").all()).toEqual([
+      { action: "callback.discard", subject: dead },
+    ]);
+    expect((await callbacks("list", "--status", "dead")).out).toMatch(new RegExp(`${dead}\\s+vendor-a\\s+dead \\(discarded\\)\\s+1\\s`));
+    expect(await callbacks("discard", callbackId)).toMatchObject({ code: 2, err: `Callback ${callbackId} was discarded already; nothing changed.\n` });
+    expect((await callbacks("replay", "--dead")).out).toBe("No dead callbacks; nothing was queued.\n");
+    receiver.resetBehaviour("/gone-for-good");
+    expect((await callbacks("replay", dead)).code).toBe(0);
+    await waitUntil(() => callbackOf(dead).status === "delivered");
+    expect(await callbacks("discard", dead)).toMatchObject({ code: 2, err: `Callback ${callbackId} is delivered: only a dead callback can be discarded.\n` });
+    expect(await callbacks("discard", "msg_nope")).toMatchObject({ code: 2, err: "No such callback: msg_nope (give a callback id or its lead's id)\n" });
+  } finally {
+    await own.stop();
+  }
 });

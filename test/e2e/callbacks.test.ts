@@ -99,20 +99,32 @@ describe("final result callbacks", () => {
   });
 
   test("an operator's reject during the hold → rejection callback with the reason; the number is free again", async () => {
-    const path = freshPath();
-    const phone = uniquePhone();
-    const leadId = await submit({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}` });
-    await recordOperatorDecision(server.store, leadId, "reject", "duplicate in CRM", "test");
-    const [received] = await receiver.waitFor(1, { path });
-    expect(received!.json).toMatchObject({ status: "rejected", message: [{ error: "Rejected by operator: duplicate in CRM" }] });
-    expect((await post(`${server.url}/v1/prePing`, { phone_number: phone }, { authorization: server.auth })).status).toBe(200);
+    // A server of its own with a hold of 2 s: within the file's 100 ms a busy machine could let the
+    // worker accept the lead before the test's reject was written.
+    const held = await startApiTestServer({ holdPeriodMs: 2_000, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+    try {
+      const path = freshPath();
+      const phone = uniquePhone();
+      const answer = await post(`${held.url}/v1/postLead`, validLead({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}` }), {
+        authorization: held.auth,
+      });
+      expect(answer.status).toBe(200);
+      await recordOperatorDecision(held.store, answer.body.lead_id, "reject", "duplicate in CRM", "test");
+      const [received] = await receiver.waitFor(1, { path });
+      expect(received!.json).toMatchObject({ status: "rejected", message: [{ error: "Rejected by operator: duplicate in CRM" }] });
+      expect((await post(`${held.url}/v1/prePing`, { phone_number: phone }, { authorization: held.auth })).status).toBe(200);
+    } finally {
+      await held.stop();
+    }
   });
 
   test("a lead without call_back_url is decided and readable, and nothing is sent", async () => {
     const { call_back_url: _url, ...body } = validLead();
     const answer = await post(`${server.url}/v1/postLead`, body, { authorization: server.auth });
     const lookup = () => get(`${server.url}/v1/leads/${answer.body.lead_id}`, { authorization: server.auth });
-    expect((await lookup()).body.status).toBe("pending");
+    // Readable at once: pending, or already accepted when the machine took longer than the 100 ms
+    // hold to answer (the pending state itself is intake.test.ts's and final-rules.test.ts's).
+    expect(["pending", "accepted"]).toContain((await lookup()).body.status);
     await waitUntil(async () => (await lookup()).body.status === "accepted");
     expect(await detailOf(answer.body.lead_id)).toBeNull();
   });
