@@ -60,11 +60,12 @@ export function* takeCaps(t: Tables, caps: readonly CapToTake[]): Script<void> {
   if (full) throw new CapsFull(cappedBy(caps.filter((cap) => full.has(cap))));
 }
 
-/** The answer of a write that may throw CapsFull: its outcome instead of the error. */
-export const answeringCaps = <T>(write: Promise<T>): Promise<T | Capped> =>
+/** The answer of a write that may throw CapsFull: its outcome instead of the error, told to `onCapped` first. */
+export const answeringCaps = <T>(write: Promise<T>, onCapped?: (capped: Capped) => void): Promise<T | Capped> =>
   write.catch((error: unknown) => {
-    if (error instanceof CapsFull) return error.outcome;
-    throw error;
+    if (!(error instanceof CapsFull)) throw error;
+    onCapped?.(error.outcome);
+    return error.outcome;
   });
 
 /**

@@ -152,18 +152,12 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   const write = () =>
     deps.batches ? deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, caps, alone)) : deps.store.write(alone);
   if (caps.length === 0) return write();
-  const written = () => answeringCaps(write()).then((outcome) => seenFull(deps, outcome));
+  const written = () => answeringCaps(write(), (capped) => deps.fullCounters?.record(capped, deps.clock()));
   // A counter seen full stays full (caps.ts FullCountersSeen): refused by a read, as a rule is, with
   // no write to roll back and no counter's lock waited for. Otherwise the write's statement decides.
   if (!deps.fullCounters?.anyFull(caps)) return written();
   const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
   return refused instanceof Promise ? refused.then((outcome) => outcome ?? written()) : refused === null ? written() : Promise.resolve(refused);
-}
-
-/** Records a cap refusal's full counters (after its write committed, or its read), and answers it. */
-function seenFull<T extends { kind: string }>(deps: IntakeDeps, outcome: T | Capped): T | Capped {
-  if (outcome.kind === "capped") deps.fullCounters?.record(outcome as Capped, deps.clock());
-  return outcome;
 }
 
 function leadToAccept(

@@ -31,8 +31,11 @@ const NONE: readonly CapToTake[] = Object.freeze([]);
 export function answerOf(verdict: Verdict): PolicyAnswer | null {
   if (verdict.kind === "closed") return { kind: "refused", reasons: [verdict.reason] };
   if (verdict.kind === "rules") return { kind: "refused", reasons: verdict.reasons };
-  if (verdict.caps.length === 0) return null;
-  const leads = verdict.caps.filter((cap) => cap.counts === "leads");
-  const pings = verdict.caps.filter((cap) => cap.counts === "pings");
+  const { caps } = verdict;
+  if (caps.length === 0) return null;
+  // postLead's verdict names `leads` caps only: its list is taken as it is, not copied.
+  if (caps.every((cap) => cap.counts === "leads")) return { kind: "caps", leads: caps, pings: NONE };
+  const leads = caps.filter((cap) => cap.counts === "leads");
+  const pings = caps.filter((cap) => cap.counts === "pings");
   return { kind: "caps", leads: leads.length > 0 ? leads : NONE, pings: pings.length > 0 ? pings : NONE };
 }

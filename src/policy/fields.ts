@@ -30,7 +30,8 @@ export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, 
   return {
     vendor,
     lead,
-    ...final,
+    certificate: final.certificate,
+    checks: final.checks,
     folded: [],
     get extraData() {
       if (!parsed) {
