@@ -114,6 +114,7 @@ function fromSuccessStatus(status: number, body: Record<string, unknown> | undef
 }
 
 function matchReason(details: typeof EMPTY | ReturnType<typeof detailsOf>): string {
+  if (details.phone_match === false && details.email_match === false) return "the lead's phone and email do not match the certificate";
   if (details.phone_match === false && details.email_match !== true) return "the lead's phone does not match the certificate";
   if (details.email_match === false && details.phone_match !== true) return "the lead's email does not match the certificate";
   return "TrustedForm did not verify the certificate";

@@ -1,7 +1,14 @@
 // Consent certificates (docs/contract.md §11, docs/certificates.md): which certificate URLs are
 // TrustedForm's, the v4 API request, the client, and the evidence and certificate.* facts of an answer.
 // Not yet on the decision path: final-results/certificate.ts still runs the optional 2xx check.
-export { claimsTrustedForm, isTrustedFormUrl, trustedFormCertificateId, TRUSTEDFORM_CERT_HOST } from "./trustedform-url.ts";
+export {
+  classifyCertificateUrl,
+  claimsTrustedForm,
+  isTrustedFormUrl,
+  type CertificateUrlKind,
+  trustedFormCertificateId,
+  TRUSTEDFORM_CERT_HOST,
+} from "./trustedform-url.ts";
 export {
   certificateFacts,
   evidenceFromAnswer,

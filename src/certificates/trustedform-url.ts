@@ -56,3 +56,12 @@ function parse(text: string): URL | null {
     return null;
   }
 }
+
+/** What the decision path does with a certificate_url: verify it with TrustedForm, refuse it as a malformed one, or treat it generically. */
+export type CertificateUrlKind = { kind: "trustedform"; id: string } | { kind: "trustedform_malformed" } | { kind: "other" };
+
+export function classifyCertificateUrl(certificateUrl: string): CertificateUrlKind {
+  const id = trustedFormCertificateId(certificateUrl);
+  if (id !== null) return { kind: "trustedform", id };
+  return claimsTrustedForm(certificateUrl) ? { kind: "trustedform_malformed" } : { kind: "other" };
+}

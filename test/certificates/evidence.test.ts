@@ -36,7 +36,9 @@ describe("a 200 answer", () => {
 
   test("a failure without a reason gets one that names what did not match", () => {
     const { reason: _, ...withoutReason } = NO_MATCH_BODY;
-    expect(evidenceFromAnswer(http(200, json(withoutReason))).reason).toBe("the lead's phone does not match the certificate");
+    expect(evidenceFromAnswer(http(200, json(withoutReason))).reason).toBe("the lead's phone and email do not match the certificate");
+    const phoneOnly = { ...withoutReason, match_lead: { phone: "5125550134", result: { email_match: null, phone_match: false, success: false } } };
+    expect(evidenceFromAnswer(http(200, json(phoneOnly))).reason).toBe("the lead's phone does not match the certificate");
     const emailOnly = { ...withoutReason, match_lead: { email: "x@example.com", result: { email_match: false, phone_match: null, success: false } } };
     expect(evidenceFromAnswer(http(200, json(emailOnly))).reason).toBe("the lead's email does not match the certificate");
   });

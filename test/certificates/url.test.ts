@@ -1,6 +1,6 @@
 // Which certificate URLs are TrustedForm certificates, and which only look like one.
 import { describe, expect, test } from "bun:test";
-import { claimsTrustedForm, isTrustedFormUrl, trustedFormCertificateId } from "../../src/certificates/index.ts";
+import { classifyCertificateUrl, claimsTrustedForm, isTrustedFormUrl, trustedFormCertificateId } from "../../src/certificates/index.ts";
 
 const HEX40 = "eb9fc4dd9bed9ad451a5648946cf4bf09b5bb947";
 const MOBILE80 = `${"aB3_-".repeat(16)}`;
@@ -70,4 +70,11 @@ describe("claimsTrustedForm", () => {
   ])("%s does not", (url) => {
     expect(claimsTrustedForm(url)).toBe(false);
   });
+});
+
+test("classifyCertificateUrl: verify, refuse as malformed, or leave to the generic check", () => {
+  expect(classifyCertificateUrl(`https://cert.trustedform.com/${HEX40}`)).toEqual({ kind: "trustedform", id: HEX40 });
+  expect(classifyCertificateUrl(`http://cert.trustedform.com/${HEX40}`)).toEqual({ kind: "trustedform_malformed" });
+  expect(classifyCertificateUrl(`https://cert.trustedform.com.evil.example/${HEX40}`)).toEqual({ kind: "other" });
+  expect(classifyCertificateUrl("https://www.leadid.com/cert/123")).toEqual({ kind: "other" });
 });
