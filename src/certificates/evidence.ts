@@ -99,13 +99,18 @@ const NOT_FOUND_REASONS: Record<number, string> = {
   410: "certificate has expired",
 };
 
-/** A 2xx: TrustedForm's `outcome` decides ("best practice is to base your purchase decision on this property"). */
+/**
+ * A 2xx: TrustedForm's `outcome` decides ("best practice is to base your purchase decision on this
+ * property"), with one stricter rule of ours: the phone must not be a mismatch. match_lead succeeds
+ * when any value sent matched, so an email match would pass a certificate recorded for another phone;
+ * but the consent a buyer needs is consent to call the lead's number (docs/certificates.md "Answers").
+ */
 function fromSuccessStatus(status: number, body: Record<string, unknown> | undefined, said: string | null): Judgement {
   if (!body) return unreachable("unreadable", status, "TrustedForm's answer is not a JSON object");
   const details = detailsOf(body);
   const base = { provider: "trustedform", http_status: status, ...details } as const;
   const matched = objectAt(body, "match_lead", "result")?.success;
-  if (body.outcome === "success" && matched !== false) return { ...base, outcome: "verified", problem: null, reason: null };
+  if (body.outcome === "success" && matched !== false && details.phone_match !== false) return { ...base, outcome: "verified", problem: null, reason: null };
   if (body.outcome === "success" || body.outcome === "failure")
     return { ...base, outcome: "not_verified", problem: null, reason: said ?? matchReason(details) };
   // "error": "the certificate was not claimed and the request should be reviewed and potentially retried".
@@ -115,7 +120,7 @@ function fromSuccessStatus(status: number, body: Record<string, unknown> | undef
 
 function matchReason(details: typeof EMPTY | ReturnType<typeof detailsOf>): string {
   if (details.phone_match === false && details.email_match === false) return "the lead's phone and email do not match the certificate";
-  if (details.phone_match === false && details.email_match !== true) return "the lead's phone does not match the certificate";
+  if (details.phone_match === false) return "the lead's phone does not match the certificate";
   if (details.email_match === false && details.phone_match !== true) return "the lead's email does not match the certificate";
   return "TrustedForm did not verify the certificate";
 }

@@ -43,8 +43,21 @@ describe("a 200 answer", () => {
     expect(evidenceFromAnswer(http(200, json(emailOnly))).reason).toBe("the lead's email does not match the certificate");
   });
 
-  test("the provider's outcome decides: an email match with a phone mismatch is verified, phone_match false", () => {
-    expect(evidenceFromAnswer(http(200, json(EMAIL_ONLY_MATCH_BODY)))).toMatchObject({ outcome: "verified", phone_match: false, email_match: true });
+  test("a phone mismatch is not verified even when the email match made TrustedForm's outcome success (consent is to call that number)", () => {
+    expect(evidenceFromAnswer(http(200, json(EMAIL_ONLY_MATCH_BODY)))).toMatchObject({
+      outcome: "not_verified",
+      reason: "the lead's phone does not match the certificate",
+      phone_match: false,
+      email_match: true,
+    });
+  });
+
+  test("an email mismatch with the phone matching is verified, email_match false (a fact rules can read)", () => {
+    const body = {
+      ...VERIFIED_BODY,
+      match_lead: { phone: "5125550134", email: "x@example.com", result: { phone_match: true, email_match: false, success: true } },
+    };
+    expect(evidenceFromAnswer(http(200, json(body)))).toMatchObject({ outcome: "verified", phone_match: true, email_match: false });
   });
 
   test("outcome success with match_lead's own success false is not verified (the two disagree; the stricter holds)", () => {

@@ -30,7 +30,7 @@ export const NO_MATCH_BODY = {
   insights: { properties: { age_seconds: 90, domain: "quotes.example.com", page_url: "https://quotes.example.com/" } },
 };
 
-/** The phone differs but the email matches: match_lead succeeds ("any match"), so does the outcome. */
+/** The phone differs but the email matches: match_lead succeeds ("any match"), so does TrustedForm's outcome. */
 export const EMAIL_ONLY_MATCH_BODY = {
   ...VERIFIED_BODY,
   reason: null,

@@ -38,7 +38,7 @@ describe("scenarios named by the certificate id's prefix", () => {
   });
 
   test.each([
-    ["no_phone_match-", { outcome: "verified", phone_match: false, email_match: true }],
+    ["no_phone_match-", { outcome: "not_verified", reason: "the lead's phone does not match the certificate", phone_match: false, email_match: true }],
     ["no_match-", { outcome: "not_verified", reason: "Lead match unsuccessful", phone_match: false, email_match: false }],
     ["expired-", { outcome: "not_verified", reason: "TrustedForm certificate has expired", http_status: 410 }],
     ["unknown-", { outcome: "not_verified", reason: "TrustedForm certificate could not be found", http_status: 404 }],
@@ -49,8 +49,9 @@ describe("scenarios named by the certificate id's prefix", () => {
     expect(await verify(id(prefix))).toMatchObject(expected);
   });
 
-  test("no_phone_match- without an email sent fails the match: not verified", async () => {
+  test("no_phone_match- without an email sent fails TrustedForm's own match: not verified with its reason", async () => {
     expect(await verify(id("no_phone_match-"), 2000, { ...LEAD, email: null })).toMatchObject({
+      reason: "Lead match unsuccessful",
       outcome: "not_verified",
       phone_match: false,
       email_match: null,
