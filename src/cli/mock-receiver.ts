@@ -9,7 +9,8 @@ import { SecretError } from "../mock-receiver/signature.ts";
 export const MOCK_RECEIVER_HELP = `Usage:
   lead-ingress mock-receiver [--port 9090] [--host 127.0.0.1] [--secret whsec_...]
       A stand-in vendor that records callbacks and answers as told. --port 0 picks a free port;
-      the host must be a loopback address. Control API: ${CONTROL_PREFIX}/callbacks, ${CONTROL_PREFIX}/behaviour, ${CONTROL_PREFIX}/secret.
+      the host must be a loopback address. Control API: ${CONTROL_PREFIX}/callbacks, ${CONTROL_PREFIX}/behaviour, ${CONTROL_PREFIX}/secret, ${CONTROL_PREFIX}/trustedform.
+      It also plays TrustedForm's certificate API v4 at /trustedform/<certificate id> (docs/certificates.md).
       A behaviour's path covers the paths under it (/dead covers /dead/x); the longest one wins.`;
 
 export async function mockReceiverCommand(args: string[], print: (line: string) => void): Promise<number> {

@@ -3,10 +3,12 @@
 import { BehaviourError, CONTROL_PREFIX, parseBehaviour, type BehaviourTable } from "./behaviour.ts";
 import type { Recorder } from "./recorder.ts";
 import { SecretError } from "./signature.ts";
+import { parseCertificateBehaviour, type CertificateTable } from "./trustedform.ts";
 
 export interface ControlTarget {
   recorder: Recorder;
   behaviours: BehaviourTable;
+  certificates: CertificateTable;
   /** Throws SecretError on a malformed secret; undefined forgets it. */
   setSecret(secret: string | undefined): void;
 }
@@ -26,6 +28,15 @@ const ROUTES: Record<string, Record<string, Handler>> = {
       const path = url.searchParams.get("path") ?? undefined;
       behaviours.reset(path);
       return json(200, { reset: path ?? "all" });
+    },
+  },
+  "/trustedform": {
+    GET: (_request, _url, { certificates }) => json(200, { ...certificates.describe(), requests: certificates.requests() }),
+    PUT: setCertificate,
+    POST: setCertificate,
+    DELETE: (_request, _url, { certificates }) => {
+      certificates.reset();
+      return json(200, { reset: "all" });
     },
   },
   "/secret": {
@@ -61,6 +72,12 @@ async function setBehaviour(request: Request, _url: URL, { behaviours }: Control
   const { path, behaviour } = parseBehaviour(await request.json());
   behaviours.set(path, behaviour);
   return json(200, { path: path ?? null, behaviour });
+}
+
+async function setCertificate(request: Request, _url: URL, { certificates }: ControlTarget): Promise<Response> {
+  const { token, behaviour } = parseCertificateBehaviour(await request.json());
+  certificates.set(token, behaviour);
+  return json(200, { token: token ?? null, behaviour });
 }
 
 async function setSecret(request: Request, _url: URL, target: ControlTarget): Promise<Response> {

@@ -3,3 +3,5 @@ export { startMockReceiver, isLoopbackHost, LoopbackError, type MockReceiver, ty
 export { BehaviourError, CONTROL_PREFIX, type Answer, type Behaviour } from "./behaviour.ts";
 export type { RecordedCallback, WaitOptions } from "./recorder.ts";
 export { SecretError, type SignatureCheck } from "./signature.ts";
+export { CERTIFICATE_SCENARIOS, type CertificateBehaviour, type CertificateScenario } from "./trustedform-answer.ts";
+export { TRUSTEDFORM_PREFIX, type CertificateRequest } from "./trustedform.ts";

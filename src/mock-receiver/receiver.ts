@@ -5,6 +5,8 @@ import { createBehaviourTable, isControlPath, parseBehaviour, type Behaviour } f
 import { handleControl, type ControlTarget } from "./control.ts";
 import { createRecorder, type RecordedCallback, type WaitOptions } from "./recorder.ts";
 import { signatureVerifier, type SignatureCheck } from "./signature.ts";
+import type { CertificateBehaviour } from "./trustedform-answer.ts";
+import { certificatePath, createCertificateTable, parseCertificateBehaviour, type CertificateRequest } from "./trustedform.ts";
 
 export interface MockReceiverOptions {
   /** 0 (the default) picks a free port. */
@@ -31,6 +33,10 @@ export interface MockReceiver {
   resetBehaviour(path?: string): void;
   /** Throws SecretError on a malformed secret; undefined stops checking signatures. */
   setSecret(secret: string | undefined): void;
+  /** Like PUT /_mock/trustedform: how the TrustedForm endpoint answers for one certificate id (or, without `token`, by default). Throws BehaviourError. */
+  setCertificate(behaviour: CertificateBehaviour & { token?: string }): void;
+  /** What the TrustedForm endpoint was asked, oldest first (the key redacted). */
+  certificateRequests(): CertificateRequest[];
   /** Resolves once at least `count` callbacks (to `options.path`, if given) have arrived. */
   waitFor(count: number, options?: WaitOptions): Promise<RecordedCallback[]>;
   /** Drops open connections (hanging and delayed requests included) and stops listening. */
@@ -45,11 +51,13 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
   if (!isLoopbackHost(host)) throw new LoopbackError(`the mock receiver listens on loopback addresses only, not ${host}`);
   const recorder = createRecorder(options.maxRecorded ?? 100_000);
   const behaviours = createBehaviourTable();
+  const certificates = createCertificateTable();
   const stopping = new AbortController();
   let verify: ((headers: Record<string, string>, body: string) => SignatureCheck) | undefined;
   const control: ControlTarget = {
     recorder,
     behaviours,
+    certificates,
     setSecret: (secret) => {
       verify = secret === undefined ? undefined : signatureVerifier(secret);
     },
@@ -62,6 +70,10 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
     async fetch(request) {
       const url = new URL(request.url);
       if (isControlPath(url.pathname)) return handleControl(request, url, control);
+      // It plays TrustedForm's certificate API under /trustedform; those requests are not callbacks.
+      const certificate = certificatePath(url.pathname);
+      if (certificate === "") return Response.json({ outcome: "error", reason: "POST /trustedform/<certificate id>" }, { status: 404 });
+      if (certificate !== null) return sendAnswer(await certificates.answer(request, certificate), [request.signal, stopping.signal]);
       const body = await request.text();
       const headers = Object.fromEntries(request.headers);
       const answer = behaviours.next(url.pathname);
@@ -96,6 +108,11 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
     },
     resetBehaviour: (path) => behaviours.reset(path),
     setSecret: (secret) => control.setSecret(secret),
+    setCertificate: (input) => {
+      const { token, behaviour } = parseCertificateBehaviour(input);
+      certificates.set(token, behaviour);
+    },
+    certificateRequests: () => certificates.requests(),
     waitFor: (count, waitOptions) => recorder.waitFor(count, waitOptions),
     stop() {
       stopped ??= (async () => {

@@ -1,0 +1,30 @@
+// Consent certificates (docs/contract.md §11, docs/certificates.md): which certificate URLs are
+// TrustedForm's, the v4 API request, the client, and the evidence and certificate.* facts of an answer.
+// Not yet on the decision path: final-results/certificate.ts still runs the optional 2xx check.
+export {
+  classifyCertificateUrl,
+  claimsTrustedForm,
+  isTrustedFormUrl,
+  type CertificateUrlKind,
+  trustedFormCertificateId,
+  TRUSTEDFORM_CERT_HOST,
+} from "./trustedform-url.ts";
+export {
+  certificateFacts,
+  evidenceFromAnswer,
+  MAX_RAW_CHARS,
+  type CertificateEvidence,
+  type CertificateFacts,
+  type CertificateOutcome,
+  type ProviderAnswer,
+  type UnreachableProblem,
+} from "./evidence.ts";
+export { INSIGHTS_PROPERTIES, matchLeadPhone, trustedFormRequest, TRUSTEDFORM_DEFAULT_BASE_URL, type TrustedFormLead } from "./trustedform-request.ts";
+export {
+  askTrustedForm,
+  MAX_ANSWER_BYTES,
+  trustedFormVerifier,
+  type Fetch,
+  type TrustedFormClientOptions,
+  type TrustedFormVerifier,
+} from "./trustedform-client.ts";
