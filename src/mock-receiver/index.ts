@@ -3,3 +3,4 @@ export { startMockReceiver, isLoopbackHost, LoopbackError, type MockReceiver, ty
 export { BehaviourError, CONTROL_PREFIX, type Answer, type Behaviour } from "./behaviour.ts";
 export type { RecordedCallback, WaitOptions } from "./recorder.ts";
 export { SecretError, type SignatureCheck } from "./signature.ts";
+export { CHECK_PREFIX, type CheckPlay } from "./checks.ts";
