@@ -57,6 +57,8 @@ test("answers can be set over the control API, as a tester does with curl", asyn
   const listed = await (await fetch(new URL("/_mock/checks", receiver.url))).json();
   expect(listed).toEqual([{ phone: "2125550106", check: null, answer: { outcome: "fail", reason: "On the do-not-call list" } }]);
   expect((await fetch(new URL("/_mock/checks", receiver.url), { method: "PUT", body: '{"outcome":"perhaps"}' })).status).toBe(400);
+  expect((await fetch(new URL("/_mock/checks?phone=2125550106", receiver.url), { method: "DELETE" })).status).toBe(200);
+  expect(await run("+12125550106")).toEqual({ outcome: "pass", reason: "Passed by the mock check" });
 });
 
 test("without its own checks secret the mock verifies check requests with the vendor's; /_mock/check-secret sets it", async () => {
