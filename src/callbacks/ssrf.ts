@@ -171,8 +171,13 @@ const systemLookup: Lookup = (hostname) => dnsLookup(hostname, { all: true, verb
  * with one public and one private address could otherwise be steered to the private one.
  * `allowPrivate` (development and tests) lets every address through.
  */
-export async function resolveCallbackTarget(url: URL, options: { allowPrivate: boolean; lookup?: Lookup; signal?: AbortSignal }): Promise<CallbackTarget> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, error: `Refused callback URL scheme ${url.protocol}` };
+export async function resolveCallbackTarget(
+  url: URL,
+  options: { allowPrivate: boolean; lookup?: Lookup; signal?: AbortSignal; what?: string },
+): Promise<CallbackTarget> {
+  // The same rules serve external checks (src/checks/): `what` names the request in the error.
+  const what = options.what ?? "callback";
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, error: `Refused ${what} URL scheme ${url.protocol}` };
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const literal = isIP(host);
   let addresses: LookupAddress[];
@@ -185,22 +190,22 @@ export async function resolveCallbackTarget(url: URL, options: { allowPrivate: b
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const { code, message } = error as { code?: string; message?: string };
-      return { ok: false, error: `Could not resolve callback host ${host}: ${code ?? message ?? String(error)}` };
+      return { ok: false, error: `Could not resolve ${what} host ${host}: ${code ?? message ?? String(error)}` };
     }
   }
   const first = addresses[0];
-  if (!first) return { ok: false, error: `Could not resolve callback host ${host}: no addresses` };
+  if (!first) return { ok: false, error: `Could not resolve ${what} host ${host}: no addresses` };
   if (!options.allowPrivate) {
     for (const { address } of addresses) {
       const verdict = classifyAddress(address);
       if (verdict !== "public") {
         const from = literal ? "" : `, resolved from ${host}`;
-        return { ok: false, error: `Refused callback address ${address} (${verdict})${from}` };
+        return { ok: false, error: `Refused ${what} address ${address} (${verdict})${from}` };
       }
     }
   }
   // The family comes from the address itself, not from what the resolver claimed.
   const family = isIP(first.address.replace(/%.*$/, ""));
-  if (family === 0) return { ok: false, error: `Refused callback address ${first.address} (invalid)` };
+  if (family === 0) return { ok: false, error: `Refused ${what} address ${first.address} (invalid)` };
   return { ok: true, address: first.address, family: family === 6 ? 6 : 4 };
 }

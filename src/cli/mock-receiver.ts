@@ -2,25 +2,29 @@
 // and for the benchmark. Prints its URL, then one JSON line per callback; SIGINT/SIGTERM stop it.
 import { takeFlag, UsageError } from "./args.ts";
 import { CONTROL_PREFIX } from "../mock-receiver/behaviour.ts";
+import { CHECK_PREFIX } from "../mock-receiver/checks.ts";
 import { LoopbackError, startMockReceiver, type MockReceiver, type MockReceiverOptions } from "../mock-receiver/receiver.ts";
 import type { RecordedCallback } from "../mock-receiver/recorder.ts";
 import { SecretError } from "../mock-receiver/signature.ts";
 
 export const MOCK_RECEIVER_HELP = `Usage:
-  lead-ingress mock-receiver [--port 9090] [--host 127.0.0.1] [--secret whsec_...]
+  lead-ingress mock-receiver [--port 9090] [--host 127.0.0.1] [--secret whsec_...] [--check-secret whsec_...]
       A stand-in vendor that records callbacks and answers as told. --port 0 picks a free port;
       the host must be a loopback address. Control API: ${CONTROL_PREFIX}/callbacks, ${CONTROL_PREFIX}/behaviour, ${CONTROL_PREFIX}/secret, ${CONTROL_PREFIX}/trustedform.
       It also plays TrustedForm's certificate API v4 at /trustedform/<certificate id> (docs/certificates.md).
-      A behaviour's path covers the paths under it (/dead covers /dead/x); the longest one wins.`;
+      A behaviour's path covers the paths under it (/dead covers /dead/x); the longest one wins.
+      Also a check service: POSTs to ${CHECK_PREFIX}[/...] are answered per phone as set with
+      ${CONTROL_PREFIX}/checks (docs/checks.md), signatures checked with --check-secret (else --secret).`;
 
 export async function mockReceiverCommand(args: string[], print: (line: string) => void): Promise<number> {
   const rest = [...args];
   const port = parsePort(takeFlag(rest, "--port") ?? "9090");
   const host = takeFlag(rest, "--host") ?? "127.0.0.1";
   const secret = takeFlag(rest, "--secret");
+  const checkSecret = takeFlag(rest, "--check-secret");
   if (rest.length > 0) throw new UsageError(`Unexpected argument(s): ${rest.join(" ")}\n${MOCK_RECEIVER_HELP}`);
 
-  const receiver = start({ port, host, secret, onCallback: (callback) => print(logLine(callback)) });
+  const receiver = start({ port, host, secret, checkSecret, onCallback: (callback) => print(logLine(callback)) });
   print(`Mock receiver listening on ${receiver.url.origin} (control API under ${receiver.url.origin}${CONTROL_PREFIX})`);
 
   return new Promise((resolve) => {

@@ -75,3 +75,6 @@ export const REASON_CERTIFICATE = "Certificate URL could not be verified";
 export const ruleRejected = (name: string) => `Rejected by rule: ${name}`;
 export const outsideHours = (name: string) => `Outside hours of operation: ${name}`;
 export const capReached = (name: string) => `Cap reached: ${name}`;
+// §11 external checks: an error that on_error turns into a refusal, and a fail the service gave no reason for.
+export const checkUnavailable = (name: string) => `Check unavailable: ${name}`;
+export const checkFailed = (name: string) => `Refused by check: ${name}`;

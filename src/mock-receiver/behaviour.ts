@@ -143,7 +143,7 @@ function coveringEntry(byPath: Map<string, Entry>, path: string): Entry | undefi
   return best?.entry;
 }
 
-function integerIn(value: unknown, name: string, min: number, max: number): number {
+export function integerIn(value: unknown, name: string, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max)
     throw new BehaviourError(`${name} must be an integer from ${min} to ${max}`);
   return value;

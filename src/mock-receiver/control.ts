@@ -1,6 +1,7 @@
 // The mock receiver's control API under /_mock: what was received, how to answer, which secret to
 // check signatures with. JSON in, JSON out; requests here are never recorded.
 import { BehaviourError, CONTROL_PREFIX, parseBehaviour, type BehaviourTable } from "./behaviour.ts";
+import { type CheckTable, parseCheckPlay } from "./checks.ts";
 import type { Recorder } from "./recorder.ts";
 import { SecretError } from "./signature.ts";
 import { parseCertificateBehaviour, type CertificateTable } from "./trustedform.ts";
@@ -9,8 +10,12 @@ export interface ControlTarget {
   recorder: Recorder;
   behaviours: BehaviourTable;
   certificates: CertificateTable;
+  /** What check requests (under /check) are answered, per phone number. */
+  checks: CheckTable;
   /** Throws SecretError on a malformed secret; undefined forgets it. */
   setSecret(secret: string | undefined): void;
+  /** The secret check requests are verified with (the checks signing secret); undefined: the one above. */
+  setCheckSecret(secret: string | undefined): void;
 }
 
 type Handler = (request: Request, url: URL, target: ControlTarget) => Promise<Response> | Response;
@@ -40,10 +45,28 @@ const ROUTES: Record<string, Record<string, Handler>> = {
     },
   },
   "/secret": {
-    PUT: setSecret,
-    POST: setSecret,
+    PUT: (request, _url, target) => setSecret(request, (secret) => target.setSecret(secret)),
+    POST: (request, _url, target) => setSecret(request, (secret) => target.setSecret(secret)),
     DELETE: (_request, _url, target) => {
       target.setSecret(undefined);
+      return json(200, { secret: "cleared" });
+    },
+  },
+  "/checks": {
+    GET: (_request, _url, { checks }) => json(200, checks.describe()),
+    PUT: setCheckAnswer,
+    POST: setCheckAnswer,
+    DELETE: (_request, url, { checks }) => {
+      const phone = url.searchParams.get("phone") ?? undefined;
+      checks.reset(phone);
+      return json(200, { reset: phone ?? "all" });
+    },
+  },
+  "/check-secret": {
+    PUT: (request, _url, target) => setSecret(request, (secret) => target.setCheckSecret(secret)),
+    POST: (request, _url, target) => setSecret(request, (secret) => target.setCheckSecret(secret)),
+    DELETE: (_request, _url, target) => {
+      target.setCheckSecret(undefined);
       return json(200, { secret: "cleared" });
     },
   },
@@ -80,11 +103,17 @@ async function setCertificate(request: Request, _url: URL, { certificates }: Con
   return json(200, { token: token ?? null, behaviour });
 }
 
-async function setSecret(request: Request, _url: URL, target: ControlTarget): Promise<Response> {
+async function setCheckAnswer(request: Request, _url: URL, { checks }: ControlTarget): Promise<Response> {
+  const { phone, check, play } = parseCheckPlay(await request.json());
+  checks.set(phone, check, play);
+  return json(200, { phone: phone ?? null, check: check ?? null, answer: play });
+}
+
+async function setSecret(request: Request, set: (secret: string | undefined) => void): Promise<Response> {
   const body: unknown = await request.json();
   const secret = typeof body === "object" && body !== null ? (body as Record<string, unknown>).secret : undefined;
   if (secret !== null && typeof secret !== "string") throw new SecretError('send {"secret": "whsec_..."} (or {"secret": null} to forget it)');
-  target.setSecret(secret ?? undefined);
+  set(secret ?? undefined);
   return json(200, { secret: secret === null ? "cleared" : "set" });
 }
 

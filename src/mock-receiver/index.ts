@@ -5,3 +5,4 @@ export type { RecordedCallback, WaitOptions } from "./recorder.ts";
 export { SecretError, type SignatureCheck } from "./signature.ts";
 export { CERTIFICATE_SCENARIOS, type CertificateBehaviour, type CertificateScenario } from "./trustedform-answer.ts";
 export { TRUSTEDFORM_PREFIX, type CertificateRequest } from "./trustedform.ts";
+export { CHECK_PREFIX, type CheckPlay } from "./checks.ts";

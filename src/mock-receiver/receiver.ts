@@ -2,6 +2,7 @@
 // and answers as told, globally or per path. Used in-process by tests and from the CLI by people.
 import { sendAnswer } from "./answer.ts";
 import { createBehaviourTable, isControlPath, parseBehaviour, type Behaviour } from "./behaviour.ts";
+import { type CheckPlay, createCheckTable, isCheckPath, parseCheckPlay } from "./checks.ts";
 import { handleControl, type ControlTarget } from "./control.ts";
 import { createRecorder, type RecordedCallback, type WaitOptions } from "./recorder.ts";
 import { signatureVerifier, type SignatureCheck } from "./signature.ts";
@@ -15,6 +16,8 @@ export interface MockReceiverOptions {
   host?: string;
   /** The vendor's "whsec_…" signing secret; without it signatures are not checked. */
   secret?: string;
+  /** The `checks` signing secret, for check requests (under /check); without it they are checked with `secret`. */
+  checkSecret?: string;
   /** The oldest records are dropped beyond this many; default 100,000. */
   maxRecorded?: number;
   /** Called for every recorded callback, on arrival (the CLI logs it). */
@@ -37,6 +40,12 @@ export interface MockReceiver {
   setCertificate(behaviour: CertificateBehaviour & { token?: string }): void;
   /** What the TrustedForm endpoint was asked, oldest first (the key redacted). */
   certificateRequests(): CertificateRequest[];
+  /** Like PUT /_mock/checks: how check requests for `phone` (none: every number) are answered. Throws BehaviourError. */
+  setCheckAnswer(answer: CheckPlay & { phone?: string; check?: string }): void;
+  /** Like DELETE /_mock/checks: one number's check answers, or all of them. */
+  resetCheckAnswers(phone?: string): void;
+  /** Like PUT /_mock/check-secret; undefined checks check requests with the vendor's secret again. */
+  setCheckSecret(secret: string | undefined): void;
   /** Resolves once at least `count` callbacks (to `options.path`, if given) have arrived. */
   waitFor(count: number, options?: WaitOptions): Promise<RecordedCallback[]>;
   /** Drops open connections (hanging and delayed requests included) and stops listening. */
@@ -52,17 +61,25 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
   const recorder = createRecorder(options.maxRecorded ?? 100_000);
   const behaviours = createBehaviourTable();
   const certificates = createCertificateTable();
+  const checks = createCheckTable();
   const stopping = new AbortController();
-  let verify: ((headers: Record<string, string>, body: string) => SignatureCheck) | undefined;
+  type Verify = (headers: Record<string, string>, body: string) => SignatureCheck;
+  let verify: Verify | undefined;
+  let verifyCheck: Verify | undefined;
   const control: ControlTarget = {
     recorder,
     behaviours,
     certificates,
+    checks,
     setSecret: (secret) => {
       verify = secret === undefined ? undefined : signatureVerifier(secret);
     },
+    setCheckSecret: (secret) => {
+      verifyCheck = secret === undefined ? undefined : signatureVerifier(secret);
+    },
   };
   control.setSecret(options.secret);
+  control.setCheckSecret(options.checkSecret);
 
   const server = Bun.serve({
     hostname: host,
@@ -76,16 +93,20 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
       if (certificate !== null) return sendAnswer(await certificates.answer(request, certificate), [request.signal, stopping.signal]);
       const body = await request.text();
       const headers = Object.fromEntries(request.headers);
-      const answer = behaviours.next(url.pathname);
+      const json = parseJson(body);
+      // A check request is answered by its phone number; anything else by the path's behaviour.
+      const isCheck = request.method === "POST" && isCheckPath(url.pathname);
+      const answer = isCheck ? checks.next(json) : behaviours.next(url.pathname);
+      const verifier = isCheck ? (verifyCheck ?? verify) : verify;
       const recorded = recorder.add({
         method: request.method,
         path: url.pathname,
         query: url.search,
         headers,
         body,
-        json: parseJson(body),
+        json,
         receivedAt: new Date().toISOString(),
-        signature: verify ? verify(headers, body) : null,
+        signature: verifier ? verifier(headers, body) : null,
         answer,
       });
       options.onCallback?.(recorded);
@@ -113,6 +134,12 @@ export function startMockReceiver(options: MockReceiverOptions = {}): MockReceiv
       certificates.set(token, behaviour);
     },
     certificateRequests: () => certificates.requests(),
+    setCheckAnswer: (input) => {
+      const { phone, check, play } = parseCheckPlay(input);
+      checks.set(phone, check, play);
+    },
+    resetCheckAnswers: (phone) => checks.reset(phone),
+    setCheckSecret: (secret) => control.setCheckSecret(secret),
     waitFor: (count, waitOptions) => recorder.waitFor(count, waitOptions),
     stop() {
       stopped ??= (async () => {

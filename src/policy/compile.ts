@@ -110,7 +110,8 @@ export function compilePolicy(document: Policy): CompiledPolicy {
   return build(document as unknown as Record<string, unknown>, []);
 }
 
-const inScope = (entry: EntryScope, vendor: string, campaign: string | null): boolean =>
+/** Whether a request of `vendor` and `campaign` (folded) is in an entry's scope. */
+export const inScope = (entry: EntryScope, vendor: string, campaign: string | null): boolean =>
   (entry.vendors === null || entry.vendors.has(vendor)) && (entry.campaigns === null || (campaign !== null && entry.campaigns.has(campaign)));
 
 // The answers of a request nothing refuses and no cap counts: shared, so that it allocates nothing.

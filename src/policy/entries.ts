@@ -48,7 +48,8 @@ export const foldCampaign = (campaign: string): string => campaign.trim().toLowe
 
 const texts = (value: unknown): string[] | null => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : null);
 
-function scopeOf(entry: Record<string, unknown>): EntryScope {
+/** An entry's scope as compiled: vendor names exactly, campaigns folded (also the checks', src/checks/entry.ts). */
+export function scopeOf(entry: Record<string, unknown>): EntryScope {
   const vendors = texts(entry.vendors);
   const campaigns = texts(entry.campaigns);
   return { vendors: vendors && new Set(vendors), campaigns: campaigns && new Set(campaigns.map(foldCampaign)) };

@@ -1,0 +1,96 @@
+// Runs a lead's checks (docs/contract.md §11): all at once, each answered from the cache when it
+// can be, else through its endpoint's guard (guard.ts) by a signed request (request.ts, send.ts)
+// with its own deadline. Every check's result is in hand by its timeout_ms at the latest, so the
+// lead's whole wait is bounded by the longest of them, whatever a service or the network does: a
+// request that outlives its deadline is aborted and its late answer ignored.
+import type { EndpointChange } from "../callbacks/endpoints.ts";
+import type { Lookup } from "../callbacks/ssrf.ts";
+import type { LeadFacts } from "../policy/index.ts";
+import { type AnswerCache, createAnswerCache } from "./cache.ts";
+import type { CompiledCheck } from "./entry.ts";
+import { type Admitted, createCheckGuard } from "./guard.ts";
+import { type SignedRequest, signedCheckRequest } from "./request.ts";
+import { type CheckAnswer, type FetchLike, sendCheck } from "./send.ts";
+
+export interface CheckResult {
+  check: CompiledCheck;
+  answer: CheckAnswer;
+  /** Where the answer came from: the service, the cache, or the guard without a request (paused: circuit open; busy: slow requests at the cap). */
+  source: "request" | "cache" | Exclude<Admitted, "sent">;
+  /** How long the lead waited for it (0 from the cache or the guard). */
+  durationMs: number;
+}
+
+export interface CheckRunnerDeps {
+  /** The `checks` signing secret ("whsec_…"), read for each request so a new one applies at once. */
+  secret: () => string;
+  clock: () => number;
+  /** Private and loopback addresses allowed (the callbacks' setting: development and tests). */
+  allowPrivate: boolean;
+  /** Injected for tests; default the global fetch. */
+  fetch?: FetchLike;
+  lookup?: Lookup;
+  cache?: AnswerCache;
+  /** A check's circuit opened (pausedUntil) or closed (null): for logs and metrics. */
+  onPause?: (change: EndpointChange) => void;
+  maxSlowPerCheck?: number;
+}
+
+export interface CheckRunner {
+  /** Runs `checks` for a lead (`leadId` at the final stage only); results in the order of `checks`. */
+  run(checks: readonly CompiledCheck[], facts: LeadFacts, leadId?: string): Promise<CheckResult[]>;
+  /** Forgets the guard's endpoints and the cached answers (the service stops, or a test starts over). */
+  forget(): void;
+}
+
+/** Resolves with a timeout error after `ms`, and aborts `controller` then; `cancel` drops the timer. */
+function deadline(ms: number, controller: AbortController): { expired: Promise<CheckAnswer>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<CheckAnswer>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({ outcome: "error", error: `timed out after ${ms} ms` });
+    }, ms);
+  });
+  return { expired, cancel: () => clearTimeout(timer) };
+}
+
+export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
+  const cache = deps.cache ?? createAnswerCache();
+  const guard = createCheckGuard({ maxSlow: deps.maxSlowPerCheck, onChange: deps.onPause });
+  const fetchImpl: FetchLike = deps.fetch ?? ((url, init) => fetch(url, init));
+
+  async function runOne(check: CompiledCheck, facts: LeadFacts, leadId: string | undefined): Promise<CheckResult> {
+    const phone = facts.lead.phoneE164;
+    const now = deps.clock();
+    if (check.cacheMs > 0 && phone) {
+      const cached = cache.get(check.cacheKey, phone, now);
+      if (cached) return { check, answer: cached, source: "cache", durationMs: 0 };
+    }
+    const started = performance.now();
+    const controller = new AbortController();
+    let request: SignedRequest;
+    try {
+      request = signedCheckRequest({ check, facts, leadId, secret: deps.secret(), now });
+    } catch (error) {
+      // A malformed secret is the operator's to fix; the lead is judged by on_error meanwhile.
+      return { check, answer: { outcome: "error", error: `not signed: ${(error as Error).message}` }, source: "request", durationMs: 0 };
+    }
+    const send = { fetch: fetchImpl, allowPrivate: deps.allowPrivate, lookup: deps.lookup };
+    const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, controller.signal));
+    if (admitted !== "sent") return { check, answer: await answer, source: admitted, durationMs: 0 };
+    const timeout = deadline(check.timeoutMs, controller);
+    const result = await Promise.race([answer, timeout.expired]);
+    timeout.cancel();
+    if (result.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, result, check.cacheMs, deps.clock());
+    return { check, answer: result, source: "request", durationMs: Math.round(performance.now() - started) };
+  }
+
+  return {
+    run: (checks, facts, leadId) => Promise.all(checks.map((check) => runOne(check, facts, leadId))),
+    forget() {
+      guard.forgetAll(deps.clock());
+      cache.clear();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// One exchange with a check service: the address checked as a callback's is (src/callbacks/ssrf.ts,
+// refused when private unless allowed, then connected to the very address checked), the signed
+// request POSTed with a timeout, and the answer read (at most MAX_ANSWER_BYTES) and judged. Never
+// throws: whatever goes wrong is an error answer, with a short description for logs.
+import { pinnedFetchInit } from "../callbacks/pinned-fetch.ts";
+import { type Lookup, resolveCallbackTarget } from "../callbacks/ssrf.ts";
+import { checkFailed } from "../contract/texts.ts";
+import type { SignedRequest } from "./request.ts";
+
+/** What a check answered: pass or fail with its reason, or an error (no usable answer). */
+export type CheckAnswer = { outcome: "pass" | "fail"; reason: string } | { outcome: "error"; error: string };
+
+export type FetchLike = (url: URL, init: BunFetchRequestInit) => Promise<Response>;
+
+export interface SendDeps {
+  fetch: FetchLike;
+  /** Development and tests: private and loopback addresses allowed (the callbacks' setting). */
+  allowPrivate: boolean;
+  lookup?: Lookup;
+}
+
+/** An answer is a small JSON object; anything larger is not one. */
+export const MAX_ANSWER_BYTES = 16 * 1024;
+/** A reason is shown in a 422 and in the refusal log: a long one is cut here. */
+export const MAX_REASON_CHARS = 500;
+
+/** The answer's reason, trimmed and cut to MAX_REASON_CHARS; a fail without one gets `failFallback`. */
+function reasonOf(value: unknown, failFallback: string | null): string | null {
+  const text = typeof value === "string" ? value.trim().slice(0, MAX_REASON_CHARS) : "";
+  return text !== "" ? text : failFallback;
+}
+
+/**
+ * Judges the body of a 2xx answer: `{ "outcome": "pass" | "fail", "reason": <text> }`. A reason
+ * that is not text is a wrongly shaped answer; a missing one is allowed (a fail then reads
+ * "Refused by check: <name>").
+ */
+export function parseAnswer(text: string, checkName: string): CheckAnswer {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { outcome: "error", error: "answer is not JSON" };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { outcome: "error", error: "answer is not a JSON object" };
+  const { outcome, reason } = value as Record<string, unknown>;
+  if (outcome !== "pass" && outcome !== "fail") return { outcome: "error", error: 'answer\'s outcome is not "pass" or "fail"' };
+  if (reason !== undefined && reason !== null && typeof reason !== "string") return { outcome: "error", error: "answer's reason is not text" };
+  return { outcome, reason: reasonOf(reason, outcome === "fail" ? checkFailed(checkName) : null) ?? "" };
+}
+
+/** The body's text, or null when it is longer than `limit` bytes (reading stops there). */
+async function readBounded(response: Response, limit: number): Promise<string | null> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/**
+ * POSTs `request` to `url` and judges the answer; `signal` ends it (the caller's timeout: then the
+ * error says so). Redirects are not followed (pinned-fetch.ts): a 3xx is a non-2xx answer.
+ */
+export async function sendCheck(url: string, checkName: string, request: SignedRequest, deps: SendDeps, signal: AbortSignal): Promise<CheckAnswer> {
+  try {
+    const parsed = new URL(url);
+    const target = await resolveCallbackTarget(parsed, { allowPrivate: deps.allowPrivate, lookup: deps.lookup, signal, what: "check" });
+    if (!target.ok) return { outcome: "error", error: target.error };
+    const pinned = pinnedFetchInit(parsed, target, { method: "POST", headers: request.headers, body: request.body, signal });
+    const response = await deps.fetch(pinned.url, pinned.init);
+    if (response.status < 200 || response.status > 299) {
+      await response.body?.cancel().catch(() => {});
+      return { outcome: "error", error: `HTTP ${response.status}` };
+    }
+    const text = await readBounded(response, MAX_ANSWER_BYTES);
+    if (text === null) return { outcome: "error", error: `answer larger than ${MAX_ANSWER_BYTES} bytes` };
+    return parseAnswer(text, checkName);
+  } catch (error) {
+    if (signal.aborted) return { outcome: "error", error: "timed out" };
+    return { outcome: "error", error: describe(error) };
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, 200);
+  const code = (error as { code?: string }).code;
+  return (code ? `${code}: ${error.message}` : error.message).slice(0, 200);
+}

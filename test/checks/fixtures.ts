@@ -1,0 +1,37 @@
+// Shared by the checks' tests: a check entry compiled as the policy would, a lead's facts, and a
+// fetch that answers as a test tells it and remembers what it was sent.
+import { compileCheck, type CompiledCheck } from "../../src/checks/index.ts";
+import { factsOfLead, type Check, type LeadFacts } from "../../src/policy/index.ts";
+
+export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+/** A public literal address: the address rules let it through without a lookup. */
+export const PUBLIC_URL = "https://93.184.216.34/check";
+
+export const check = (entry: Partial<Check> = {}): CompiledCheck => compileCheck({ name: "scrub", url: PUBLIC_URL, send: ["phone_number", "state"], ...entry });
+
+export const lead = (phone = "+12125550123", extra: Record<string, unknown> = {}): LeadFacts =>
+  factsOfLead("acme", { phoneE164: phone, state: "NY", vendorCampaignName: "Solar-Q4", email: "jane@example.com", extraData: '{"source":"web"}', ...extra });
+
+export interface Sent {
+  url: URL;
+  init: BunFetchRequestInit;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** A fetch whose answer `answer` makes per request (a Response, or a promise of one); every request is kept in `sent`. */
+export function fakeFetch(answer: (sent: Sent) => Response | Promise<Response>) {
+  const sent: Sent[] = [];
+  const fetch = async (url: URL, init: BunFetchRequestInit): Promise<Response> => {
+    const request: Sent = { url, init, body: JSON.parse(String(init.body)), headers: Object.fromEntries(new Headers(init.headers)) };
+    sent.push(request);
+    return answer(request);
+  };
+  return { fetch, sent };
+}
+
+/** A promise that settles only when `signal` aborts (a service that hangs, as fetch sees it). */
+export const hang = (signal: AbortSignal | null | undefined): Promise<Response> =>
+  new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")), { once: true }));
+
+export const answer = (value: unknown, status = 200) => Response.json(value, { status });
