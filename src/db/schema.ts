@@ -68,6 +68,8 @@ export const leads = sqliteTable(
     extraData: text("extra_data"),
     /** The request body exactly as received, unknown fields included. */
     rawRequest: text("raw_request").notNull(),
+    /** The answers of the intake checks that let it in (docs/contract.md §11), JSON `{ <check name>: { outcome, reason } }`; null when none ran. Facts for final rules. */
+    checkAnswers: text("check_answers"),
     status: text("status", { enum: LEAD_STATUSES }).notNull().default("pending"),
     createdAt: integer("created_at").notNull(),
     /** End of the hold period: the worker decides the final result after this. */

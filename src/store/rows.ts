@@ -48,6 +48,7 @@ export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
     id: lead.id,
     vendorId: lead.vendorId,
     rawRequest: lead.rawRequest,
+    checkAnswers: lead.checkAnswers ?? null,
     createdAt: lead.createdAt,
     decideAfter: lead.decideAfter,
     status: "pending",

@@ -103,7 +103,7 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
     sqlite
       .query("SELECT * FROM leads ORDER BY id")
       .all()
-      .map(({ id_key: _, facts_version: __, ...row }: any) => row), // facts_version: a later migration's (0012)
+      .map(({ id_key: _, facts_version: __, check_answers: ___, ...row }: any) => row), // facts_version, check_answers: later migrations' (0012, 0015)
   ).toEqual(leadsBefore);
   expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(callbacksBefore);
   expect(() => sqlite.run("INSERT INTO leads SELECT * FROM leads WHERE id = ?", [ids[0]!])).toThrow(/UNIQUE/);

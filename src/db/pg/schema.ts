@@ -51,6 +51,8 @@ export const leads = pgTable(
     email: text("email").notNull(),
     extraData: text("extra_data"),
     rawRequest: text("raw_request").notNull(),
+    /** The answers of the intake checks that let it in (docs/contract.md §11), JSON `{ <check name>: { outcome, reason } }`; null when none ran. Facts for final rules. */
+    checkAnswers: text("check_answers"),
     status: text("status", { enum: LEAD_STATUSES }).notNull().default("pending"),
     createdAt: millis("created_at").notNull(),
     decideAfter: millis("decide_after").notNull(),

@@ -15,6 +15,7 @@ export const LEAD_STATE_COLUMNS = [
   "id",
   "vendorId",
   "rawRequest",
+  "checkAnswers",
   "status",
   "createdAt",
   "decideAfter",
@@ -37,6 +38,8 @@ export interface NewLead {
   createdAt: number;
   /** End of the hold period. */
   decideAfter: number;
+  /** The intake checks' answers as JSON (the check_answers column); absent when none ran. */
+  checkAnswers?: string | null;
 }
 
 /** A lead the worker holds a lease on, to decide. */

@@ -1,0 +1,1 @@
+ALTER TABLE `leads` ADD `check_answers` text;
