@@ -1,5 +1,6 @@
 // Runs one fixture case: checks what it needs, prepares the receiver, runs its steps in order
 // (stopping at the first mismatch: later steps build on earlier ones), then waits for its callback.
+import { CHECK_PREFIX } from "../mock-receiver/index.ts";
 import { checkCallbacks, waitForCallbacks } from "./callback.ts";
 import type { Fixture } from "./fixture.ts";
 import { freshPhone } from "./phone.ts";
@@ -38,7 +39,9 @@ export interface ReplayContext {
 /** What a case needs to run: its declared "requires", plus what its content implies. */
 export function requirementsOf(fixture: Fixture): string[] {
   const needs = new Set(fixture.requires);
-  if (fixture.callback || fixture.receiver.length > 0 || usesPlaceholder(fixture.steps, "receiver")) needs.add("receiver");
+  const mocks = fixture.checks.length > 0 || fixture.certificates.length > 0 || usesPlaceholder(fixture, "check_url");
+  if (fixture.callback || fixture.receiver.length > 0 || mocks || usesPlaceholder(fixture.steps, "receiver")) needs.add("receiver");
+  if (fixture.certificates.length > 0) needs.add("trustedform");
   if (fixture.steps.some((step) => step.request.auth === "other-vendor")) needs.add("other-vendor");
   if (usesPlaceholder(fixture.steps, "suppressed_phone")) needs.add("suppressed-phone");
   if (fixture.policy) needs.add("database");
@@ -86,9 +89,10 @@ export async function runCase(fixture: Fixture, context: ReplayContext): Promise
     phone3: phone3.display,
     phone3_e164: phone3.e164,
     unique: `${context.runId}-${crypto.randomUUID()}`,
+    trustedform_id: Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex"),
     vendor: context.target.vendor.user,
     ...(context.suppressedPhone === undefined ? {} : { suppressed_phone: context.suppressedPhone }),
-    ...(context.receiver ? { receiver: `${context.receiver.url}${prefix}` } : {}),
+    ...(context.receiver ? { receiver: `${context.receiver.url}${prefix}`, check_url: `${context.receiver.url}${CHECK_PREFIX}${prefix}` } : {}),
   };
   if (fixture.policy) {
     // In force before the first step: the replay waits until the target applies it.
@@ -105,7 +109,13 @@ export async function runCase(fixture: Fixture, context: ReplayContext): Promise
 async function runContent(fixture: Fixture, context: ReplayContext, values: CaseValues, prefix: string, result: Outcome): Promise<CaseResult> {
   const got: string[] = [];
   const behaviourPaths: string[] = [];
+  const checkPhones: string[] = [];
   try {
+    for (const answer of fillPlaceholders(fixture.checks, values)) {
+      await context.receiver!.client.setCheckAnswer(answer);
+      if (typeof answer.phone === "string") checkPhones.push(answer.phone);
+    }
+    for (const behaviour of fillPlaceholders(fixture.certificates, values)) await context.receiver!.client.setCertificate(behaviour);
     for (const behaviour of fixture.receiver) {
       const path = `${prefix}${behaviour.path}`;
       await context.receiver!.client.setBehaviour({ ...behaviour, path });
@@ -131,6 +141,7 @@ async function runContent(fixture: Fixture, context: ReplayContext, values: Case
     return result("fail", [...got, "error"].join(" → "), (error as Error).message);
   } finally {
     for (const path of behaviourPaths) await context.receiver!.client.resetBehaviour(path).catch(() => undefined);
+    for (const phone of checkPhones) await context.receiver!.client.resetCheckAnswers(phone).catch(() => undefined);
   }
 }
 
@@ -139,5 +150,6 @@ function howToEnable(feature: string): string {
   if (feature === "other-vendor") return "--other-user/--other-password";
   if (feature === "suppressed-phone") return "--suppressed-phone";
   if (feature === "database") return "--database";
+  if (feature === "trustedform") return "--with trustedform (the target verifies TrustedForm certificates at the receiver's /trustedform)";
   return `--with ${feature}`;
 }

@@ -59,6 +59,9 @@ export interface Step {
 /** What the mock receiver answers on one of the case's paths (PUT /_mock/behaviour, path relative). */
 export type ReceiverBehaviour = { path: string } & Record<string, Json>;
 
+/** A body for one of the mock receiver's provider controls (docs/checks.md, docs/certificates.md): checked there, when set. */
+export type MockAnswer = Record<string, Json>;
+
 export interface CallbackExpectation {
   /** Under the case's receiver prefix; default "/callback". */
   path: string;
@@ -79,6 +82,10 @@ export interface Fixture {
   receiver: ReceiverBehaviour[];
   steps: Step[];
   callback?: CallbackExpectation;
+  /** How the mock check service answers during the case (PUT /_mock/checks bodies, placeholders filled); each number's answers are forgotten after it. */
+  checks: MockAnswer[];
+  /** How the mock TrustedForm answers for certificate ids (PUT /_mock/trustedform bodies, placeholders filled). */
+  certificates: MockAnswer[];
   /**
    * An acceptance policy document (docs/policy.md), placeholders filled, in force during the case
    * only: imported into the target's database before the first step, the one before put back after.
@@ -89,7 +96,7 @@ export interface Fixture {
 export class FixtureError extends Error {}
 
 /** What the target was started with, declared by `--with` (see fixtures/README.md). */
-export const WITH_FEATURES = ["verify-certificates", "rate-limit"];
+export const WITH_FEATURES = ["verify-certificates", "rate-limit", "trustedform"];
 /** What other replay options provide; cases may list these too, though their content implies them. */
 export const OPTION_FEATURES = ["receiver", "other-vendor", "suppressed-phone", "database"];
 

@@ -11,11 +11,12 @@ import {
   type Fixture,
   type FixtureRequest,
   type Json,
+  type MockAnswer,
   type ReceiverBehaviour,
   type Step,
 } from "./fixture.ts";
 import { isMatcher } from "./match.ts";
-import { PLACEHOLDERS } from "./placeholders.ts";
+import { fillPlaceholders, PLACEHOLDERS, SAMPLE_VALUES } from "./placeholders.ts";
 
 const MAX_CONCURRENT = 50;
 const MAX_REPEAT = 2_000;
@@ -24,16 +25,19 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Checks one case's shape; throws an Error naming the first problem. */
 export function parseFixture(name: string, file: string, data: unknown): Fixture {
   const root = object(data, "the case");
-  allowKeys(root, "the case", ["description", "requires", "receiver", "policy", "steps", "callback"]);
+  allowKeys(root, "the case", ["description", "requires", "receiver", "checks", "certificates", "policy", "steps", "callback"]);
   const description = string(root.description, "description");
   const requires = root.requires === undefined ? [] : array(root.requires, "requires").map((r, i) => feature(r, `requires[${i}]`));
   const receiver = root.receiver === undefined ? [] : array(root.receiver, "receiver").map((b, i) => receiverBehaviour(b, `receiver[${i}]`));
+  const checks = root.checks === undefined ? [] : array(root.checks, "checks").map((a, i) => object(a, `checks[${i}]`) as MockAnswer);
+  const certificates =
+    root.certificates === undefined ? [] : array(root.certificates, "certificates").map((a, i) => object(a, `certificates[${i}]`) as MockAnswer);
   const steps = array(root.steps, "steps").map((s, i) => step(s, `steps[${i}]`));
   if (steps.length === 0) throw new Error("steps must not be empty");
   const callback = root.callback === undefined ? undefined : callbackExpectation(root.callback);
   const policy = root.policy === undefined ? undefined : policyDocument(root.policy);
   checkPlaceholders(data);
-  return { name, file, description, requires, receiver, steps, callback, ...(policy === undefined ? {} : { policy }) };
+  return { name, file, description, requires, receiver, checks, certificates, steps, callback, ...(policy === undefined ? {} : { policy }) };
 }
 
 function step(input: unknown, where: string): Step {
@@ -128,7 +132,8 @@ function receiverBehaviour(input: unknown, where: string): ReceiverBehaviour {
 /** A policy document the service would import: every problem named now, before anything is sent. */
 function policyDocument(input: unknown): { [key: string]: Json } {
   const document = object(input, "policy");
-  const checked = checkPolicyDocument(document);
+  // Placeholders are filled before the check, so a check's "{{check_url}}" is judged as the URL it will be.
+  const checked = checkPolicyDocument(fillPlaceholders(document, SAMPLE_VALUES));
   if (!checked.ok) throw new Error(checked.problems.map((p) => `policy${p.path}: ${p.message}`).join("; "));
   return document as { [key: string]: Json };
 }

@@ -13,6 +13,10 @@ export interface CaseValues {
   phone3_e164: string;
   /** The mock receiver's base URL plus this case's own path prefix; unset without --receiver. */
   receiver?: string;
+  /** The mock check service's URL for this case (`<receiver>/check/<prefix>`: the mock answers check requests under /check); unset without --receiver. */
+  check_url?: string;
+  /** A fresh TrustedForm certificate id (40 hex digits), for a certificate_url and the mock's answer for it. */
+  trustedform_id: string;
   /** The lead_id of the latest answer that had one; unset until then. */
   lead_id?: string;
   /** A random token, fresh per case run (for Idempotency-Key). */
@@ -31,6 +35,8 @@ export const PLACEHOLDERS = [
   "phone3",
   "phone3_e164",
   "receiver",
+  "check_url",
+  "trustedform_id",
   "lead_id",
   "unique",
   "vendor",
@@ -42,8 +48,26 @@ const TOKEN = new RegExp(`\\{\\{(${PLACEHOLDERS.join("|")})\\}\\}`, "g");
 
 export class PlaceholderError extends Error {}
 
+/** Values of the right shape, to check a case's policy when it loads as it will be when it runs. */
+export const SAMPLE_VALUES: CaseValues = {
+  phone: "(212) 555-0123",
+  phone_e164: "+12125550123",
+  phone2: "(212) 555-0124",
+  phone2_e164: "+12125550124",
+  phone3: "(212) 555-0125",
+  phone3_e164: "+12125550125",
+  receiver: "http://127.0.0.1:9090/replay/run/case",
+  check_url: "http://127.0.0.1:9090/check/replay/run/case",
+  trustedform_id: "0".repeat(40),
+  lead_id: "00000000-0000-7000-8000-000000000000",
+  unique: "run-case",
+  vendor: "vendor",
+  suppressed_phone: "+12125550126",
+};
+
 const WHY_MISSING: Record<string, string> = {
   receiver: "{{receiver}} needs --receiver",
+  check_url: "{{check_url}} needs --receiver",
   lead_id: "{{lead_id}} is used before any answer carried a lead_id",
   suppressed_phone: "{{suppressed_phone}} needs --suppressed-phone",
 };

@@ -10,6 +10,12 @@ export interface ReceiverClient {
   resetBehaviour(path: string): Promise<void>;
   /** PUT /_mock/secret */
   setSecret(secret: string): Promise<void>;
+  /** PUT /_mock/checks: how the mock check service answers (docs/checks.md). */
+  setCheckAnswer(answer: Record<string, Json>): Promise<void>;
+  /** DELETE /_mock/checks?phone=… */
+  resetCheckAnswers(phone: string): Promise<void>;
+  /** PUT /_mock/trustedform: how the mock TrustedForm answers for a certificate id (docs/certificates.md). */
+  setCertificate(behaviour: Record<string, Json>): Promise<void>;
   /** GET /_mock/callbacks?path=… */
   callbacks(path: string): Promise<RecordedCallback[]>;
 }
@@ -36,6 +42,9 @@ export function receiverClient(baseUrl: string, timeoutMs: number): ReceiverClie
     setBehaviour: async (behaviour) => void (await call("PUT", "/behaviour", behaviour)),
     resetBehaviour: async (path) => void (await call("DELETE", `/behaviour${query(path)}`)),
     setSecret: async (secret) => void (await call("PUT", "/secret", { secret })),
+    setCheckAnswer: async (answer) => void (await call("PUT", "/checks", answer)),
+    resetCheckAnswers: async (phone) => void (await call("DELETE", `/checks?phone=${encodeURIComponent(phone)}`)),
+    setCertificate: async (behaviour) => void (await call("PUT", "/trustedform", behaviour)),
     callbacks: async (path) => (await call("GET", `/callbacks${query(path)}`)) as RecordedCallback[],
   };
 }

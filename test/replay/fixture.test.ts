@@ -99,6 +99,17 @@ describe("the fixture format", () => {
     expect(requirementsOf(fixture)).toEqual(["database"]);
   });
 
+  test("a case's mock providers are kept as written and imply what they need: checks the receiver, certificates also a target verifying TrustedForm", () => {
+    const checks = [{ phone: "{{phone_e164}}", outcome: "fail", reason: "Known litigator" }];
+    const certificates = [{ token: "{{trustedform_id}}", scenario: "expired" }];
+    const withChecks = parse({ description: "d", checks, steps: [step] });
+    expect(withChecks.checks).toEqual(checks);
+    expect(requirementsOf(withChecks)).toEqual(["receiver"]);
+    expect(requirementsOf(parse({ description: "d", certificates, steps: [step] }))).toEqual(["receiver", "trustedform"]);
+    const policy = { checks: [{ name: "scrub", url: "{{check_url}}", send: ["phone_number"] }] };
+    expect(requirementsOf(parse({ description: "d", policy, steps: [step] }))).toEqual(["database", "receiver"]);
+  });
+
   test("a lead is the base lead with the case's differences: fields set, added, or left out (without)", () => {
     const request = { method: "POST", path: "/v1/postLead", lead: { zip: "1234", surprise: true }, without: ["street"] };
     const { street: _street, ...rest } = BASE_LEAD;
@@ -149,6 +160,7 @@ describe("the fixture format", () => {
       { description: "d", policy: { caps: [{ name: "c", counts: "leads", max: 1, per: "fortnight" }] }, steps: [step] },
       "policy/caps/0/per: must be one of",
     ],
+    ["a check answer that is not an object", { description: "d", checks: ["pass"], steps: [step] }, "checks[0] must be an object"],
     ["a policy that is not an object", { description: "d", policy: [], steps: [step] }, "policy must be an object"],
     [
       "an unknown placeholder in a policy",

@@ -12,6 +12,8 @@ const VALUES: CaseValues = {
   phone3: "(212) 555-0125",
   phone3_e164: "+12125550125",
   receiver: "http://127.0.0.1:9090/replay/abc/case",
+  check_url: "http://127.0.0.1:9090/check/replay/abc/case",
+  trustedform_id: "0123456789abcdef0123456789abcdef01234567",
   lead_id: "0193a5c2-7b1e-7c3d-8e4f-0123456789ab",
   unique: "run-1",
   vendor: "vendor-a",
