@@ -9,7 +9,7 @@ import type { PgDb } from "../../db/pg/client.ts";
 import { driverErrors } from "../../db/pg/errors.ts";
 import { callbacks, idempotencyKeys, leads } from "../../db/pg/schema.ts";
 import { everySlotTaken, SLOT_COLUMNS, slotRecord, slotsTaken } from "../cap-usage/batch-sql.ts";
-import type { CapCounter } from "../cap-usage/index.ts";
+import { type CapCounter, keyOfCounter } from "../cap-usage/index.ts";
 import { keyTakeover, liveKey } from "../idempotency-keys/batch-sql.ts";
 import type { NewLead, LeadFields } from "../leads/index.ts";
 import { rawOn } from "../pg-session.ts";
@@ -80,7 +80,8 @@ const KEY_TAKEN = "its idempotency key was saved meanwhile by another instance";
  * failing cast is the only way plain SQL has to raise an error, and a statement of its own needs no
  * BEGIN and COMMIT (two round trips of three per batch).
  *
- * Caps ($6: each claimed lead's counters): each counter takes the slots of all its claimed leads
+ * Caps ($6: each lead's counters by their index in $7, the batch's distinct counters: a lead's
+ * slots are three small pairs, not three copies of their counters): each counter takes the slots of all its claimed leads
  * at once (cap-usage/batch-sql.ts). A counter without room for all of them fails the statement
  * and every lead runs its own script, which takes its slot while one is left and refuses the
  * rest: the answers are the per-lead ones, exactly.
@@ -114,7 +115,10 @@ const ACCEPT_BATCH = `
     ${keyTakeover("excluded.created_at - $5")}
     RETURNING lead_id
   ),
-  slot AS (SELECT * FROM json_to_recordset($6::text::json) AS r("leadId" text, ${SLOT_COLUMNS})),
+  slot AS (
+    SELECT p."leadId", c.* FROM json_to_recordset($6::text::json) AS p("leadId" text, i int)
+    JOIN json_to_recordset($7::text::json) AS c(i int, ${SLOT_COLUMNS}) USING (i)
+  ),
   ${slotsTaken('slot s JOIN claimed c ON c.lead_id = s."leadId"')}
   SELECT c.lead_id
   FROM claimed c LEFT JOIN key k ON k."leadId" = c.lead_id LEFT JOIN saved_keys s ON s.lead_id = c.lead_id
@@ -142,10 +146,30 @@ export async function acceptBatch(db: PgDb, items: BatchedLead[], cutoffs: { dup
     JSON.stringify(keyRows),
     cutoffs.duplicateWindowMs,
     cutoffs.idempotencyTtlMs,
-    JSON.stringify(items.flatMap(({ lead, caps }) => caps.map((cap) => ({ leadId: lead.id, ...slotRecord(cap) })))),
+    ...slotParams(items),
   ];
   const rows = (await driverErrors(rawOn(db, ACCEPT_BATCH, params))) as unknown as { lead_id: string }[];
   return new Set(rows.map((row) => row.lead_id));
+}
+
+/** ACCEPT_BATCH's $6 and $7: each lead's counters by index, and the batch's distinct counters. */
+function slotParams(items: BatchedLead[]): [string, string] {
+  const indexOf = new Map<string, number>();
+  const counters: object[] = [];
+  const slots: { leadId: string; i: number }[] = [];
+  for (const { lead, caps } of items) {
+    for (const cap of caps) {
+      const key = keyOfCounter(cap);
+      let i = indexOf.get(key);
+      if (i === undefined) {
+        i = counters.length;
+        indexOf.set(key, i);
+        counters.push({ i, ...slotRecord(cap) });
+      }
+      slots.push({ leadId: lead.id, i });
+    }
+  }
+  return [JSON.stringify(slots), JSON.stringify(counters)];
 }
 
 /** A turn's prePings' slots of their `pings` caps, all or none (cap-usage/batch-sql.ts). */
