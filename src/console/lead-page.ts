@@ -134,7 +134,10 @@ function certificateSection({ lead, findings }: LeadDetail): Html | string {
   const view = evidenceView(findings, lead.status);
   if (!view) return "";
   const rows = evidenceFields(view).filter(([, value]) => value !== null);
-  const raw = view.raw === null ? "" : html`<h3>Provider's answer${view.raw_truncated ? " (cut)" : ""}</h3><pre class="mono">${viewText(indentedJson(view.raw, RAW_REQUEST_CHARS))}</pre>`;
+  const raw =
+    view.raw === null
+      ? ""
+      : html`<h3>Provider's answer${view.raw_truncated ? " (cut)" : ""}</h3><pre class="mono">${viewText(indentedJson(view.raw, RAW_REQUEST_CHARS))}</pre>`;
   return html`<h2>Consent certificate</h2>
 <table>${rows.map(([name, value]) => html`<tr><th>${name}</th><td class="mono">${value}</td></tr>`)}</table>${raw}`;
 }

@@ -89,7 +89,13 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    * alone, as the per-lead path would; an unleased one (readDue) is left to the next pass, and a
    * failed write fails this one.
    */
-  async function decideTogether(due: DueLead[], token: string, certificates: CertificateSource[], batches: DecisionBatches, rules: RulesInForce): Promise<void> {
+  async function decideTogether(
+    due: DueLead[],
+    token: string,
+    certificates: CertificateSource[],
+    batches: DecisionBatches,
+    rules: RulesInForce,
+  ): Promise<void> {
     const { policy } = rules;
     const facts = await batches.checksOf(due, policy !== null);
     const judgedByTrustedForm = due.filter((_, i) => certificates[i]!.kind === "trustedform").map((lead) => lead.id);

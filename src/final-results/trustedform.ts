@@ -26,7 +26,10 @@ export function judgeTrustedForm(evidence: CertificateEvidence | null, source: E
   if (source.malformed) return { check: { verified: false, reason: certificateNotVerified(TRUSTEDFORM_MALFORMED) }, facts: NO_FACTS };
   if (evidence?.outcome === "verified") return { check: { verified: true }, facts: certificateFacts(evidence) };
   if (evidence?.outcome === "not_verified")
-    return { check: { verified: false, reason: certificateNotVerified(evidence.reason ?? "TrustedForm did not verify the certificate") }, facts: certificateFacts(evidence) };
+    return {
+      check: { verified: false, reason: certificateNotVerified(evidence.reason ?? "TrustedForm did not verify the certificate") },
+      facts: certificateFacts(evidence),
+    };
   // Unreachable until now: the vendor is told the provider could not be asked, not the provider's HTTP status.
   if (source.onUnreachable === "reject") return { check: { verified: false, reason: certificateNotVerified(TRUSTEDFORM_NO_ANSWER) }, facts: NO_FACTS };
   // Accepted unverified: certificate.verified is false to the final rules, so a rule can still refuse it.

@@ -66,7 +66,11 @@ const certificateId = (prefix = "") => `${prefix}${crypto.randomUUID().replaceAl
 /** Posts a lead with this certificate and a callback of its own; answers its id and the callback's path. */
 async function submit(server: ApiTestServer, certificate: string, campaign = "spring"): Promise<{ leadId: string; path: string }> {
   const path = `/tf/${++paths}`;
-  const body = validLead({ certificate_url: `https://cert.trustedform.com/${certificate}`, vendor_campaign_name: campaign, call_back_url: `${receiver.url.origin}${path}` });
+  const body = validLead({
+    certificate_url: `https://cert.trustedform.com/${certificate}`,
+    vendor_campaign_name: campaign,
+    call_back_url: `${receiver.url.origin}${path}`,
+  });
   const answer = await post(`${server.url}/v1/postLead`, body, { authorization: server.auth });
   expect(answer.status).toBe(200);
   return { leadId: answer.body.lead_id, path };
@@ -74,8 +78,7 @@ async function submit(server: ApiTestServer, certificate: string, campaign = "sp
 
 const callbackFor = async (path: string) => (await receiver.waitFor(1, { path, timeoutMs: 15_000 }))[0]!.json as Record<string, unknown>;
 const rejectedWith = (reason: string) => ({ status: "rejected", success_bit: false, message: [{ error: reason }] });
-const evidenceOf = async (server: ApiTestServer, leadId: string) =>
-  (await server.store.read((t) => op(t.findings.of([leadId]))))[0];
+const evidenceOf = async (server: ApiTestServer, leadId: string) => (await server.store.read((t) => op(t.findings.of([leadId]))))[0];
 
 describe("a verified certificate", () => {
   test("is accepted, its evidence stored with the lead, shown on the console's lead page and in leads show", async () => {
@@ -84,7 +87,14 @@ describe("a verified certificate", () => {
     expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, status: "accepted" });
     const evidence = await evidenceOf(rejecting, leadId);
     expect(evidence).toMatchObject({ kind: "certificate", name: "trustedform", outcome: "verified", reason: null, attempts: 1 });
-    expect(JSON.parse(evidence!.detail!)).toMatchObject({ phone_match: true, email_match: true, age_seconds: 42, domain: "quotes.example.com", page_url: "https://quotes.example.com/quote", http_status: 200 });
+    expect(JSON.parse(evidence!.detail!)).toMatchObject({
+      phone_match: true,
+      email_match: true,
+      age_seconds: 42,
+      domain: "quotes.example.com",
+      page_url: "https://quotes.example.com/quote",
+      http_status: 200,
+    });
     expect(evidence!.raw).toContain('"outcome":"success"');
     // The request carried the lead's phone (ten digits) and email, our lead id as the retain reference, and the key in its header only.
     const asked = receiver.certificateRequests().filter((request) => request.token === certificate);
@@ -95,7 +105,7 @@ describe("a verified certificate", () => {
     const operator = await signIn(rejecting.consoleUrl!);
     const page = await operator.get(`/leads/${leadId}`);
     expect(page.text).toContain("<h2>Consent certificate</h2>");
-    expect(page.text).toContain("<tr><th>outcome</th><td class=\"mono\">verified</td></tr>");
+    expect(page.text).toContain('<tr><th>outcome</th><td class="mono">verified</td></tr>');
     expect(page.text).toContain("quotes.example.com");
     expect(page.text).not.toContain(KEY);
 
@@ -106,6 +116,10 @@ describe("a verified certificate", () => {
     expect(shown.out).not.toContain(KEY);
     const json = JSON.parse((await cli(rejecting.config.databasePath, "leads", "show", leadId, "--json")).out);
     expect(json.certificate).toMatchObject({ outcome: "verified", phone_match: true, age_seconds: 42, attempts: 1, accepted_unverified: false });
+
+    const metrics = await (await fetch(`${rejecting.url}/metrics`)).text();
+    expect(metrics).toMatch(/^lead_ingress_certificate_verifications_total\{provider="trustedform",outcome="verified"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^lead_ingress_certificate_verification_duration_seconds_count\{provider="trustedform"\} [1-9]\d*$/m);
   }, 30_000);
 });
 
@@ -130,7 +144,12 @@ test("TrustedForm down during the hold, then back: asked again until it answers,
   const { leadId, path } = await submit(rejecting, certificate);
   expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, status: "accepted" });
   expect(await evidenceOf(rejecting, leadId)).toMatchObject({ outcome: "verified", attempts: 3 });
-  expect(receiver.certificateRequests().filter((request) => request.token === certificate).map((request) => request.status)).toEqual([500, 500, 200]);
+  expect(
+    receiver
+      .certificateRequests()
+      .filter((request) => request.token === certificate)
+      .map((request) => request.status),
+  ).toEqual([500, 500, 200]);
 });
 
 describe("TrustedForm down past the decision: --trustedform-unreachable decides", () => {
@@ -138,7 +157,9 @@ describe("TrustedForm down past the decision: --trustedform-unreachable decides"
     const certificate = certificateId();
     receiver.setCertificate({ token: certificate, scenario: "server_error" });
     const { leadId, path } = await submit(rejecting, certificate);
-    expect(await callbackFor(path)).toMatchObject(rejectedWith("Certificate could not be verified: TrustedForm could not be reached before the decision was due"));
+    expect(await callbackFor(path)).toMatchObject(
+      rejectedWith("Certificate could not be verified: TrustedForm could not be reached before the decision was due"),
+    );
     const evidence = await evidenceOf(rejecting, leadId);
     expect(evidence).toMatchObject({ outcome: "unreachable", reason: "TrustedForm answered HTTP 500" });
     expect(evidence!.attempts).toBeGreaterThanOrEqual(2);

@@ -58,7 +58,9 @@ describe("decideFinalResult (docs/contract.md §7, in the contract's order)", ()
       status: "rejected",
       reasons: ["Rejected by operator."],
     });
-    expect(decideFinalResult({ ...clean, failingFinalRules, certificate: { verified: false, reason: "Certificate URL could not be verified: HTTP 404" } })).toEqual({
+    expect(
+      decideFinalResult({ ...clean, failingFinalRules, certificate: { verified: false, reason: "Certificate URL could not be verified: HTTP 404" } }),
+    ).toEqual({
       status: "rejected",
       reasons: ["Certificate URL could not be verified: HTTP 404"],
     });

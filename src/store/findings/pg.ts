@@ -8,7 +8,7 @@ import { askable, claimAgain, claimRow, findingOfLead, ofLeads, openFinding, una
 export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
   return (on) => ({
     askableByCertificate: async (key, urlPrefix, now, limit) =>
-      ((await on
+      (await on
         .select({
           id: leads.id,
           vendorName: vendors.name,
@@ -22,7 +22,7 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
         .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
         .where(askable(leadFindings, leads, urlPrefix, now))
         .orderBy(leads.decideAfter)
-        .limit(limit)) as AskableLead[]),
+        .limit(limit)) as AskableLead[],
     claim: async (key, leadIds, now, leaseUntil) => {
       if (leadIds.length === 0) return [];
       return await on
@@ -31,10 +31,25 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
         .onConflictDoUpdate({ target: [leadFindings.leadId, leadFindings.kind, leadFindings.name], ...claimAgain(leadFindings, now) })
         .returning({ leadId: leadFindings.leadId, attempts: leadFindings.attempts });
     },
-    answer: async (key, leadId, answer) => changed(await on.update(leadFindings).set(answer).where(openFinding(leadFindings, key, leadId))) === 1,
+    answer: async (key, leadId, answer) =>
+      changed(
+        await on
+          .update(leadFindings)
+          .set(answer)
+          .where(openFinding(leadFindings, key, leadId)),
+      ) === 1,
     settleUnasked: async (key, leadId, answer) => {
-      await on.insert(leadFindings).values(unaskedRow(key, leadId, answer)).onConflictDoNothing();
+      await on
+        .insert(leadFindings)
+        .values(unaskedRow(key, leadId, answer))
+        .onConflictDoNothing();
     },
-    of: async (leadIds, kind) => (leadIds.length === 0 ? [] : await on.select().from(leadFindings).where(ofLeads(leadFindings, leadIds, kind))),
+    of: async (leadIds, kind) =>
+      leadIds.length === 0
+        ? []
+        : await on
+            .select()
+            .from(leadFindings)
+            .where(ofLeads(leadFindings, leadIds, kind)),
   });
 }

@@ -8,8 +8,7 @@ type Findings = Record<"leadId" | "kind" | "name" | "outcome" | "attempts" | "ne
 type Leads = Record<"id" | "status" | "decideAfter" | "operatorDecision" | "certificateUrl", Column>;
 
 /** The join of a lead to its finding of `key`. */
-export const findingOfLead = (f: Findings, l: Leads, key: FindingKey): SQL =>
-  and(eq(f.leadId, l.id), eq(f.kind, key.kind), eq(f.name, key.name))!;
+export const findingOfLead = (f: Findings, l: Leads, key: FindingKey): SQL => and(eq(f.leadId, l.id), eq(f.kind, key.kind), eq(f.name, key.name))!;
 
 /** askableByCertificate's filter over a lead `l` left-joined to its finding `f`. */
 export function askable(f: Findings, l: Leads, urlPrefix: string, now: number): SQL {

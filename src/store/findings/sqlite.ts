@@ -33,8 +33,27 @@ export function sqliteFindings(db: Db): FindingsTable {
         .returning({ leadId: leadFindings.leadId, attempts: leadFindings.attempts })
         .all();
     },
-    answer: (key, leadId, answer) => changedRows(db.update(leadFindings).set(answer).where(openFinding(leadFindings, key, leadId)).run()) === 1,
-    settleUnasked: (key, leadId, answer) => void db.insert(leadFindings).values(unaskedRow(key, leadId, answer)).onConflictDoNothing().run(),
-    of: (leadIds, kind) => (leadIds.length === 0 ? [] : db.select().from(leadFindings).where(ofLeads(leadFindings, leadIds, kind)).all()),
+    answer: (key, leadId, answer) =>
+      changedRows(
+        db
+          .update(leadFindings)
+          .set(answer)
+          .where(openFinding(leadFindings, key, leadId))
+          .run(),
+      ) === 1,
+    settleUnasked: (key, leadId, answer) =>
+      void db
+        .insert(leadFindings)
+        .values(unaskedRow(key, leadId, answer))
+        .onConflictDoNothing()
+        .run(),
+    of: (leadIds, kind) =>
+      leadIds.length === 0
+        ? []
+        : db
+            .select()
+            .from(leadFindings)
+            .where(ofLeads(leadFindings, leadIds, kind))
+            .all(),
   };
 }
