@@ -89,7 +89,7 @@ export interface Fixture {
 export class FixtureError extends Error {}
 
 /** What the target was started with, declared by `--with` (see fixtures/README.md). */
-export const WITH_FEATURES = ["verify-certificates", "rate-limit"];
+export const WITH_FEATURES = ["verify-certificates", "rate-limit", "trustedform"];
 /** What other replay options provide; cases may list these too, though their content implies them. */
 export const OPTION_FEATURES = ["receiver", "other-vendor", "suppressed-phone", "database"];
 

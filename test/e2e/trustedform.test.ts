@@ -11,7 +11,7 @@ import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/in
 import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { addOperator, signIn } from "../console/console-client.ts";
 import { prePing } from "../helpers/api.ts";
-import { cli } from "../helpers/cli.ts";
+import { cli, run } from "../helpers/cli.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 
@@ -189,3 +189,12 @@ describe("a final rule on certificate.age_seconds", () => {
     expect(await callbackFor(path)).toMatchObject({ status: "accepted" });
   });
 });
+
+test("fixtures/11-certificates replay against the service with the mock playing TrustedForm", async () => {
+  const args = ["fixtures/11-certificates/", "--url", rejecting.url, "--user", VENDOR.name, "--password", VENDOR.password];
+  const { code, out } = await run(["replay", ...args, "--receiver", receiver.url.origin, "--with", "trustedform"]);
+  expect(out).not.toContain("FAIL");
+  expect(out).not.toContain("SKIP");
+  expect(out).toContain("OK: 4 passed, 0 failed, 0 skipped");
+  expect(code).toBe(0);
+}, 60_000);
