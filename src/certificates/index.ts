@@ -23,6 +23,7 @@ export {
 export { INSIGHTS_PROPERTIES, matchLeadPhone, trustedFormRequest, TRUSTEDFORM_DEFAULT_BASE_URL, type TrustedFormLead } from "./trustedform-request.ts";
 export { createCertificateJob, type CertificateJobDeps } from "./job.ts";
 export { evidenceOfFinding, TRUSTEDFORM_FINDING, trustedFormFindingOf } from "./stored.ts";
+export { evidenceFields, evidenceView, type EvidenceView } from "./view.ts";
 export {
   askTrustedForm,
   MAX_ANSWER_BYTES,

@@ -8,7 +8,7 @@ import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, typ
 import { e164OrNull } from "../suppression/index.ts";
 import { clipped, FIELD_CHARS, truncationNote } from "../console/json-view.ts";
 import type { StoredCallback } from "../store/callbacks/index.ts";
-import { evidenceFields, evidenceView } from "../certificates/view.ts";
+import { evidenceFields, evidenceView } from "../certificates/index.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderFields, renderListing, tableTime, withIsoTimes } from "./output.ts";

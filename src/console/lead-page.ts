@@ -9,7 +9,7 @@ import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
-import { evidenceFields, evidenceView } from "../certificates/view.ts";
+import { evidenceFields, evidenceView } from "../certificates/index.ts";
 import type { AuditEntry } from "./audit.ts";
 import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";

@@ -7,7 +7,7 @@ import type { CompiledPolicy } from "../policy/index.ts";
 import type { Finding } from "../store/findings/index.ts";
 import type { Tables } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
-import { evidenceOfFinding, trustedFormFindingOf } from "../certificates/stored.ts";
+import { evidenceOfFinding, trustedFormFindingOf } from "../certificates/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
 import { failingFinalRulesOf } from "./final-rules.ts";
 import { type CertificateJudgement, type CertificateSource, judgeTrustedForm } from "./trustedform.ts";
