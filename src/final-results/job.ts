@@ -85,10 +85,9 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    * The batch's facts in one read, then its TrustedForm evidence (after the facts' version: evidence
    * stored after that read has bumped the version, so the write leaves the lead out), each lead
    * decided by the one rule (decide.ts), logged and flushed as one, recorded in one write fenced by
-   * the facts' version. A leased lead the write did
-   * not record (its lease lost, its facts changed meanwhile, the write failed) is decided again
-   * alone, as the per-lead path would; an unleased one (readDue) is left to the next pass, and a
-   * failed write fails this one.
+   * the facts' version. A leased lead the write did not record (its lease lost, its facts changed
+   * meanwhile, the write failed) is decided again alone, as the per-lead path would; an unleased one
+   * (readDue) is left to the next pass, and a failed write fails this one.
    */
   async function decideTogether(
     due: DueLead[],
