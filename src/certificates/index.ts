@@ -1,6 +1,7 @@
 // Consent certificates (docs/contract.md §11, docs/certificates.md): which certificate URLs are
 // TrustedForm's, the v4 API request, the client, and the evidence and certificate.* facts of an answer.
-// Not yet on the decision path: final-results/certificate.ts still runs the optional 2xx check.
+// The worker's job that verifies them during the hold (job.ts) stores the evidence as the lead's
+// finding (stored.ts); final-results/trustedform.ts judges the lead by it.
 export {
   classifyCertificateUrl,
   claimsTrustedForm,
@@ -20,6 +21,9 @@ export {
   type UnreachableProblem,
 } from "./evidence.ts";
 export { INSIGHTS_PROPERTIES, matchLeadPhone, trustedFormRequest, TRUSTEDFORM_DEFAULT_BASE_URL, type TrustedFormLead } from "./trustedform-request.ts";
+export { createCertificateJob, type CertificateJobDeps } from "./job.ts";
+export { evidenceOfFinding, TRUSTEDFORM_FINDING, trustedFormFindingOf } from "./stored.ts";
+export { evidenceFields, evidenceView, type EvidenceView } from "./view.ts";
 export {
   askTrustedForm,
   MAX_ANSWER_BYTES,

@@ -8,6 +8,7 @@ import { findLeadDetail, findLeadsMatching, listLeads, type CallbackAttempt, typ
 import { e164OrNull } from "../suppression/index.ts";
 import { clipped, FIELD_CHARS, truncationNote } from "../console/json-view.ts";
 import type { StoredCallback } from "../store/callbacks/index.ts";
+import { evidenceFields, evidenceView } from "../certificates/index.ts";
 import type { CommandGroup } from "./command.ts";
 import { OperatorError, takeChoice, takeFlag, takeLimit, takeRequired, takeSwitch, takeTime, UsageError } from "./args.ts";
 import { count, isoTime, json, printable, renderFields, renderListing, tableTime, withIsoTimes } from "./output.ts";
@@ -111,8 +112,9 @@ function finalMessage(lead: StoredLead): string | null {
 }
 
 /** Every stored value whole: JSON for programs is never cut (a string holds the stored JSON, so its depth costs nothing here). */
-export function detailAsJson({ lead, callback, attempts, decisions }: LeadDetail) {
+export function detailAsJson({ lead, callback, attempts, decisions, findings }: LeadDetail) {
   return {
+    certificate: evidenceView(findings, lead.status),
     lead: withIsoTimes(lead),
     final_result: { status: lead.status, message: finalMessage(lead), decided_at: isoTime(lead.decided_at) },
     operator_decisions: decisions.map((entry) => ({ ...entry, at: isoTime(entry.at) })),
@@ -133,19 +135,26 @@ const storedFields = (row: object) =>
 
 const describeDecision = (entry: LeadDetail["decisions"][number]) => `  ${isoTime(entry.at)}  ${entry.actor}  ${entry.detail ?? ""}`.trimEnd();
 
-function describeLead({ lead, callback, attempts, decisions }: LeadDetail): string[] {
+function describeLead({ lead, callback, attempts, decisions, findings }: LeadDetail): string[] {
   return [
     `Lead ${lead.id}`,
     ...storedFields(lead),
     "",
     "Final result",
     `  ${describeFinalResult(lead)}`,
+    ...describeCertificate(evidenceView(findings, lead.status)),
     ...(decisions.length > 0 ? ["", "Operator decisions", ...decisions.map(describeDecision)] : []),
     "",
     ...(callback
       ? describeCallback(callback, attempts)
       : ["Callback: none (the lead has no call_back_url; the vendor reads the result with GET /v1/leads/{lead_id})"]),
   ];
+}
+
+/** The certificate's evidence, when there is some: the provider's answer is cut like a stored field. */
+function describeCertificate(view: ReturnType<typeof evidenceView>): string[] {
+  if (!view) return [];
+  return ["", "Consent certificate", ...renderFields([...evidenceFields(view), ["answer", fieldText(view.raw) as string | null]])];
 }
 
 /** `callbacks show`: the callback, every attempt, and the lead's final result it carries. */

@@ -28,7 +28,8 @@ export const REPLAY_HELP = `Usage:
                          instance: during such a case its policy is the one in force.
       --with FEATURE     the target runs with that feature (repeatable): verify-certificates
                          (started with --verify-certificates), rate-limit (cases may flood it
-                         until 429). Cases that need a feature not given are skipped.
+                         until 429), trustedform (a TrustedForm key, --trustedform-base-url at the
+                         receiver's /trustedform). Cases that need a feature not given are skipped.
       --filter TEXT      only cases whose name contains TEXT.
       --timeout 30s      bounds each request, each wait for a callback and each polled step.
   For callbacks to arrive quickly, start the service with a short --hold-period (e.g. 200ms) and

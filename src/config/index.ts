@@ -11,6 +11,8 @@ import {
   parseCredentials,
   parseDuration,
   parseDurationList,
+  parseHttpUrl,
+  parseNonEmpty,
   parseInteger,
   parsePositiveNumber,
   parseSize,
@@ -61,6 +63,14 @@ export interface Config {
   allowPrivateCallbacks: boolean;
   verifyCertificates: boolean;
   certificateTimeoutMs: number;
+  /** The operator's TrustedForm API key: set, TrustedForm certificates are verified during the hold (certificates/). Never logged. */
+  trustedFormApiKey: string | undefined;
+  /** Where TrustedForm's certificate API is asked (the mock receiver's /trustedform in tests). */
+  trustedFormBaseUrl: string;
+  /** A TrustedForm certificate still unanswered when its lead is decided: rejected, or accepted marked unverified. */
+  trustedFormUnreachable: "reject" | "accept";
+  /** TrustedForm requests in flight at once. */
+  trustedFormConcurrency: number;
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; empty: the peer is the client. */
   trustedProxies: string[];
   /** The operator's console: its own listener, never the vendors' (src/console/). */
@@ -131,6 +141,10 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: "false", parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
   option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: "false", parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
   option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: "5s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),
+  option({ key: "trustedFormApiKey", flag: "--trustedform-api-key", env: "LEAD_INGRESS_TRUSTEDFORM_API_KEY", parse: parseNonEmpty, secret: true, doc: "TrustedForm API key: set, a certificate_url on cert.trustedform.com is verified with TrustedForm's certificate API during the hold (prefer the environment variable: a flag shows in the process list)." }),
+  option({ key: "trustedFormBaseUrl", flag: "--trustedform-base-url", env: "LEAD_INGRESS_TRUSTEDFORM_BASE_URL", default: "https://cert.trustedform.com", parse: parseHttpUrl, doc: "TrustedForm's certificate API (the mock receiver's http://127.0.0.1:9090/trustedform for trying it)." }),
+  option({ key: "trustedFormUnreachable", flag: "--trustedform-unreachable", env: "LEAD_INGRESS_TRUSTEDFORM_UNREACHABLE", default: "reject", parse: oneOf("reject", "accept"), doc: "A TrustedForm certificate TrustedForm has not answered for (down, 5xx, key refused) when its lead is decided: reject the lead, or accept it marked unverified." }),
+  option({ key: "trustedFormConcurrency", flag: "--trustedform-concurrency", env: "LEAD_INGRESS_TRUSTEDFORM_CONCURRENCY", default: "16", parse: parseInteger(1, 1_000), doc: "TrustedForm requests in flight at once." }),
   option({ key: "consoleHost", flag: "--console-host", env: "LEAD_INGRESS_CONSOLE_HOST", default: "127.0.0.1", parse: parseHost, doc: "Address the operator's console listens on." }),
   option({ key: "consolePort", flag: "--console-port", env: "LEAD_INGRESS_CONSOLE_PORT", default: "off", parse: parseConsolePort, doc: "TCP port of the operator's console, a listener of its own (0 picks a free one; off or unset: no console)." }),
   option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),

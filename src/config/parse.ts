@@ -54,6 +54,19 @@ export function parseBoolean(raw: string): boolean {
   throw new Error(`expected true or false`);
 }
 
+/** An http(s) URL without credentials (a base URL requests are sent under). */
+export function parseHttpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error("expected an http:// or https:// URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("expected an http:// or https:// URL");
+  if (url.username || url.password) throw new Error("the URL must not carry a user or password");
+  return url.href;
+}
+
 export function parseNonEmpty(raw: string): string {
   if (raw.trim() === "") throw new Error(`must not be empty`);
   return raw;

@@ -9,6 +9,7 @@ import { TIME_COLUMN } from "../db/schema.ts";
 import { DecisionError, recordOperatorDecision } from "../final-results/operator.ts";
 import { retryCallbackNow, replayCallback } from "../operations/callbacks.ts";
 import { findLeadDetail, type CallbackAttempt, type LeadDetail } from "../operations/leads.ts";
+import { evidenceFields, evidenceView } from "../certificates/index.ts";
 import type { AuditEntry } from "./audit.ts";
 import { redirectWithNotice, takeNotice } from "./flash.ts";
 import { html, type Html } from "./html.ts";
@@ -53,6 +54,7 @@ ${summary(detail)}
 ${actions(detail, viewer)}
 <h2>Timeline</h2>
 ${timeline(detail)}
+${certificateSection(detail)}
 <h2>Fields</h2>
 ${fieldsTable(detail)}
 <h2>Raw request</h2>
@@ -125,6 +127,19 @@ function attemptEvent(attempt: CallbackAttempt): Html {
   return html`<li><time>${timeText(attempt.started_at)}</time> Callback attempt ${attempt.attempt_no}: ${answer}, ${attempt.duration_ms} ms${attempt.error ? html` — <span class="status-dead">${attempt.error}</span>` : ""}${
     attempt.response_excerpt ? html`<pre class="mono">${attempt.response_excerpt}</pre>` : ""
   }</li>`;
+}
+
+/** The TrustedForm evidence, when the lead's certificate was verified (or tried). */
+function certificateSection({ lead, findings }: LeadDetail): Html | string {
+  const view = evidenceView(findings, lead.status);
+  if (!view) return "";
+  const rows = evidenceFields(view).filter(([, value]) => value !== null);
+  const raw =
+    view.raw === null
+      ? ""
+      : html`<h3>Provider's answer${view.raw_truncated ? " (cut)" : ""}</h3><pre class="mono">${viewText(indentedJson(view.raw, RAW_REQUEST_CHARS))}</pre>`;
+  return html`<h2>Consent certificate</h2>
+<table>${rows.map(([name, value]) => html`<tr><th>${name}</th><td class="mono">${value}</td></tr>`)}</table>${raw}`;
 }
 
 function fieldsTable({ lead }: LeadDetail): Html {

@@ -70,6 +70,10 @@ export const LEAD_NOT_FOUND = "Lead not found";
 export const REASON_SUPPRESSED = "Phone number is on the suppression list.";
 export const REASON_OPERATOR = "Rejected by operator";
 export const REASON_CERTIFICATE = "Certificate URL could not be verified";
+// §11 TrustedForm: a certificate TrustedForm did not verify, with the provider's reason.
+export const certificateNotVerified = (reason: string) => `Certificate could not be verified: ${reason}`;
+export const TRUSTEDFORM_NO_ANSWER = "TrustedForm could not be reached before the decision was due";
+export const TRUSTEDFORM_MALFORMED = "not a valid TrustedForm certificate URL";
 
 // §10 acceptance policy: an entry's reason when the document gives none.
 export const ruleRejected = (name: string) => `Rejected by rule: ${name}`;

@@ -2,7 +2,8 @@
 // The URL is the vendor's, so it goes through the same SSRF guard as callbacks.
 import { pinnedFetchInit } from "../callbacks/pinned-fetch.ts";
 import { resolveCallbackTarget } from "../callbacks/ssrf.ts";
-import type { CertificateCheck } from "./job.ts";
+import { REASON_CERTIFICATE } from "../contract/texts.ts";
+import type { CertificateCheck } from "./decide.ts";
 
 export function certificateVerifier(options: { allowPrivate: boolean; timeoutMs: number }) {
   return async (certificateUrl: string): Promise<CertificateCheck> => {
@@ -11,13 +12,15 @@ export function certificateVerifier(options: { allowPrivate: boolean; timeoutMs:
       const url = new URL(certificateUrl);
       const target = await resolveCallbackTarget(url, { allowPrivate: options.allowPrivate, signal });
       // The vendor reads this reason in its callback: say what failed, not our network's view.
-      if (!target.ok) return { verified: false, detail: "its address is not allowed or does not resolve" };
+      if (!target.ok) return failed("its address is not allowed or does not resolve");
       const pinned = pinnedFetchInit(url, target, { method: "GET", signal });
       const response = await fetch(pinned.url, pinned.init);
       await response.body?.cancel();
-      return response.ok ? { verified: true } : { verified: false, detail: `HTTP ${response.status}` };
+      return response.ok ? { verified: true } : failed(`HTTP ${response.status}`);
     } catch (error) {
-      return { verified: false, detail: signal.aborted ? `no answer within ${options.timeoutMs} ms` : (error as Error).message };
+      return failed(signal.aborted ? `no answer within ${options.timeoutMs} ms` : (error as Error).message);
     }
   };
 }
+
+const failed = (detail: string): CertificateCheck => ({ verified: false, reason: `${REASON_CERTIFICATE}: ${detail}` });

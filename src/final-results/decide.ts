@@ -1,18 +1,21 @@
 // The post-posting checks of docs/contract.md §7, then the policy's final rules (§10), as one pure
 // rule, in the contract's order.
 import type { FinalResult } from "../callbacks/payload.ts";
-import { REASON_CERTIFICATE, REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
+import { REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 
 // Defined with the callback message that carries it (callbacks/ sits below final-results/).
 export type { FinalResult };
+
+/** The certificate's verdict: null when none applies (verification off, no URL); a failure carries the whole reason the vendor reads. */
+export type CertificateCheck = { verified: true } | { verified: false; reason: string } | null;
 
 export interface PostPostingChecks {
   /** Is the number on the suppression list now, at the end of the hold? */
   suppressedNow: boolean;
   /** An operator decision recorded during the hold, if any. */
   operatorDecision: { decision: "accept" | "reject"; reason: string | null } | null;
-  /** Certificate verification: null when it is off (or was not needed). */
-  certificate: { verified: true } | { verified: false; detail: string } | null;
+  /** Certificate verification (the reachability check, or TrustedForm's evidence): null when it is off (or was not needed). */
+  certificate: CertificateCheck;
   /** The reasons of the policy's final rules in scope that the lead fails, in document order (none: absent or empty). */
   failingFinalRules?: readonly string[];
 }
@@ -28,7 +31,7 @@ export function decideFinalResult(checks: PostPostingChecks): FinalResult {
   if (operator?.decision === "reject")
     return { status: "rejected", reasons: [operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.`] };
   if (operator?.decision === "accept") return { status: "accepted" };
-  if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reasons: [`${REASON_CERTIFICATE}: ${checks.certificate.detail}`] };
+  if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reasons: [checks.certificate.reason] };
   const failing = checks.failingFinalRules ?? [];
   if (failing.length > 0) return { status: "rejected", reasons: [...failing] };
   return { status: "accepted" };

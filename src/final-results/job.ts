@@ -11,7 +11,9 @@ import { storedReasons } from "../contract/rejection-reasons.ts";
 import type { CompiledPolicy } from "../policy/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
 import { failingFinalRulesOf } from "./final-rules.ts";
-import { checksNow, decideNow, recordIfStill, type CertificateCheck } from "./record.ts";
+import { certificateJudgement, checksNow, decideNow, NO_CERTIFICATE, recordIfStill, type CertificateCheck } from "./record.ts";
+import type { CertificateSource } from "./trustedform.ts";
+import { classifyCertificateUrl } from "../certificates/index.ts";
 
 export type { CertificateCheck } from "./record.ts";
 export type { DecisionBatches } from "../store/batches/index.ts";
@@ -23,6 +25,8 @@ export interface FinalResultJobDeps {
   log: Logger;
   /** Verifies a certificate URL; null when verification is off. */
   verifyCertificate: ((url: string) => Promise<CertificateCheck>) | null;
+  /** With a TrustedForm key: a TrustedForm certificate is judged by the evidence stored during the hold (certificates/job.ts), by this setting when there is none. */
+  trustedForm?: { onUnreachable: "reject" | "accept" } | null;
   batchSize: number;
   leaseMs: number;
   /** Each lead recorded as decided, by its final status. */
@@ -42,12 +46,21 @@ interface RulesInForce {
 export function createFinalResultJob(deps: FinalResultJobDeps) {
   const { store, log } = deps;
 
-  /** Certificate verification is a network call, so it runs before (never inside) the transaction. */
-  async function certificateFor(lead: DueLead): Promise<CertificateCheck> {
-    if (!deps.verifyCertificate || !lead.certificateUrl) return null;
-    const checks = await store.read((t) => checksNow(t, lead));
-    if (!checks || !certificateCheckMatters(checks)) return null;
-    return deps.verifyCertificate(lead.certificateUrl);
+  /**
+   * How the lead's certificate is judged. A TrustedForm certificate by its evidence, read with the
+   * lead's other facts (no request now: it was asked during the hold). Any other URL by the
+   * reachability check, a network call, so run before (never inside) the transaction.
+   */
+  async function certificateFor(lead: DueLead): Promise<CertificateSource> {
+    if (!lead.certificateUrl) return NO_CERTIFICATE;
+    if (deps.trustedForm) {
+      const url = classifyCertificateUrl(lead.certificateUrl);
+      if (url.kind !== "other") return { kind: "trustedform", onUnreachable: deps.trustedForm.onUnreachable, malformed: url.kind === "trustedform_malformed" };
+    }
+    if (!deps.verifyCertificate) return NO_CERTIFICATE;
+    const checks = await store.read((t) => checksNow(t, lead, NO_CERTIFICATE));
+    if (!checks || !certificateCheckMatters(checks)) return NO_CERTIFICATE;
+    return { kind: "checked", check: await deps.verifyCertificate(lead.certificateUrl) };
   }
 
   /**
@@ -55,7 +68,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    * cannot leave a decided lead without its line. A line therefore tells what was being recorded;
    * if a crash or a change of the checks undoes it, the lead is decided again, with another line.
    */
-  async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateCheck, rules: RulesInForce): Promise<void> {
+  async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateSource, rules: RulesInForce): Promise<void> {
     for (;;) {
       const result = await store.read((t) => decideNow(t, lead, certificate, rules.policy));
       if (result === null) return;
@@ -69,22 +82,32 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
   }
 
   /**
-   * The batch's facts in one read, each lead decided by the one rule (decide.ts), logged and
-   * flushed as one, recorded in one write fenced by the facts' version. A leased lead the write did
-   * not record (its lease lost, its facts changed meanwhile, the write failed) is decided again
-   * alone, as the per-lead path would; an unleased one (readDue) is left to the next pass, and a
-   * failed write fails this one.
+   * The batch's facts in one read, then its TrustedForm evidence (after the facts' version: evidence
+   * stored after that read has bumped the version, so the write leaves the lead out), each lead
+   * decided by the one rule (decide.ts), logged and flushed as one, recorded in one write fenced by
+   * the facts' version. A leased lead the write did not record (its lease lost, its facts changed
+   * meanwhile, the write failed) is decided again alone, as the per-lead path would; an unleased one
+   * (readDue) is left to the next pass, and a failed write fails this one.
    */
-  async function decideTogether(due: DueLead[], token: string, certificates: CertificateCheck[], batches: DecisionBatches, rules: RulesInForce): Promise<void> {
+  async function decideTogether(
+    due: DueLead[],
+    token: string,
+    certificates: CertificateSource[],
+    batches: DecisionBatches,
+    rules: RulesInForce,
+  ): Promise<void> {
     const { policy } = rules;
     const facts = await batches.checksOf(due, policy !== null);
+    const judgedByTrustedForm = due.filter((_, i) => certificates[i]!.kind === "trustedform").map((lead) => lead.id);
+    const findings = judgedByTrustedForm.length === 0 ? [] : await store.read((t) => op(t.findings.of(judgedByTrustedForm, "certificate")));
     const now = deps.clock();
     const decided = due.flatMap((lead, i) => {
       const leadFacts = facts.get(lead.id);
       if (!leadFacts) return [];
+      const judged = certificateJudgement(certificates[i]!, findings, lead.id);
       const failingFinalRules =
-        policy && leadFacts.stored && certificateCheckMatters(leadFacts) ? failingFinalRulesOf(policy, lead, leadFacts.stored) : undefined;
-      const result = decideFinalResult({ ...leadFacts, certificate: certificates[i]!, failingFinalRules });
+        policy && leadFacts.stored && certificateCheckMatters(leadFacts) ? failingFinalRulesOf(policy, lead, leadFacts.stored, judged.facts) : undefined;
+      const result = decideFinalResult({ ...leadFacts, certificate: judged.check, failingFinalRules });
       return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version }];
     });
     for (const { lead, result } of decided) logFinalResult(lead, result, rules);

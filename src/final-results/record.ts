@@ -4,29 +4,46 @@ import { callbackPayload } from "../callbacks/payload.ts";
 import { storedReasons } from "../contract/rejection-reasons.ts";
 import { op, type Script } from "../db/script.ts";
 import type { CompiledPolicy } from "../policy/index.ts";
+import type { Finding } from "../store/findings/index.ts";
 import type { Tables } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
+import { evidenceOfFinding, trustedFormFindingOf } from "../certificates/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
 import { failingFinalRulesOf } from "./final-rules.ts";
+import { type CertificateJudgement, type CertificateSource, judgeTrustedForm } from "./trustedform.ts";
 
-export type CertificateCheck = PostPostingChecks["certificate"];
+export type { CertificateCheck } from "./decide.ts";
 
-export type ChecksNow = Omit<PostPostingChecks, "certificate">;
+/** No certificate check applies (verification off, no URL). */
+export const NO_CERTIFICATE: CertificateSource = { kind: "checked", check: null };
 
 /**
- * Suppression and operator decision as they stand now, and, when `policy` has final rules and no
- * §7 check decided the lead already, the final rules it fails; null when the lead is gone.
+ * Suppression and operator decision as they stand now and, when no §7 check decided the lead
+ * already, its certificate's verdict (TrustedForm's evidence read now) and the final rules of
+ * `policy` it fails; null when the lead is gone.
  */
-export function* checksNow(t: Tables, lead: DueLead, policy: CompiledPolicy | null = null): Script<ChecksNow | null> {
+export function* checksNow(t: Tables, lead: DueLead, source: CertificateSource, policy: CompiledPolicy | null = null): Script<PostPostingChecks | null> {
   const operator = yield* op(t.leads.operatorDecisionOf(lead.id));
   if (!operator) return null;
   const suppressedNow = yield* op(t.suppressions.isListed(lead.phoneE164));
-  const checks: ChecksNow = { suppressedNow, operatorDecision: operator.decision ? { decision: operator.decision, reason: operator.reason } : null };
-  if (policy?.hasFinalRules && certificateCheckMatters(checks)) {
+  const operatorDecision = operator.decision ? { decision: operator.decision, reason: operator.reason } : null;
+  const checks: PostPostingChecks = { suppressedNow, operatorDecision, certificate: null };
+  if (!certificateCheckMatters(checks)) return checks;
+  const findings = source.kind === "trustedform" ? yield* op(t.findings.of([lead.id], "certificate")) : [];
+  const judged = certificateJudgement(source, findings, lead.id);
+  checks.certificate = judged.check;
+  if (policy?.hasFinalRules) {
     const stored = yield* op(t.leads.storedForRules(lead.id));
-    if (stored) checks.failingFinalRules = failingFinalRulesOf(policy, lead, stored);
+    if (stored) checks.failingFinalRules = failingFinalRulesOf(policy, lead, stored, judged.facts);
   }
   return checks;
+}
+
+/** The certificate's verdict and facts by `source`, TrustedForm's evidence taken from `findings`. */
+export function certificateJudgement(source: CertificateSource, findings: readonly Finding[], leadId: string): CertificateJudgement {
+  if (source.kind === "checked") return { check: source.check };
+  const finding = trustedFormFindingOf(findings, leadId);
+  return judgeTrustedForm(finding && evidenceOfFinding(finding), source);
 }
 
 /**
@@ -42,10 +59,10 @@ export function* recordDecision(t: Tables, lead: DueLead, token: string, result:
   return true;
 }
 
-/** The final result by the checks as they stand now (suppression, operator decision, final rules of `policy`), or null if the lead is gone. */
-export function* decideNow(t: Tables, lead: DueLead, certificate: CertificateCheck, policy: CompiledPolicy | null = null): Script<FinalResult | null> {
-  const checks = yield* checksNow(t, lead, policy);
-  return checks && decideFinalResult({ ...checks, certificate });
+/** The final result by the checks as they stand now (suppression, operator decision, certificate, final rules of `policy`), or null if the lead is gone. */
+export function* decideNow(t: Tables, lead: DueLead, source: CertificateSource, policy: CompiledPolicy | null = null): Script<FinalResult | null> {
+  const checks = yield* checksNow(t, lead, source, policy);
+  return checks && decideFinalResult(checks);
 }
 
 /**
@@ -57,12 +74,12 @@ export function* recordIfStill(
   t: Tables,
   lead: DueLead,
   token: string,
-  certificate: CertificateCheck,
+  source: CertificateSource,
   result: FinalResult,
   now: number,
   policy: CompiledPolicy | null = null,
 ): Script<"recorded" | "changed" | "leaseLost"> {
-  const current = yield* decideNow(t, lead, certificate, policy);
+  const current = yield* decideNow(t, lead, source, policy);
   if (current === null) return "leaseLost";
   if (!Bun.deepEquals(current, result)) return "changed";
   return (yield* recordDecision(t, lead, token, result, now, callbackPayload(lead, result, now))) ? "recorded" : "leaseLost";

@@ -15,6 +15,7 @@ import { Counter, Histogram, renderGauge } from "./registry.ts";
 const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"];
 const FINAL_STATUSES = ["accepted", "rejected"];
 const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"];
+const CERTIFICATE_OUTCOMES = ["verified", "not_verified", "unreachable"];
 const each = <L extends string>(label: L, values: string[]) => values.map((value) => ({ [label]: value }) as Record<L, string>);
 
 export function createMetrics() {
@@ -62,6 +63,19 @@ export function createMetrics() {
       ["result"] as const,
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       each("result", ATTEMPT_RESULTS),
+    ),
+    certificateVerifications: new Counter(
+      "lead_ingress_certificate_verifications_total",
+      "Consent certificate verifications during the hold, by provider and outcome (verified, not_verified, unreachable).",
+      ["provider", "outcome"] as const,
+      CERTIFICATE_OUTCOMES.map((outcome) => ({ provider: "trustedform", outcome })),
+    ),
+    certificateVerificationDuration: new Histogram(
+      "lead_ingress_certificate_verification_duration_seconds",
+      "Time one certificate verification request took, from the request to the provider's answer or the failure, by provider.",
+      ["provider"] as const,
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      [{ provider: "trustedform" }],
     ),
   };
 }

@@ -5,6 +5,7 @@ import { op, type Script } from "../db/script.ts";
 import { CLOCK_SKEW_MS, DECISION_ACTION } from "../final-results/operator.ts";
 import type { AuditEntry } from "../store/audit/index.ts";
 import type { CallbackAttempt, StoredCallback } from "../store/callbacks/index.ts";
+import type { Finding } from "../store/findings/index.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
 import { e164OrNull } from "../suppression/index.ts";
@@ -35,6 +36,8 @@ export interface LeadDetail {
   attempts: CallbackAttempt[];
   /** Each operator decision recorded for the lead, oldest first: who (`actor`), when (`at`), what (`detail`). */
   decisions: AuditEntry[];
+  /** What providers answered about it during its hold (its TrustedForm evidence: certificates/view.ts). */
+  findings: Finding[];
 }
 
 export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
@@ -42,7 +45,8 @@ export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null
   if (!lead) return null;
   const callback = yield* op(t.callbacks.detailOf(leadId));
   const decisions = lead.operator_decision === null ? [] : yield* op(t.audit.about(leadId, DECISION_ACTION, decisionWindow(lead)));
-  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [], decisions };
+  const findings = yield* op(t.findings.of([leadId]));
+  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [], decisions, findings };
 }
 
 /** When the lead's decisions can have been recorded: while it was pending, give or take the instances' clocks. */
@@ -51,7 +55,7 @@ function decisionWindow(lead: StoredLead): { from: number; until: number } {
   return { from, until: lead.decided_at === null ? Number.MAX_SAFE_INTEGER : lead.decided_at + CLOCK_SKEW_MS };
 }
 
-/** The lead (with its vendor's name), its callback and the callback's attempts, from one snapshot. */
+/** The lead (with its vendor's name), its callback and the callback's attempts, its findings, from one snapshot. */
 export async function findLeadDetail(store: Store, leadId: string): Promise<LeadDetail | null> {
   return store.read((t) => leadDetail(t, leadId));
 }

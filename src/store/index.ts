@@ -7,6 +7,7 @@ import type { Script } from "../db/script.ts";
 import type { AuditTable } from "./audit/index.ts";
 import type { CallbacksTable } from "./callbacks/index.ts";
 import type { CapUsageTable } from "./cap-usage/index.ts";
+import type { FindingsTable } from "./findings/index.ts";
 import type { IdempotencyKeysTable } from "./idempotency-keys/index.ts";
 import type { LeadsTable } from "./leads/index.ts";
 import type { OperatorSessionsTable } from "./operator-sessions/index.ts";
@@ -34,6 +35,7 @@ export interface Tables {
   policy: PolicyTable;
   refusals: RefusalsTable;
   capUsage: CapUsageTable;
+  findings: FindingsTable;
 }
 
 /**

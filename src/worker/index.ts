@@ -1,11 +1,14 @@
 // The in-process worker: two loops, one deciding final results (and doing the housekeeping), one
 // delivering callbacks. Apart, because in one loop a pass waited for both jobs, so deliveries were
 // claimed at most once per decision batch and fell far behind (bench/README.md, bench:steady).
+// With a TrustedForm key, a third verifies certificates during the hold (certificates/job.ts):
+// apart too, so a slow TrustedForm never holds a decision back.
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
 import type { Config } from "../config/index.ts";
 import { leadCreatedAt } from "../db/schema.ts";
 import { createMaintenanceJob } from "./maintenance.ts";
+import { createCertificateJob, trustedFormVerifier } from "../certificates/index.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob, type FinalResultJobDeps } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
@@ -69,6 +72,7 @@ export function startWorker(deps: WorkerDeps): Worker {
     },
     batches: deps.batches?.decisions,
     policy: deps.policy,
+    trustedForm: config.trustedFormApiKey === undefined ? null : { onUnreachable: config.trustedFormUnreachable },
     leaseMs: config.certificateTimeoutMs + LEASE_MARGIN_MS,
   });
   const deliveries = createDeliveryJob({
@@ -113,6 +117,9 @@ export function startWorker(deps: WorkerDeps): Worker {
   }, loopOptions("decisions"));
   // Woken each time a request ends (a slot is free) and when leads were decided (callbacks released).
   const deliveryLoop = startLoop(async () => (await deliveries.fill()) > 0, loopOptions("callbacks"));
+  // Polls, never woken by requests: a lead's hold (60 s by default) leaves time, and a read per request would not be free.
+  const certificates = certificateJob(deps, clock);
+  const certificateLoop = certificates && startLoop(async () => (await certificates.runOnce()) > 0, loopOptions("certificates"));
   return {
     wake() {
       decisionLoop.wake();
@@ -120,9 +127,29 @@ export function startWorker(deps: WorkerDeps): Worker {
     },
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const cutShort = await Promise.all([decisionLoop.stop(timeoutMs), deliveryLoop.stop(timeoutMs)]);
+      certificates?.stop();
+      const cutShort = await Promise.all([decisionLoop.stop(timeoutMs), deliveryLoop.stop(timeoutMs), certificateLoop?.stop(timeoutMs) ?? false]);
       await deliveries.stop(Math.max(0, deadline - Date.now()));
       return cutShort.includes(true) || deliveries.inFlight() > 0;
     },
   };
+}
+
+/** The TrustedForm verification job, when a key is configured. */
+function certificateJob(deps: WorkerDeps, clock: () => number) {
+  const { config, metrics } = deps;
+  if (config.trustedFormApiKey === undefined) return null;
+  const timeoutMs = config.certificateTimeoutMs;
+  return createCertificateJob({
+    store: deps.store,
+    clock,
+    log: deps.log,
+    verify: trustedFormVerifier({ apiKey: config.trustedFormApiKey, baseUrl: config.trustedFormBaseUrl, timeoutMs }),
+    concurrency: config.trustedFormConcurrency,
+    timeoutMs,
+    onAnswer(outcome, seconds) {
+      metrics.certificateVerifications.inc({ provider: "trustedform", outcome });
+      metrics.certificateVerificationDuration.observe({ provider: "trustedform" }, seconds);
+    },
+  });
 }

@@ -29,13 +29,13 @@ describe("decideFinalResult (docs/contract.md §7, in the contract's order)", ()
     const result = decideFinalResult({
       ...clean,
       operatorDecision: { decision: "accept", reason: null },
-      certificate: { verified: false, detail: "HTTP 404" },
+      certificate: { verified: false, reason: "Certificate URL could not be verified: HTTP 404" },
     });
     expect(result).toEqual({ status: "accepted" });
   });
 
   test("a certificate that does not answer 2xx → rejected with the detail", () => {
-    expect(decideFinalResult({ ...clean, certificate: { verified: false, detail: "HTTP 404" } })).toEqual({
+    expect(decideFinalResult({ ...clean, certificate: { verified: false, reason: "Certificate URL could not be verified: HTTP 404" } })).toEqual({
       status: "rejected",
       reasons: ["Certificate URL could not be verified: HTTP 404"],
     });
@@ -58,7 +58,9 @@ describe("decideFinalResult (docs/contract.md §7, in the contract's order)", ()
       status: "rejected",
       reasons: ["Rejected by operator."],
     });
-    expect(decideFinalResult({ ...clean, failingFinalRules, certificate: { verified: false, detail: "HTTP 404" } })).toEqual({
+    expect(
+      decideFinalResult({ ...clean, failingFinalRules, certificate: { verified: false, reason: "Certificate URL could not be verified: HTTP 404" } }),
+    ).toEqual({
       status: "rejected",
       reasons: ["Certificate URL could not be verified: HTTP 404"],
     });

@@ -4,7 +4,7 @@ import { storeOn } from "../../src/store/sqlite.ts";
 import { beforeEach, describe, expect, test } from "bun:test";
 import { runNow } from "../../src/db/script.ts";
 import type { FinalResult } from "../../src/final-results/decide.ts";
-import { checksNow, decideNow, recordDecision } from "../../src/final-results/record.ts";
+import { checksNow, decideNow, NO_CERTIFICATE, recordDecision } from "../../src/final-results/record.ts";
 import { compilePolicy } from "../../src/policy/index.ts";
 import { prePing } from "../../src/intake/service.ts";
 import type { Tables } from "../../src/store/index.ts";
@@ -76,9 +76,9 @@ test("checksNow sees a suppression added during the hold", async () => {
   const phone = uniquePhone();
   await h.accept(validLead({ phone_number: phone }));
   const [lead] = claim(h.now.value + HOLD, "t1");
-  expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: false, operatorDecision: null });
+  expect(runNow(checksNow(t, lead!, NO_CERTIFICATE))).toEqual({ suppressedNow: false, operatorDecision: null, certificate: null });
   await addSuppression(storeOn(h.database.db), phone, null, "test");
-  expect(runNow(checksNow(t, lead!))).toEqual({ suppressedNow: true, operatorDecision: null });
+  expect(runNow(checksNow(t, lead!, NO_CERTIFICATE))).toEqual({ suppressedNow: true, operatorDecision: null, certificate: null });
 });
 
 describe("final rules on the per-lead path (a lead decided alone)", () => {
@@ -99,16 +99,16 @@ describe("final rules on the per-lead path (a lead decided alone)", () => {
   test("the lead's stored fields and extra_data are read, and every failing rule in scope gives its reason, in order", async () => {
     await h.accept(validLead({ state: "ny", extra_data: { home_owner: "no" } }));
     const [lead] = claim(h.now.value + HOLD, "t1");
-    expect(runNow(decideNow(t, lead!, null, policy))).toEqual({ status: "rejected", reasons: ["Not a home owner: no", "State not served: NY"] });
-    expect(runNow(decideNow(t, lead!, null))).toEqual({ status: "accepted" });
+    expect(runNow(decideNow(t, lead!, NO_CERTIFICATE, policy))).toEqual({ status: "rejected", reasons: ["Not a home owner: no", "State not served: NY"] });
+    expect(runNow(decideNow(t, lead!, NO_CERTIFICATE))).toEqual({ status: "accepted" });
   });
 
   test("a lead passing them, or suppressed (one reason: the suppression's)", async () => {
     const phone = uniquePhone();
     await h.accept(validLead({ phone_number: phone, state: "CA", extra_data: { home_owner: true } }));
     const [lead] = claim(h.now.value + HOLD, "t1");
-    expect(runNow(decideNow(t, lead!, null, policy))).toEqual({ status: "accepted" });
+    expect(runNow(decideNow(t, lead!, NO_CERTIFICATE, policy))).toEqual({ status: "accepted" });
     await addSuppression(storeOn(h.database.db), phone, null, "test");
-    expect(runNow(decideNow(t, lead!, null, policy))).toMatchObject({ status: "rejected", reasons: [expect.stringContaining("suppression")] });
+    expect(runNow(decideNow(t, lead!, NO_CERTIFICATE, policy))).toMatchObject({ status: "rejected", reasons: [expect.stringContaining("suppression")] });
   });
 });

@@ -18,7 +18,7 @@ describe("the fixtures folder", () => {
     const names = fixtures.map((f) => f.name);
     expect(names).toEqual([...names].sort());
     const sections = new Set(names.map((name) => name.split("/")[0]!.split("-")[0]));
-    expect([...sections].sort()).toEqual(["1", "10", "2", "3", "4", "5", "6", "7", "8"]);
+    expect([...sections].sort()).toEqual(["1", "10", "11", "2", "3", "4", "5", "6", "7", "8"]);
   });
 
   test("every postLead error text of docs/contract.md §4 and the body, auth and eligibility texts appear in an expectation", () => {

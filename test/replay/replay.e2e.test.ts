@@ -24,6 +24,8 @@ const OTHER = { user: "replay-other", password: "replay-other-password" };
 
 let server: ServerProcess;
 let receiver: MockReceiver;
+/** Plays TrustedForm for 11-certificates/ (the callbacks' receiver needs the vendor's secret, known only once the server has started). */
+let trustedForm: MockReceiver;
 let database: { store: Store; close(): Promise<void> };
 let cleanup: () => void;
 let options: ReplayOptions;
@@ -33,7 +35,12 @@ beforeAll(async () => {
   const temp = tempDatabasePath();
   cleanup = temp.cleanup;
   setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
+  trustedForm = startMockReceiver({ port: 0 });
   server = await spawnServer([
+    "--trustedform-api-key",
+    "replay-test-key",
+    "--trustedform-base-url",
+    new URL("/trustedform", trustedForm.url).href,
     "--database",
     setting,
     "--bootstrap-vendor",
@@ -65,13 +72,14 @@ beforeAll(async () => {
     suppressedPhone: suppressed,
     // The server's own database, as `replay --database` opens it: cases with a policy import theirs there.
     database: { store: database.store, actor: "cli:replay-test" },
-    features: ["verify-certificates", "rate-limit"],
+    features: ["verify-certificates", "rate-limit", "trustedform"],
     timeoutMs: 10_000,
   };
 });
 
 afterAll(async () => {
   await receiver?.stop();
+  await trustedForm?.stop();
   await server?.stop();
   await database?.close();
   cleanup?.();

@@ -5,7 +5,7 @@
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { isDatabaseUnavailable, sqlState } from "../../src/backend/index.ts";
 import { openPostgres, type PostgresHandle } from "../../src/db/pg/client.ts";
-import { recordIfStill } from "../../src/final-results/record.ts";
+import { NO_CERTIFICATE, recordIfStill } from "../../src/final-results/record.ts";
 import { errorText } from "../../src/log/index.ts";
 import { op, type Script } from "../../src/db/script.ts";
 import type { Store, Tables } from "../../src/store/index.ts";
@@ -138,7 +138,7 @@ test("an operator decision committed while the worker decides the lead waits for
       { ...tables, leads: { ...tables.leads, finish: async (...args) => (signalRead(), await finishGate, tables.leads.finish(...args)) } },
       lead!,
       "worker",
-      null,
+      NO_CERTIFICATE,
       { status: "accepted" },
       DECIDED,
     ),

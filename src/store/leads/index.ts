@@ -156,6 +156,11 @@ export interface LeadsTable {
   storedForRules(leadId: string): Op<StoredForRules | undefined>;
   /** Moves the lead to its final status if `token` still holds it; false (nothing written) if not. */
   finish(leadId: string, token: string, status: "accepted" | "rejected", rejectionReason: string | null, now: number): Op<boolean>;
+  /**
+   * Bumps a pending lead's facts version (DecisionFacts): a fact its decision reads changed other than
+   * by the columns above (its certificate's evidence, store/findings/). False if it is not pending.
+   */
+  touchFacts(leadId: string): Op<boolean>;
   /** Records an operator's decision on a pending lead (a change of its facts: DecisionFacts); false if the lead is not pending (or absent). */
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;

@@ -92,6 +92,13 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
             .set({ operatorDecision: decision, operatorReason: reason, factsVersion: sql`${leads.factsVersion} + 1` })
             .where(and(byId(leadId), eq(leads.status, "pending"))),
         ) === 1,
+      touchFacts: async (leadId) =>
+        changed(
+          await on
+            .update(leads)
+            .set({ factsVersion: sql`${leads.factsVersion} + 1` })
+            .where(and(byId(leadId), eq(leads.status, "pending"))),
+        ) === 1,
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
       countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status),

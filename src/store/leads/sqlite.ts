@@ -77,6 +77,14 @@ export function sqliteLeads(db: Db): LeadsTable {
           .where(and(byId(leadId), eq(leads.status, "pending")))
           .run(),
       ) === 1,
+    touchFacts: (leadId) =>
+      changedRows(
+        db
+          .update(leads)
+          .set({ factsVersion: sql`${leads.factsVersion} + 1` })
+          .where(and(byId(leadId), eq(leads.status, "pending")))
+          .run(),
+      ) === 1,
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
     countByStatus: (vendorId) => db.select({ status: leads.status, n: count() }).from(leads).where(eq(leads.vendorId, vendorId)).groupBy(leads.status).all(),

@@ -47,6 +47,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "callbacks",
     "cap_usage",
     "idempotency_keys",
+    "lead_findings",
     "leads",
     "operator_sessions",
     "operators",

@@ -1,0 +1,102 @@
+// The worker's certificate job (docs/contract.md §11, docs/certificates.md "Wiring"): during a
+// lead's hold, its TrustedForm certificate is verified and the evidence stored with the lead, so
+// the decision at the end of the hold reads it and sends nothing. A pass finds the pending leads
+// with a TrustedForm certificate_url and no settled evidence, claims them (a lease in the finding's
+// row: instances sharing a PostgreSQL database ask once, and a crashed asker's claim runs out),
+// asks TrustedForm for each, at most `concurrency` at once, and stores each answer as it comes.
+// An unreachable answer is asked again with a backoff (retry.ts) until the hold ends.
+// Asking twice is harmless (TrustedForm's retain is idempotent per certificate); losing an answer
+// is not, so an answer is stored before the pass moves on, and a failed store fails the pass.
+import { BACKGROUND } from "../db/group-commit.ts";
+import { op } from "../db/script.ts";
+import type { Logger } from "../log/index.ts";
+import type { Answering, Store } from "../store/index.ts";
+import type { AskableLead } from "../store/findings/index.ts";
+import type { CertificateOutcome } from "./evidence.ts";
+import { nextTryAt } from "./retry.ts";
+import { findingAnswer, storeEvidence, TRUSTEDFORM_FINDING } from "./stored.ts";
+import { TRUSTEDFORM_MALFORMED } from "../contract/texts.ts";
+import type { TrustedFormVerifier } from "./trustedform-client.ts";
+import { matchLeadPhone } from "./trustedform-request.ts";
+import { classifyCertificateUrl, TRUSTEDFORM_CERT_HOST } from "./trustedform-url.ts";
+
+export interface CertificateJobDeps {
+  store: Store<Answering, "promise">;
+  clock: () => number;
+  log: Logger;
+  verify: TrustedFormVerifier;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** One request's bound (the client's timeout): the claim's lease outlives it. */
+  timeoutMs: number;
+  /** Each answer, and how long its request took. */
+  onAnswer: (outcome: CertificateOutcome, seconds: number) => void;
+}
+
+/** Leads looked at per pass. */
+const BATCH = 256;
+/** A claim outlives its request by this much, so only a dead asker's claim runs out. */
+const LEASE_MARGIN_MS = 5_000;
+const PREFIX = `https://${TRUSTEDFORM_CERT_HOST}/`;
+
+export function createCertificateJob(deps: CertificateJobDeps) {
+  const { store, clock, log } = deps;
+  const stopping = new AbortController();
+
+  /** Asks about one claimed lead and stores the answer. */
+  async function verifyOne(lead: AskableLead, id: string, attempts: number): Promise<void> {
+    const started = performance.now();
+    const evidence = await deps.verify(
+      id,
+      { phone: matchLeadPhone(lead.phoneE164), email: lead.email || null, reference: lead.id, vendor: lead.vendorName },
+      stopping.signal,
+    );
+    if (stopping.signal.aborted) return; // Shutting down: the claim runs out and another pass asks again.
+    deps.onAnswer(evidence.outcome, (performance.now() - started) / 1000);
+    const now = clock();
+    const nextAt = evidence.outcome === "unreachable" ? nextTryAt(now, attempts, lead.decideAfter, deps.timeoutMs) : now;
+    await store.write((t) => storeEvidence(t, lead.id, findingAnswer(evidence, now, nextAt)), BACKGROUND);
+    // The reason is the provider's or ours, never the key (certificates/trustedform-client.ts).
+    const line = { lead_id: lead.id, outcome: evidence.outcome, attempt: attempts, ...(evidence.reason ? { reason: evidence.reason } : {}) };
+    if (evidence.outcome === "unreachable") log.warn("certificate_unreachable", { ...line, next_try_at: new Date(nextAt).toISOString() });
+    else log.info("certificate_verification", line);
+  }
+
+  /** A URL on TrustedForm's host that is not a certificate URL is settled at once, without a request. */
+  async function settleMalformed(lead: AskableLead): Promise<void> {
+    const now = clock();
+    const answer = { outcome: "not_verified", reason: TRUSTEDFORM_MALFORMED, detail: null, raw: null, checkedAt: now, nextAt: now };
+    await store.write((t) => op(t.findings.settleUnasked(TRUSTEDFORM_FINDING, lead.id, answer)), BACKGROUND);
+  }
+
+  return {
+    /** One pass; resolves to how many leads it asked about or settled. */
+    async runOnce(): Promise<number> {
+      const now = clock();
+      const found = await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, BATCH)));
+      const ids = new Map<string, { lead: AskableLead; id: string }>();
+      const malformed: AskableLead[] = [];
+      for (const lead of found) {
+        const url = classifyCertificateUrl(lead.certificateUrl);
+        if (url.kind === "trustedform") ids.set(lead.id, { lead, id: url.id });
+        else malformed.push(lead);
+      }
+      for (const lead of malformed) await settleMalformed(lead);
+      if (ids.size === 0) return malformed.length;
+      const claimed = await store.write(
+        (t) => op(t.findings.claim(TRUSTEDFORM_FINDING, [...ids.keys()], now, now + deps.timeoutMs + LEASE_MARGIN_MS)),
+        BACKGROUND,
+      );
+      const queue = claimed.map(({ leadId, attempts }) => ({ ...ids.get(leadId)!, attempts }));
+      const runner = async () => {
+        for (let next = queue.shift(); next && !stopping.signal.aborted; next = queue.shift()) await verifyOne(next.lead, next.id, next.attempts);
+      };
+      await Promise.all(Array.from({ length: Math.min(deps.concurrency, queue.length) }, runner));
+      return claimed.length + malformed.length;
+    },
+    /** Ends the requests in flight (their claims run out; the next instance or start asks again). */
+    stop(): void {
+      stopping.abort();
+    },
+  };
+}
