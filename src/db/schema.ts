@@ -260,3 +260,4 @@ export { auditLog, operatorSessions, operators } from "./console-schema.ts";
 export { policy } from "./policy-schema.ts";
 export { refusals } from "./refusals-schema.ts";
 export { capUsage } from "./cap-usage-schema.ts";
+export { secrets } from "./secrets-schema.ts";

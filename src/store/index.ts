@@ -16,6 +16,7 @@ import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { PolicyTable } from "./policy/index.ts";
 import type { RefusalsTable } from "./refusals/index.ts";
+import type { SecretsTable } from "./secrets/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
 
@@ -34,6 +35,7 @@ export interface Tables {
   policy: PolicyTable;
   refusals: RefusalsTable;
   capUsage: CapUsageTable;
+  secrets: SecretsTable;
 }
 
 /**

@@ -17,6 +17,7 @@ import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgPolicy } from "./policy/pg.ts";
 import { pgRefusals } from "./refusals/pg.ts";
+import { pgSecrets } from "./secrets/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
 import { pgVendors } from "./vendors/pg.ts";
 
@@ -41,6 +42,7 @@ function tablesOn(db: PgDb): TablesOn {
     const policy = pgPolicy(db);
     const refusals = pgRefusals(db);
     const capUsage = pgCapUsage(db);
+    const secrets = pgSecrets(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -56,6 +58,7 @@ function tablesOn(db: PgDb): TablesOn {
       policy: policy(on),
       refusals: refusals(on),
       capUsage: capUsage(on),
+      secrets: secrets(on),
     });
     tablesByDb.set(db, build);
   }

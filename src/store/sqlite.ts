@@ -20,6 +20,7 @@ import { sqlitePausedEndpoints } from "./paused-endpoints/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqlitePolicy } from "./policy/sqlite.ts";
 import { sqliteRefusals } from "./refusals/sqlite.ts";
+import { sqliteSecrets } from "./secrets/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
 
@@ -67,6 +68,7 @@ function tablesOf(connection: Connection): ConnectionTables {
       policy: sqlitePolicy(db),
       refusals: sqliteRefusals(db),
       capUsage: capUsage.table,
+      secrets: sqliteSecrets(db),
     };
     found = { tables, participants: [capUsage.tally] };
     tablesByConnection.set(sqlite, found);

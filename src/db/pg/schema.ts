@@ -208,3 +208,4 @@ export const policy = pgTable("policy", {
 });
 export { refusals } from "./refusals-schema.ts";
 export { capUsage } from "./cap-usage-schema.ts";
+export { secrets } from "./secrets-schema.ts";
