@@ -16,6 +16,7 @@ import { Counter, Histogram, renderGauge } from "./registry.ts";
 const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"];
 const FINAL_STATUSES = ["accepted", "rejected"];
 const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"];
+const CHECK_OUTCOMES = ["pass", "fail", "error"];
 const each = <L extends string>(label: L, values: string[]) => values.map((value) => ({ [label]: value }) as Record<L, string>);
 
 export function createMetrics() {
@@ -108,6 +109,10 @@ export function countAnswer(metrics: Metrics, route: string, status: number, sec
 /** Counts a check's result for a lead: from the cache a hit, else an answer by outcome, and a request's wait. */
 export function countCheckResult(metrics: Metrics, result: CheckResult): void {
   const check = result.check.name;
+  // A check's series all appear at its first result, so a rate over them (the alert's error
+  // ratio, the cache's hits) exists before its first error or hit.
+  metrics.checkCacheHits.show({ check });
+  for (const outcome of CHECK_OUTCOMES) metrics.checkAnswers.show({ check, outcome });
   if (result.source === "cache") {
     metrics.checkCacheHits.inc({ check });
     return;
