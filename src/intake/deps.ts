@@ -5,7 +5,7 @@ import type { Answering, Store, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
 import type { Capped, FullCountersSeen } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
-import type { CapToTake, CheckAnswers, IntakePolicy, RefusedBy } from "./policy-port.ts";
+import type { CapToTake, IntakePolicy, RefusedBy } from "./policy-port.ts";
 
 export interface IntakeDeps {
   /** The service's store: SQLite's answers reads at once, PostgreSQL's with promises. */
@@ -23,7 +23,10 @@ export interface IntakeDeps {
   fullCounters?: FullCountersSeen;
 }
 
-/** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
+/**
+ * A lead ready to be stored, for a batch: its rows, and the script that answers it alone. What its
+ * intake checks answered (docs/contract.md §11) is in `lead.checkAnswers`, stored with it.
+ */
 export interface LeadToAccept {
   fields: ValidLead;
   lead: NewLead;
@@ -34,12 +37,6 @@ export interface LeadToAccept {
   caps: readonly CapToTake[];
   /** The per-lead script (acceptLead): the batch's answer for a lead it cannot settle itself. */
   alone: TableScript<SubmitOutcome>;
-  /**
-   * What each intake check in the lead's scope answered (docs/contract.md §11), to be stored with
-   * the lead: final rules read them as check.<name>.outcome and .reason. Absent when none was in
-   * scope. (Not stored yet: the leads table's column comes with the final stage's checks.)
-   */
-  checkAnswers?: CheckAnswers;
 }
 
 /** Answers as the per-request scripts would, for several requests in one statement. */

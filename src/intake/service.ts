@@ -5,7 +5,7 @@ import { op, type Script } from "../db/script.ts";
 import type { Tables, TableScript } from "../store/index.ts";
 import { answeringCaps, type Capped, cappedAmong, fullCaps, pingCaps, takeCaps } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
-import type { CapToTake, CheckAnswers, ChecksAnswer, RefusedBy } from "./policy-port.ts";
+import type { CapToTake, ChecksAnswer, RefusedBy } from "./policy-port.ts";
 import type { IntakeDeps, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
@@ -98,18 +98,21 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   return writeLead(deps, submission, validation.value, requestHash, caps);
 }
 
-/** The lead written, taking its caps' slots, or refused by a cap seen full. */
+/**
+ * The lead written, taking its caps' slots, or refused by a cap seen full. `checkAnswers`: what its
+ * intake checks answered (CheckAnswers as JSON), stored with it for final rules (check.<name>.*).
+ */
 function writeLead(
   deps: IntakeDeps,
   submission: LeadSubmission,
   lead: ValidLead,
   requestHash: string,
   caps: readonly CapToTake[],
-  checkAnswers?: CheckAnswers,
+  checkAnswers?: string,
 ): Promise<SubmitOutcome> {
   // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
   // cap counts takes its slots there too (or in its batch's statement, on PostgreSQL).
-  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, lead, requestHash, caps);
+  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, lead, requestHash, caps, checkAnswers);
   const write = () =>
     deps.batches ? deps.batches.accept(leadToAccept(deps, submission, lead, requestHash, caps, alone, checkAnswers)) : deps.store.write(alone);
   if (caps.length === 0) return write();
@@ -140,7 +143,7 @@ async function checkedLead(
   if (earlier !== null) return earlier;
   const checked = await checks();
   if (checked.kind === "refused") return checked;
-  return writeLead(deps, submission, lead, requestHash, caps, checked.answers);
+  return writeLead(deps, submission, lead, requestHash, caps, JSON.stringify(checked.answers));
 }
 
 function leadToAccept(
@@ -150,19 +153,18 @@ function leadToAccept(
   requestHash: string,
   caps: readonly CapToTake[],
   alone: TableScript<SubmitOutcome>,
-  checkAnswers: CheckAnswers | undefined,
+  checkAnswers: string | undefined,
 ): LeadToAccept {
   const now = deps.clock();
   const id = Bun.randomUUIDv7();
   const key = submission.idempotencyKey;
   return {
     fields,
-    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs },
+    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, checkAnswers, createdAt: now, decideAfter: now + deps.holdPeriodMs },
     callbackId: fields.callBackUrl === null ? null : callbackMessageId(id),
     key: key === null ? null : { key, requestHash },
     caps,
     alone,
-    checkAnswers,
   };
 }
 
@@ -176,6 +178,7 @@ function* acceptLead(
   lead: ValidLead,
   requestHash: string,
   caps: readonly CapToTake[],
+  checkAnswers: string | undefined,
 ): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
@@ -193,7 +196,8 @@ function* acceptLead(
   }
   // The number is eligible: the caps come last, and a full one rolls all of this back (caps.ts).
   if (caps.length > 0) yield* takeCaps(t, caps);
-  yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
+  const row = { id: leadId, vendorId, rawRequest: submission.rawBody, checkAnswers, createdAt: now, decideAfter: now + deps.holdPeriodMs };
+  yield* op(t.leads.insertPending(lead, row));
   // The callback row waits (`held`) until the final result is decided.
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
   if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));

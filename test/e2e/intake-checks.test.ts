@@ -108,11 +108,17 @@ test("a check's fail: 422 with its reason, in the refusal log (kind check) and t
   expect(metrics).toMatch(/lead_ingress_check_duration_seconds_count\{check="scrub"\} [1-9]/);
 });
 
-test("a check's pass: the lead is accepted", async () => {
+const storedAnswers = async (leadId: string) => JSON.parse((await server.rows("SELECT check_answers FROM leads WHERE id = $1", leadId))[0]!.check_answers);
+
+test("a check's pass: the lead is accepted, stored with the check's answer (check.<name>.* for final rules)", async () => {
   const phone = uniquePhone();
+  receiver.setCheckAnswer({ phone, outcome: "pass", reason: "Not on any list" });
   const answer = await postLead(server, server.auth, validLead({ phone_number: phone, vendor_campaign_name: "scrub" }));
   expect(answer).toMatchObject({ status: 200, body: { success_bit: true } });
   expect(requestsFor("scrub", phone)).toHaveLength(1);
+  expect(await storedAnswers(answer.body.lead_id)).toEqual({ scrub: { outcome: "pass", reason: "Not on any list" } });
+  const unchecked = await postLead(server, server.auth, validLead({ vendor_campaign_name: "spring" }));
+  expect((await server.rows("SELECT check_answers FROM leads WHERE id = $1", unchecked.body.lead_id))[0]!.check_answers).toBeNull();
 });
 
 test("a check that times out: on_error accept takes the lead, on_error reject answers 422 Check unavailable, each within the timeout", async () => {
@@ -127,6 +133,7 @@ test("a check that times out: on_error accept takes the lead, on_error reject an
   };
   const [accepted, rejected] = await Promise.all([timed(accepting, "scrub"), timed(rejecting, "strict")]);
   expect(accepted.answer).toMatchObject({ status: 200, body: { success_bit: true } });
+  expect(await storedAnswers(accepted.answer.body.lead_id)).toEqual({ scrub: { outcome: "error", reason: "Check unavailable: scrub" } });
   expect(rejected.answer).toMatchObject({ status: 422, body: { message: errors("Check unavailable: strict") } });
   for (const { ms } of [accepted, rejected]) expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
   const refusal = await refusalOf(rejected.answer);
