@@ -16,7 +16,10 @@ import { FullCountersSeen } from "./intake/caps.ts";
 import type { IntakeDeps } from "./intake/service.ts";
 import { leadRoutes } from "./leads/lookup.ts";
 import { errorText, type Logger } from "./log/index.ts";
-import type { Metrics } from "./metrics/index.ts";
+import { countCheckResult, type Metrics } from "./metrics/index.ts";
+import { newSigningSecret } from "./callbacks/signature.ts";
+import { createCheckRunner } from "./checks/index.ts";
+import { intakeChecks } from "./checks/intake.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
 import { EnvelopeError, failure, flagForPath, success, toResponse, type Reply } from "./http/envelope.ts";
@@ -36,6 +39,8 @@ export interface AppDeps {
   clock?: () => number;
   /** The acceptance policy in force (policy-in-force/loader.ts); without it, none (nothing more is refused). */
   policy?: Pick<PolicyInForce, "current" | "version">;
+  /** The database's `checks` signing secret (checks/secret.ts); an app built without one (tests) signs with one of its own. */
+  checksSecret?: string;
 }
 
 export function createApp(deps: AppDeps) {
@@ -56,7 +61,7 @@ export function createApp(deps: AppDeps) {
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
     batches: backend.intakeBatches,
-    policy: deps.policy && intakePolicy(deps.policy),
+    policy: deps.policy && intakePolicy(deps.policy, checksAtIntake(deps, clock)),
     fullCounters: new FullCountersSeen(),
   };
 
@@ -108,5 +113,26 @@ export function createApp(deps: AppDeps) {
   return Object.assign(app, {
     /** For a request whose target, as sent, is none of the app's paths (see routable-url.ts). */
     notFound: (request: Request, path: string) => answerFailure(new NotFoundError(), request, path),
+  });
+}
+
+/** Intake's external checks (checks/intake.ts): signed with the checks secret, each result counted, request errors and pauses logged. */
+function checksAtIntake(deps: AppDeps, clock: () => number) {
+  const { log, metrics } = deps;
+  const secret = deps.checksSecret ?? newSigningSecret();
+  const runner = createCheckRunner({
+    secret: () => secret,
+    clock,
+    allowPrivate: deps.config.allowPrivateCallbacks,
+    // The guard names a check's endpoint "check:<name>" (checks/guard.ts).
+    onPause: ({ endpoint, pausedUntil, failures, lastError }) => {
+      const line = { check: endpoint.vendorId.replace(/^check:/, ""), target: endpoint.target };
+      if (pausedUntil === null) log.info("check_resumed", line);
+      else log.warn("check_paused", { ...line, failures, until: new Date(pausedUntil).toISOString(), error: lastError });
+    },
+  });
+  return intakeChecks(runner, (result) => {
+    countCheckResult(metrics, result);
+    if (result.source === "request" && result.answer.outcome === "error") log.warn("check_error", { check: result.check.name, error: result.answer.error });
   });
 }

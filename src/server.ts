@@ -19,6 +19,7 @@ import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts
 import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/log.ts";
 import { startWorker } from "./worker/index.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
+import { ensureChecksSecret } from "./checks/secret.ts";
 
 export interface RunningServer {
   url: URL;
@@ -145,7 +146,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     policy = await loadPolicyInForce(opened.store, {
       onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
     });
-    const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy });
+    const checksSecret = await ensureChecksSecret(opened.store);
+    const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
       startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log }),
     );

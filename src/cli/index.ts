@@ -21,6 +21,7 @@ import { runGroup, type CliIo, type CommandGroup, type Progress } from "./comman
 import { callbacksGroup } from "./callbacks.ts";
 import { leadsGroup } from "./leads.ts";
 import { auditGroup } from "./audit.ts";
+import { checksGroup } from "./checks.ts";
 import { operatorsGroup } from "./operators.ts";
 import { OperatorAccountError } from "../console/operators.ts";
 import { rulesGroup } from "./rules.ts";
@@ -29,7 +30,7 @@ import { vendorsGroup } from "./vendors.ts";
 
 export type { CliIo } from "./command.ts";
 
-const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, rulesGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
+const GROUPS: CommandGroup[] = [vendorsGroup, suppressGroup, rulesGroup, checksGroup, leadsGroup, callbacksGroup, operatorsGroup, auditGroup];
 
 const HELP = `lead-ingress: takes sales leads over HTTP, checks, stores and decides them, and calls vendors back.
 

@@ -3,6 +3,7 @@
 // document. Every change goes through `rules import`'s function (policy-in-force/manage.ts): the
 // same checks, the same audit entry with what changed. A form carries the version it was read at,
 // and a save over a newer version changes nothing (a lost update otherwise).
+import { ensureChecksSecret } from "../checks/secret.ts";
 import { op } from "../db/script.ts";
 import type { Problem } from "../policy/index.ts";
 import { importPolicyOver, notAppliedYet, readPolicyText } from "../policy-in-force/manage.ts";
@@ -86,6 +87,9 @@ ${refusedCell(use, entry.list, entry.name)}
 </table>`
 }
 ${capUseTable(use, reading.ok ? reading.policy : null, context.now)}
+<details id="checks-secret"><summary>Checks signing secret</summary>
+<p class="muted">Every check request is signed with it (Standard Webhooks, docs/checks.md): give it to each check service to verify them. Also <span class="mono">lead-ingress checks secret</span>.</p>
+<p class="mono">${await ensureChecksSecret(context.store)}</p></details>
 <h2>Document in force</h2>
 <pre class="mono" id="document">${pretty(policy.document)}</pre>
 <h2>Edit</h2>

@@ -1,5 +1,5 @@
 // What the Policy page shows of the policy at work (docs/policy.md "Caps"): each enabled cap's use
-// in its current window, bucket by bucket, and each rule's, schedule's and cap's refusals since
+// in its current window, bucket by bucket, and each rule's, schedule's, cap's and check's refusals since
 // 00:00 UTC today (the console's times are UTC).
 import { capUse, type CapUse } from "../operations/cap-use.ts";
 import { calendarWindow, compilePolicy, type Policy } from "../policy/index.ts";
@@ -29,9 +29,9 @@ export async function policyUse(store: Store, policy: Policy | null, now: number
   return { caps, since, refused: new Map(refusals.map((entry) => [`${entry.kind}\u0000${entry.name}`, entry.count])) };
 }
 
-const KINDS: Record<string, string> = { rules: "rule", schedules: "schedule", caps: "cap" };
+const KINDS: Record<string, string> = { rules: "rule", schedules: "schedule", caps: "cap", checks: "check" };
 
-/** An entry's cell in the Entries table: how many it refused today; a check refuses nothing yet. */
+/** An entry's cell in the Entries table: how many it refused today (an intake check's 422s included). */
 export function refusedCell(use: PolicyUse, list: string, name: string): Html {
   const kind = KINDS[list];
   return kind === undefined ? html`<td class="muted">—</td>` : html`<td>${String(use.refused.get(`${kind}\u0000${name}`) ?? 0)}</td>`;

@@ -22,7 +22,7 @@ export const refusals = sqliteTable(
     /** The answer's error texts as a JSON array, the values a vendor sent cut out (log/reason.ts). */
     reasons: text("reasons").notNull(),
     requestId: text("request_id").notNull(),
-    /** For a policy refusal, the entries that refused: JSON `[{ "kind": "rule"|"schedule"|"cap", "name" }]`; else "[]". */
+    /** For a policy refusal, the entries that refused: JSON `[{ "kind": "rule"|"schedule"|"cap"|"check", "name" }]`; else "[]". */
     refusedBy: text("refused_by").notNull(),
   },
   (t) => [index("refusals_at").on(t.at), index("refusals_vendor_at").on(t.vendorId, t.at)],

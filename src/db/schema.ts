@@ -261,3 +261,4 @@ export { policy } from "./policy-schema.ts";
 export { refusals } from "./refusals-schema.ts";
 export { capUsage } from "./cap-usage-schema.ts";
 export { leadFindings } from "./findings-schema.ts";
+export { secrets } from "./secrets-schema.ts";

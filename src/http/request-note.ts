@@ -33,7 +33,7 @@ export interface RefusalFacts {
   campaign: string | null;
   /** Unmasked: kept in memory only until the refusal log masks it. */
   phone: string | null;
-  refusedBy: readonly { kind: "rule" | "schedule" | "cap"; name: string }[];
+  refusedBy: readonly { kind: "rule" | "schedule" | "cap" | "check"; name: string }[];
 }
 
 const notes = new WeakMap<Request, RequestNote>();

@@ -27,7 +27,24 @@ export interface IntakePolicy {
   prePing(vendor: string, ping: ValidPing, at: number): PolicyAnswer | null;
   /** Which entries refused a lead postLead's policy answer refused (asked only then): the refusal log's and the metrics' names. */
   postLeadRefusers?(vendor: string, lead: ValidLead, at: number): readonly RefusedBy[];
+  /**
+   * The lead's intake checks (docs/contract.md §11), to run once the policy above and the number's
+   * eligibility let it through: null when none is in scope, so such a lead makes no promise for them.
+   */
+  postLeadChecks?(vendor: string, lead: ValidLead): (() => Promise<ChecksAnswer>) | null;
 }
+
+/**
+ * What each check answered a lead, by the check's name: outcome `pass`, `fail` or `error`, and the
+ * reason (an error's is `Check unavailable: <name>`): facts for final rules (check.<name>.outcome, .reason).
+ */
+export type CheckAnswers = Readonly<Record<string, Readonly<Record<"outcome" | "reason", string>>>>;
+
+/**
+ * A lead's intake checks, judged: refused (each fail's reason, and each error's whose on_error
+ * rejects, in the document's order), or passed, with every check's answer.
+ */
+export type ChecksAnswer = { kind: "passed"; answers: CheckAnswers } | { kind: "refused"; reasons: readonly string[]; refusedBy: readonly RefusedBy[] };
 
 /** A prePing's validated fields: the phone in E.164 and the campaign, null when not sent. */
 export interface ValidPing {
@@ -37,6 +54,6 @@ export interface ValidPing {
 
 /** An entry of the operator's document that refused a request; `name` is the entry's own (bounded by the document). */
 export interface RefusedBy {
-  kind: "rule" | "schedule" | "cap";
+  kind: "rule" | "schedule" | "cap" | "check";
   name: string;
 }

@@ -2,72 +2,17 @@
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { FIELD_TEXTS } from "../contract/texts.ts";
 import { op, type Script } from "../db/script.ts";
-import type { Answering, Store, Tables, TableScript } from "../store/index.ts";
-import type { NewLead } from "../store/leads/index.ts";
-import { answeringCaps, type Capped, cappedAmong, type FullCountersSeen, fullCaps, pingCaps, takeCaps } from "./caps.ts";
+import type { Tables, TableScript } from "../store/index.ts";
+import { answeringCaps, type Capped, cappedAmong, fullCaps, pingCaps, takeCaps } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
-import type { CapToTake, IntakePolicy, RefusedBy } from "./policy-port.ts";
+import type { CapToTake, ChecksAnswer, RefusedBy } from "./policy-port.ts";
+import type { IntakeDeps, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
 import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
 
-export interface IntakeDeps {
-  /** The service's store: SQLite's answers reads at once, PostgreSQL's with promises. */
-  store: Store<Answering, "promise">;
-  duplicateWindowMs: number;
-  holdPeriodMs: number;
-  /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
-  allowPrivateCallbacks: boolean;
-  clock: () => number;
-  /** PostgreSQL's: the requests of a turn go to the database together (backend/pg-intake.ts). Without it each is a script of its own. */
-  batches?: IntakeBatches;
-  /** The operator's acceptance policy in force (docs/contract.md §10); without it nothing more is refused. */
-  policy?: IntakePolicy;
-  /** The cap counters this process saw full (caps.ts): leads in their scope are refused by a read, before any write. */
-  fullCounters?: FullCountersSeen;
-}
-
-/** A lead ready to be stored, for a batch: its rows, and the script that answers it alone. */
-export interface LeadToAccept {
-  fields: ValidLead;
-  lead: NewLead;
-  /** Its callback's message id, when the lead has a call_back_url. */
-  callbackId: string | null;
-  key: { key: string; requestHash: string } | null;
-  /** The caps it takes a slot of (the batch takes them together; the per-lead script takes its own). */
-  caps: readonly CapToTake[];
-  /** The per-lead script (acceptLead): the batch's answer for a lead it cannot settle itself. */
-  alone: TableScript<SubmitOutcome>;
-}
-
-/** Answers as the per-request scripts would, for several requests in one statement. */
-export interface IntakeBatches {
-  /** postLead: the lead's answer, exactly its per-lead script's (acceptLead). */
-  accept(lead: LeadToAccept): Promise<SubmitOutcome>;
-  /** prePing: isBlocked below. */
-  isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
-  /** prePing: the slots taken of each of its `leads` caps' counters (caps.ts fullAmong's read). */
-  usedOf(counters: readonly CapToTake[]): Promise<number[]>;
-  /** prePing: takes a slot of each of its `pings` caps, with the turn's others; false: none taken, take them alone. */
-  countPings(counters: readonly CapToTake[]): Promise<boolean>;
-}
+export type { IntakeBatches, IntakeDeps, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** `refused`: by the acceptance policy, with its reasons; `capped`: by its full caps (docs/contract.md §10). */
-export type PrePingOutcome =
-  | { kind: "invalid"; errors: string[] }
-  | { kind: "blocked" }
-  | { kind: "refused"; reasons: readonly string[] }
-  | Capped
-  | { kind: "eligible" };
-
-export type SubmitOutcome =
-  | { kind: "invalid"; errors: string[] }
-  | { kind: "blocked" }
-  | { kind: "idempotencyConflict" }
-  | { kind: "refused"; reasons: readonly string[]; refusedBy?: readonly RefusedBy[] }
-  | Capped
-  | { kind: "accepted"; leadId: string; replayed: boolean };
 
 /**
  * The eligibility rule both endpoints share (docs/contract.md §5): suppressed, or claimed by a lead accepted
@@ -145,19 +90,60 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
     const refusedBy = deps.policy?.postLeadRefusers?.(submission.vendorName ?? "", validation.value, deps.clock()) ?? [];
     return Promise.resolve(deps.store.read((t) => refusal(t, deps, submission, validation.value, requestHash, { ...answer, refusedBy })));
   }
+  const caps = answer === null ? NO_CAPS : answer.leads;
+  // Intake checks come after the rules and before the caps (docs/contract.md §2); a lead with none
+  // in scope makes no promise for them.
+  const checks = deps.policy?.postLeadChecks?.(submission.vendorName ?? "", validation.value) ?? null;
+  if (checks !== null) return checkedLead(deps, submission, validation.value, requestHash, caps, checks);
+  return writeLead(deps, submission, validation.value, requestHash, caps);
+}
+
+/**
+ * The lead written, taking its caps' slots, or refused by a cap seen full. `checkAnswers`: what its
+ * intake checks answered (CheckAnswers as JSON), stored with it for final rules (check.<name>.*).
+ */
+function writeLead(
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+  checkAnswers?: string,
+): Promise<SubmitOutcome> {
   // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
   // cap counts takes its slots there too (or in its batch's statement, on PostgreSQL).
-  const caps = answer === null ? NO_CAPS : answer.leads;
-  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, validation.value, requestHash, caps);
+  const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, lead, requestHash, caps, checkAnswers);
   const write = () =>
-    deps.batches ? deps.batches.accept(leadToAccept(deps, submission, validation.value, requestHash, caps, alone)) : deps.store.write(alone);
+    deps.batches ? deps.batches.accept(leadToAccept(deps, submission, lead, requestHash, caps, alone, checkAnswers)) : deps.store.write(alone);
   if (caps.length === 0) return write();
   const written = () => answeringCaps(write(), (capped) => deps.fullCounters?.record(capped, deps.clock()));
   // A counter seen full stays full (caps.ts FullCountersSeen): refused by a read, as a rule is, with
   // no write to roll back and no counter's lock waited for. Otherwise the write's statement decides.
   if (!deps.fullCounters?.anyFull(caps)) return written();
-  const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, validation.value, requestHash, caps));
+  const refused = deps.store.read((t) => refusalAtFullCaps(t, deps, submission, lead, requestHash, caps));
   return refused instanceof Promise ? refused.then((outcome) => outcome ?? written()) : refused === null ? written() : Promise.resolve(refused);
+}
+
+/**
+ * A lead with intake checks in scope (docs/contract.md §2, §11). What comes before the policy is
+ * read first, since it decides before any check: a key's earlier answer (a replay calls no check
+ * again) and the number's eligibility (a blocked number calls none). Then the checks, all at once,
+ * bounded by the longest timeout_ms: a refusal answers 422 with their reasons; otherwise the write,
+ * which still decides eligibility and caps for good (a claim may have come in meanwhile).
+ */
+async function checkedLead(
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+  caps: readonly CapToTake[],
+  checks: () => Promise<ChecksAnswer>,
+): Promise<SubmitOutcome> {
+  const earlier = await deps.store.read((t) => answerBeforePolicy(t, deps, submission, lead, requestHash));
+  if (earlier !== null) return earlier;
+  const checked = await checks();
+  if (checked.kind === "refused") return checked;
+  return writeLead(deps, submission, lead, requestHash, caps, JSON.stringify(checked.answers));
 }
 
 function leadToAccept(
@@ -167,13 +153,14 @@ function leadToAccept(
   requestHash: string,
   caps: readonly CapToTake[],
   alone: TableScript<SubmitOutcome>,
+  checkAnswers: string | undefined,
 ): LeadToAccept {
   const now = deps.clock();
   const id = Bun.randomUUIDv7();
   const key = submission.idempotencyKey;
   return {
     fields,
-    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs },
+    lead: { id, vendorId: submission.vendorId, rawRequest: submission.rawBody, checkAnswers, createdAt: now, decideAfter: now + deps.holdPeriodMs },
     callbackId: fields.callBackUrl === null ? null : callbackMessageId(id),
     key: key === null ? null : { key, requestHash },
     caps,
@@ -191,6 +178,7 @@ function* acceptLead(
   lead: ValidLead,
   requestHash: string,
   caps: readonly CapToTake[],
+  checkAnswers: string | undefined,
 ): Script<SubmitOutcome> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
@@ -208,7 +196,8 @@ function* acceptLead(
   }
   // The number is eligible: the caps come last, and a full one rolls all of this back (caps.ts).
   if (caps.length > 0) yield* takeCaps(t, caps);
-  yield* op(t.leads.insertPending(lead, { id: leadId, vendorId, rawRequest: submission.rawBody, createdAt: now, decideAfter: now + deps.holdPeriodMs }));
+  const row = { id: leadId, vendorId, rawRequest: submission.rawBody, checkAnswers, createdAt: now, decideAfter: now + deps.holdPeriodMs };
+  yield* op(t.leads.insertPending(lead, row));
   // The callback row waits (`held`) until the final result is decided.
   if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
   if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));
@@ -229,6 +218,11 @@ function* refusal(
   requestHash: string,
   refused: { kind: "refused"; reasons: readonly string[]; refusedBy?: readonly RefusedBy[] } | Capped,
 ): Script<SubmitOutcome> {
+  return (yield* answerBeforePolicy(t, deps, submission, lead, requestHash)) ?? refused;
+}
+
+/** What the steps before the policy answer (a key's earlier answer, then the number's eligibility), or null when they let the lead through. */
+function* answerBeforePolicy(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome | null> {
   const { vendorId, idempotencyKey: key } = submission;
   const now = deps.clock();
   if (key !== null) {
@@ -237,7 +231,7 @@ function* refusal(
   }
   if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
     return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
-  return refused;
+  return null;
 }
 
 /** The refusal of a lead a full cap in its scope refuses (after a key's answer and eligibility, as above), or null while each has room. */

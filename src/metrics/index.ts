@@ -4,6 +4,7 @@
 // Vendor labels only ever carry a known vendor's name or "unknown" (never a name a stranger sent),
 // so their number is bounded by the vendors table; each known vendor's series are there at 0 from the scrape after it is added.
 import { op, type Script } from "../db/script.ts";
+import type { CheckResult } from "../checks/index.ts";
 import type { QueueDepth } from "../store/callbacks/index.ts";
 import type { Store, Tables } from "../store/index.ts";
 import { AUTH_REFUSALS, UNKNOWN_VENDOR, type AuthRefusal, type RequestNote } from "../http/request-note.ts";
@@ -16,6 +17,7 @@ const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempote
 const FINAL_STATUSES = ["accepted", "rejected"];
 const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"];
 const CERTIFICATE_OUTCOMES = ["verified", "not_verified", "unreachable"];
+const CHECK_OUTCOMES = ["pass", "fail", "error"];
 const each = <L extends string>(label: L, values: string[]) => values.map((value) => ({ [label]: value }) as Record<L, string>);
 
 export function createMetrics() {
@@ -40,9 +42,24 @@ export function createMetrics() {
     // Names come from the operator's policy document (bounded by it): never a text a vendor sent.
     policyRefusals: new Counter(
       "lead_ingress_policy_refusals_total",
-      "postLead refusals by the acceptance policy, by kind (rule, schedule, cap) and the entry's name in the operator's document.",
+      "postLead refusals by the acceptance policy, by kind (rule, schedule, cap, check) and the entry's name in the operator's document.",
       ["kind", "name"] as const,
     ),
+    // Check names come from the operator's document too (docs/checks.md "Metrics").
+    checkAnswers: new Counter(
+      "lead_ingress_check_answers_total",
+      "External checks' answers by check and outcome (pass, fail, error): requests to the service and errors without one (paused, busy); not the cache's.",
+      ["check", "outcome"] as const,
+    ),
+    checkDuration: new Histogram(
+      "lead_ingress_check_duration_seconds",
+      "Time a lead waited for a check's request, from sending it to its answer, error or timeout, by check.",
+      ["check"] as const,
+      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ),
+    checkCacheHits: new Counter("lead_ingress_check_cache_hits_total", "Checks answered from the per-phone cache, with no request, by check.", [
+      "check",
+    ] as const),
     finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const, each("status", FINAL_STATUSES)),
     intakeToDecision: new Histogram(
       "lead_ingress_intake_to_decision_seconds",
@@ -101,6 +118,21 @@ export function countAnswer(metrics: Metrics, route: string, status: number, sec
     metrics.intake.inc({ vendor, outcome });
     for (const { kind, name } of note.refusal?.refusedBy ?? []) metrics.policyRefusals.inc({ kind, name });
   }
+}
+
+/** Counts a check's result for a lead: from the cache a hit, else an answer by outcome, and a request's wait. */
+export function countCheckResult(metrics: Metrics, result: CheckResult): void {
+  const check = result.check.name;
+  // A check's series all appear at its first result, so a rate over them (the alert's error
+  // ratio, the cache's hits) exists before its first error or hit.
+  metrics.checkCacheHits.show({ check });
+  for (const outcome of CHECK_OUTCOMES) metrics.checkAnswers.show({ check, outcome });
+  if (result.source === "cache") {
+    metrics.checkCacheHits.inc({ check });
+    return;
+  }
+  metrics.checkAnswers.inc({ check, outcome: result.answer.outcome });
+  if (result.source === "request") metrics.checkDuration.observe({ check }, result.durationMs / 1000);
 }
 
 const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead"]);

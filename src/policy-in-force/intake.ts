@@ -1,11 +1,16 @@
 // Intake's questions (intake/policy-port.ts) answered by the policy in force at the moment of each
-// request: what it refuses, and the caps in scope that the database then counts (store/cap-usage/).
+// request: what it refuses, the caps in scope that the database then counts (store/cap-usage/),
+// and the intake checks in scope (checks/intake.ts), compiled once per policy version.
+import { type CompiledCheck, checksInScope, compileChecks } from "../checks/entry.ts";
+import type { IntakeChecks } from "../checks/intake.ts";
 import type { CapToTake, IntakePolicy, PolicyAnswer, ValidPing } from "../intake/policy-port.ts";
 import type { ValidLead } from "../intake/lead-schema.ts";
-import { factsOfLead, type Verdict } from "../policy/index.ts";
+import { type CompiledPolicy, factsOfLead, type Verdict } from "../policy/index.ts";
 import type { PolicyInForce } from "./loader.ts";
 
-export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePolicy {
+/** `checks`: runs a lead's intake checks; without it the policy's checks are kept, not run (the CLI's `rules test`). */
+export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: IntakeChecks): IntakePolicy {
+  const intakeChecksOf = intakeChecksCompiler();
   return {
     postLead(vendor, lead, at) {
       const policy = inForce.current();
@@ -20,6 +25,29 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">): IntakePol
       if (!policy.active) return null;
       return answerOf(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
     },
+    postLeadChecks(vendor, lead) {
+      if (checks === undefined) return null;
+      const compiled = intakeChecksOf(inForce.current());
+      if (compiled.length === 0) return null;
+      const inScopeOf = checksInScope(compiled, "intake", vendor, lead.vendorCampaignName);
+      return inScopeOf.length === 0 ? null : () => checks.run(inScopeOf, factsOfLead(vendor, lead));
+    },
+  };
+}
+
+/**
+ * The enabled intake checks of a policy, compiled when the policy in force changes (a new version
+ * is a new CompiledPolicy object) and kept until it does: a lead costs one comparison.
+ */
+function intakeChecksCompiler(): (policy: CompiledPolicy) => readonly CompiledCheck[] {
+  let compiledFor: CompiledPolicy | undefined;
+  let compiled: readonly CompiledCheck[] = [];
+  return (policy) => {
+    if (policy !== compiledFor) {
+      compiled = compileChecks(policy.document).filter((check) => check.stage === "intake");
+      compiledFor = policy;
+    }
+    return compiled;
   };
 }
 

@@ -24,9 +24,9 @@ export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "
 
 /**
  * Notes on the entries of a valid document this release does not fully apply, by path and name:
- * checks (docs/contract.md §11) are kept but not applied, so a final rule reading their facts
- * (`certificate.*`, `check.*`) is applied with those facts blank. Final rules are otherwise
- * applied when a lead is decided.
+ * final-stage checks (docs/contract.md §11) are kept but not applied (intake's are), and a final
+ * rule reading their facts (`certificate.*`, `check.*`) is applied with those facts blank. Final
+ * rules are otherwise applied when a lead is decided.
  */
 export function notAppliedYet(policy: Policy): string[] {
   const finalRules = (policy.rules ?? []).flatMap((rule, i) =>
@@ -34,7 +34,9 @@ export function notAppliedYet(policy: Policy): string[] {
       ? [`/rules/${i} (${rule.name}): a final rule reading certificate.* or check.* facts, which are blank until checks are applied`]
       : [],
   );
-  const checks = (policy.checks ?? []).map((check, i) => `/checks/${i} (${check.name}): checks are kept but not applied yet by this release`);
+  const checks = (policy.checks ?? []).flatMap((check, i) =>
+    check.stage === "final" ? [`/checks/${i} (${check.name}): final-stage checks are kept but not applied yet by this release`] : [],
+  );
   return [...finalRules, ...checks];
 }
 

@@ -17,6 +17,7 @@ import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
 import type { PolicyTable } from "./policy/index.ts";
 import type { RefusalsTable } from "./refusals/index.ts";
+import type { SecretsTable } from "./secrets/index.ts";
 import type { SuppressionsTable } from "./suppressions/index.ts";
 import type { VendorsTable } from "./vendors/index.ts";
 
@@ -36,6 +37,7 @@ export interface Tables {
   refusals: RefusalsTable;
   capUsage: CapUsageTable;
   findings: FindingsTable;
+  secrets: SecretsTable;
 }
 
 /**

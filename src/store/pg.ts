@@ -18,6 +18,7 @@ import { pgPhoneClaims } from "./phone-claims/pg.ts";
 import { pgPolicy } from "./policy/pg.ts";
 import { pgFindings } from "./findings/pg.ts";
 import { pgRefusals } from "./refusals/pg.ts";
+import { pgSecrets } from "./secrets/pg.ts";
 import { pgSuppressions } from "./suppressions/pg.ts";
 import { pgVendors } from "./vendors/pg.ts";
 
@@ -43,6 +44,7 @@ function tablesOn(db: PgDb): TablesOn {
     const refusals = pgRefusals(db);
     const capUsage = pgCapUsage(db);
     const findings = pgFindings(db);
+    const secrets = pgSecrets(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -59,6 +61,7 @@ function tablesOn(db: PgDb): TablesOn {
       refusals: refusals(on),
       capUsage: capUsage(on),
       findings: findings(on),
+      secrets: secrets(on),
     });
     tablesByDb.set(db, build);
   }

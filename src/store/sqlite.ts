@@ -21,6 +21,7 @@ import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
 import { sqlitePolicy } from "./policy/sqlite.ts";
 import { sqliteFindings } from "./findings/sqlite.ts";
 import { sqliteRefusals } from "./refusals/sqlite.ts";
+import { sqliteSecrets } from "./secrets/sqlite.ts";
 import { sqliteSuppressions } from "./suppressions/sqlite.ts";
 import { sqliteVendors } from "./vendors/sqlite.ts";
 
@@ -69,6 +70,7 @@ function tablesOf(connection: Connection): ConnectionTables {
       refusals: sqliteRefusals(db),
       capUsage: capUsage.table,
       findings: sqliteFindings(db),
+      secrets: sqliteSecrets(db),
     };
     found = { tables, participants: [capUsage.tally] };
     tablesByConnection.set(sqlite, found);

@@ -12,6 +12,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
   suppress: ["add", "remove", "check", "list", "import"],
   leads: ["list", "show", "decide"],
   callbacks: ["list", "show", "retry", "replay"],
+  checks: ["secret"],
 };
 
 test("--help lists every command; each command and subcommand has its own --help", async () => {

@@ -5,6 +5,7 @@
 // entry is disabled and enabled by its button; no change is taken without the session's CSRF token;
 // each cap's use in its window and each entry's refusals since 00:00 UTC are shown, bounded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ensureChecksSecret } from "../../src/checks/secret.ts";
 import { op } from "../../src/db/script.ts";
 import { BUCKETS_SHOWN, startOfUtcDay } from "../../src/console/policy-use.ts";
 import { calendarWindow } from "../../src/policy/index.ts";
@@ -269,4 +270,12 @@ test("an each-campaign cap shows its busiest buckets, at most BUCKETS_SHOWN, a l
   expect(rows[0]!.slice(0, 3)).toEqual(["per-campaign", "campaign &lt;b&gt;busy&lt;/b&gt;", "3 / 5"]);
   expect(rows.slice(1, BUCKETS_SHOWN).map((row) => row[1])).toEqual(buckets.slice(0, BUCKETS_SHOWN - 1).map((bucket) => `campaign ${bucket}`));
   expect(rows[BUCKETS_SHOWN]).toEqual(["per-campaign", "and 3 more"]);
+});
+
+test("the page shows the checks signing secret, the one stored for the service (and `checks secret` prints)", async () => {
+  const secret = await ensureChecksSecret(server.store);
+  expect(secret).toMatch(/^whsec_/);
+  const page = await operator.get("/policy");
+  expect(page.text).toContain('<details id="checks-secret"><summary>Checks signing secret</summary>');
+  expect(page.text).toContain(`<p class="mono">${secret}</p>`);
 });

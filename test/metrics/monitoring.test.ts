@@ -64,12 +64,16 @@ beforeAll(async () => {
   const policy = {
     rules: [{ name: "no-tx", require: { field: "state", op: "not_equals", value: "TX" } }],
     caps: [{ name: "daily", counts: "leads", max: 1000, per: "day" }],
+    checks: [{ name: "scrub", url: "http://127.0.0.1:9/check", campaigns: ["checked"], timeout_ms: 200 }],
   };
   await importPolicy(server.store, JSON.stringify(policy), "cli:test");
   for (let tries = 0; (await post(`${server.url}/v1/postLead`, validLead({ state: "TX" }), { authorization: server.auth })).status !== 422; tries++) {
     if (tries > 100) throw new Error("the policy was not applied");
     await Bun.sleep(50);
   }
+  // A lead an external check is asked about (its address, private, is refused: an error, accepted
+  // by on_error): the checks' series appear on a check's first result.
+  await post(`${server.url}/v1/postLead`, validLead({ vendor_campaign_name: "checked" }), { authorization: server.auth });
   await fetch(`${server.url}/metrics`);
   scrape = exposed(await (await fetch(`${server.url}/metrics`)).text());
 });
@@ -108,6 +112,11 @@ test("the dashboard covers what operators asked for: requests, intake by vendor,
     "lead_ingress_callbacks_dead",
     "lead_ingress_ready",
     "lead_ingress_policy_refusals_total",
+    "lead_ingress_check_answers_total",
+    "lead_ingress_check_duration_seconds_bucket",
+    "lead_ingress_check_cache_hits_total",
+    "lead_ingress_certificate_verifications_total",
+    "lead_ingress_certificate_verification_duration_seconds_bucket",
   ])
     expect(asked).toContain(name);
 });

@@ -209,3 +209,4 @@ export const policy = pgTable("policy", {
 export { refusals } from "./refusals-schema.ts";
 export { capUsage } from "./cap-usage-schema.ts";
 export { leadFindings } from "./findings-schema.ts";
+export { secrets } from "./secrets-schema.ts";

@@ -56,6 +56,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "phone_claims",
     "policy",
     "refusals",
+    "secrets",
     "suppressions",
     "vendors",
   ]);

@@ -1,0 +1,135 @@
+// `bun bench/checks.ts [rounds] [seconds] [connections]`: issue 28's goal for intake checks. Two
+// servers of this checkout on fresh databases (BENCH_BACKEND=postgres: each on its own database of
+// one throwaway cluster), A without a policy, B with one intake check whose service (served by this
+// process) answers `pass` after 20 ms; driven by the same closed-loop load (postLead accept, a new
+// number each) at the same concurrency, in alternating rounds (A first in odd rounds, B first in
+// even ones), so the VM's drift falls on both alike. Prints req/s per round, the median of the pair
+// ratios B/A (the goal: at least 0.8, the wait must not hold a core) and each side's p50/p99.
+// Then C: the check's service hangs (timeout_ms HANG_TIMEOUT_MS): every lead is answered (on_error
+// accept), and none waits much longer than the timeout (p50 and p99 printed).
+//
+// Concurrency matters: in a closed loop, throughput ≤ connections / latency, so B's 20 ms wait per
+// lead caps it at connections / 0.02 s. The default, 200 connections, lets B reach 10,000 req/s,
+// above what one core accepts, so the ratio measures the server's cost, not the loop's.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { basicAuth, PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
+import { cpuSeconds } from "./cpu.ts";
+import { runLoad, type LoadResult } from "./drive.ts";
+import { startPgCluster } from "../scripts/pg-cluster.ts";
+import { startServer, type BenchServer } from "./server.ts";
+import { pgSettings } from "./settings.ts";
+
+const rounds = Number(process.argv[2] ?? 4);
+const seconds = Number(process.argv[3] ?? 6);
+const connections = Number(process.argv[4] ?? 200);
+const WARMUP_SECONDS = 2;
+const ANSWER_MS = 20;
+const HANG_TIMEOUT_MS = 200;
+
+// The check service: /pass answers after ANSWER_MS, /hang never (until the server gives up).
+const service = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    await request.arrayBuffer();
+    if (new URL(request.url).pathname === "/hang") return new Promise<Response>(() => {});
+    await Bun.sleep(ANSWER_MS);
+    return Response.json({ outcome: "pass", reason: "clean" });
+  },
+});
+
+const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-checks-bench-"));
+/** A policy of one intake check on every lead, at `path` of the service. */
+async function policyFile(name: string, path: string, timeoutMs: number): Promise<string> {
+  const file = join(tmp, `${name}.json`);
+  const check = { name, url: `${service.url.origin}${path}`, send: ["phone_number", "state"], timeout_ms: timeoutMs, on_error: "accept" };
+  await Bun.write(file, JSON.stringify({ checks: [check] }));
+  return file;
+}
+
+type Side = "A" | "B" | "C";
+const cluster = process.env.BENCH_BACKEND === "postgres" ? await startPgCluster({ settings: pgSettings(process.env) }) : null;
+const start = async (side: Side, policyPath: string | undefined) =>
+  startServer({
+    binary: undefined,
+    repoDir: join(import.meta.dir, ".."),
+    databasePath: cluster ? await cluster.createDatabase(side.toLowerCase()) : join(tmp, `${side}.db`),
+    logPath: join(tmp, `${side}.log`),
+    // The check service is on loopback: allowed as in development and tests.
+    flags: ["--worker", "false", "--allow-private-callbacks", "true", "--log-level", "warn"],
+    policyPath,
+  });
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((p, q) => p - q);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+interface Measured extends LoadResult {
+  /** The server's CPU per request (µs, /proc), the warm-up's requests estimated at the measured rate; the check service's is not in it. */
+  cpuMicros: number;
+}
+
+let phoneBase = 1 + Math.floor(Math.random() * 1_000_000_000);
+async function load(server: BenchServer): Promise<Measured> {
+  phoneBase += 5_000_000;
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await runLoad({
+    url: server.url,
+    path: "/v1/postLead",
+    headers: { authorization: basicAuth("bench", "bench-password") },
+    connections,
+    duration: seconds,
+    warmup: WARMUP_SECONDS,
+    template: validLeadTemplate,
+    slot: PHONE_SLOT,
+    phoneStart: phoneBase,
+    phoneCount: 5_000_000,
+  });
+  const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / (result.total + result.requestsPerSec * WARMUP_SECONDS);
+  return { ...result, cpuMicros };
+}
+
+const describe = (side: Side, r: Measured) =>
+  `${side} ${r.requestsPerSec.toFixed(0)} req/s p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms CPU ${r.cpuMicros.toFixed(0)} µs/req [${Object.keys(r.statusCodes).join(",")}]`;
+
+const servers: Partial<Record<Side, BenchServer>> = {};
+try {
+  servers.A = await start("A", undefined);
+  servers.B = await start("B", await policyFile("answers-in-20ms", "/pass", 800));
+  const measured: Record<"A" | "B", Measured[]> = { A: [], B: [] };
+  for (let round = 0; round < rounds; round++) {
+    const order: ("A" | "B")[] = round % 2 === 0 ? ["A", "B"] : ["B", "A"];
+    const lines = [];
+    for (const side of order) {
+      const result = await load(servers[side]!);
+      measured[side].push(result);
+      lines.push(describe(side, result));
+    }
+    console.log(`round ${round + 1}: ${lines.join(" | ")}`);
+  }
+  const rate = (side: "A" | "B") => measured[side].map((r) => r.requestsPerSec);
+  const ratios = rate("A").map((a, i) => rate("B")[i]! / a);
+  console.log(
+    `RESULT one intake check answering in ${ANSWER_MS} ms, ${connections} connections: A ${median(rate("A")).toFixed(0)} B ${median(rate("B")).toFixed(0)} req/s; ` +
+      `median pair ratio B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((x) => x.toFixed(2)).join(",")}; goal ≥ 0.8); ` +
+      `p99 A ${median(measured.A.map((r) => r.p99Ms)).toFixed(1)} B ${median(measured.B.map((r) => r.p99Ms)).toFixed(1)} ms; ` +
+      `server CPU µs/req A ${median(measured.A.map((r) => r.cpuMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.cpuMicros)).toFixed(0)}`,
+  );
+  await Promise.all([servers.A.stop(), servers.B.stop()]);
+  servers.A = servers.B = undefined;
+
+  servers.C = await start("C", await policyFile("hangs", "/hang", HANG_TIMEOUT_MS));
+  const hung = await load(servers.C);
+  console.log(
+    `RESULT a hanging check service, timeout_ms ${HANG_TIMEOUT_MS}: ${describe("C", hung)}; every lead answered 200: ${Object.keys(hung.statusCodes).join(",") === "200"}`,
+  );
+} finally {
+  await Promise.all(Object.values(servers).map((server) => server?.stop()));
+  await cluster?.stop();
+  service.stop(true);
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,5 @@
+CREATE TABLE "secrets" (
+	"name" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL,
+	"created_at" bigint NOT NULL
+);
