@@ -66,6 +66,8 @@ describe("the fixtures folder", () => {
     expect(needs["10-policy/leads-cap-full"]).toEqual(["database"]);
     expect(needs["10-policy/each-vendor-cap"]!.sort()).toEqual(["database", "other-vendor"]);
     expect(needs["10-policy/final-rules-reject-in-callback"]!.sort()).toEqual(["database", "receiver"]);
+    expect(needs["10-policy/intake-check-fail"]).toEqual(["database", "receiver"]);
+    expect(needs["11-certificates/no-phone-match-rejected"]).toEqual(["receiver", "trustedform"]);
   });
 
   test("every kind of policy refusal has its case, each carrying its policy", () => {
@@ -76,6 +78,7 @@ describe("the fixtures folder", () => {
     expect(lists("rules").some((rule) => rule.stage === "final")).toBe(true);
     expect(lists("rules").some((rule) => rule.vendors !== undefined && rule.campaigns !== undefined)).toBe(true);
     expect(lists("schedules").some((schedule) => JSON.stringify(schedule.open) === "{}")).toBe(true);
+    expect(new Set(lists("checks").map((check) => check.on_error))).toEqual(new Set(["accept", "reject"]));
     expect(new Set(lists("caps").map((cap) => `${cap.counts}${cap.each ? `/${cap.each}` : ""}`))).toEqual(new Set(["leads", "pings", "leads/vendor"]));
   });
 });

@@ -24,8 +24,6 @@ const OTHER = { user: "replay-other", password: "replay-other-password" };
 
 let server: ServerProcess;
 let receiver: MockReceiver;
-/** Plays TrustedForm for 11-certificates/ (the callbacks' receiver needs the vendor's secret, known only once the server has started). */
-let trustedForm: MockReceiver;
 let database: { store: Store; close(): Promise<void> };
 let cleanup: () => void;
 let options: ReplayOptions;
@@ -35,12 +33,14 @@ beforeAll(async () => {
   const temp = tempDatabasePath();
   cleanup = temp.cleanup;
   setting = TEST_BACKEND === "postgres" ? await freshPgDatabase() : temp.path;
-  trustedForm = startMockReceiver({ port: 0 });
+  // It also plays TrustedForm for 11-certificates/ and the check services of 10-policy/; the
+  // vendor's signing secret, known once the server has started, is given to it then.
+  receiver = startMockReceiver({ port: 0 });
   server = await spawnServer([
     "--trustedform-api-key",
     "replay-test-key",
     "--trustedform-base-url",
-    new URL("/trustedform", trustedForm.url).href,
+    new URL("/trustedform", receiver.url).href,
     "--database",
     setting,
     "--bootstrap-vendor",
@@ -63,7 +63,7 @@ beforeAll(async () => {
   const suppressed = freshPhone().display;
   await addSuppression(database.store, suppressed, "replay test", "test");
   const vendor = await database.store.read((t) => op(t.vendors.findByName(VENDOR.user)));
-  receiver = startMockReceiver({ secret: vendor!.signingSecret });
+  receiver.setSecret(vendor!.signingSecret);
   options = {
     url: server.url,
     vendor: VENDOR,
@@ -79,7 +79,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.stop();
-  await trustedForm?.stop();
   await server?.stop();
   await database?.close();
   cleanup?.();
