@@ -2,15 +2,9 @@
 // A rotation keeps the replaced secret signing beside the new one until the overlap ends, so a
 // vendor can deploy the new secret without a window in which callbacks fail verification. Both
 // backends read these facts with each claimed callback and decide here, at the attempt's time.
+import type { SigningSecrets } from "../store/vendors/index.ts";
 
-export interface SigningSecrets {
-  /** The newest secret: it signs every callback. */
-  signingSecret: string;
-  /** The secret the last rotation replaced, or null. */
-  previousSigningSecret: string | null;
-  /** Until when (ms) the previous secret signs too; null without one. */
-  previousSecretUntil: number | null;
-}
+export type { SigningSecrets };
 
 /** The secrets that sign a callback sent at `t`, newest first: the previous one only until its overlap ends. */
 export function signingSecretsAt(secrets: SigningSecrets, t: number): string[] {

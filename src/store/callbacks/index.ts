@@ -5,7 +5,7 @@
 // interrupted by a crash are retried (at least once, same id). An operator may replay a dead or
 // delivered one. Every attempt is kept as history, one row each.
 import type { CallbackFilter } from "./search.ts";
-import type { SigningSecrets } from "../../callbacks/signing-secrets.ts";
+import type { SigningSecrets } from "../vendors/index.ts";
 import type { Op } from "../../db/script.ts";
 import type { CallbackStatus } from "../../db/schema.ts";
 import type { StoredRow } from "../leads/index.ts";

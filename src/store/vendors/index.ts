@@ -1,9 +1,13 @@
 // Vendors: the holders of Basic-auth credentials and callback signing secrets.
 import type { Op } from "../../db/script.ts";
 import type { vendors } from "../../db/schema.ts";
-import type { SigningSecrets } from "../../callbacks/signing-secrets.ts";
 
 export type Vendor = typeof vendors.$inferSelect;
+/**
+ * The vendor's callback signing secrets: the newest, and the one the last rotation replaced with
+ * until when it still signs (callbacks/signing-secrets.ts decides which sign a callback).
+ */
+export type SigningSecrets = Pick<Vendor, "signingSecret" | "previousSigningSecret" | "previousSecretUntil">;
 /** A vendor as inserted: no rotation overlaps yet, so the previous secret's columns may be left out. */
 export type NewVendorRow = typeof vendors.$inferInsert & Pick<Vendor, "id" | "createdAt" | "updatedAt">;
 
