@@ -151,7 +151,9 @@ export async function rotateSigningSecret(store: Store, name: string, actor: str
   const secrets = rotatedSecrets(vendor, newSigningSecret(), now, overlapMs);
   const rotated = await store.write(function* (t) {
     if (!(yield* op(t.vendors.setSigningSecrets(vendor.id, vendor.signingSecret, secrets, now)))) return false;
-    yield* op(t.audit.append(auditEntry({ actor, action: "vendor.rotate-secret", subject: name }, now)));
+    const detail =
+      secrets.previousSecretUntil === null ? "old secret stopped at once" : `old secret signs until ${new Date(secrets.previousSecretUntil).toISOString()}`;
+    yield* op(t.audit.append(auditEntry({ actor, action: "vendor.rotate-secret", subject: name, detail }, now)));
     return true;
   });
   if (!rotated) throw new VendorError(`The signing secret of ${name} was rotated meanwhile by someone else: nothing was changed.`);

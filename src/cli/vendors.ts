@@ -114,7 +114,7 @@ export const vendorsGroup: CommandGroup = {
     "rotate-secret": {
       args: "NAME [--signing-secret-overlap DURATION]",
       about:
-        "Makes a new callback signing secret for a vendor and prints it once, with when the old one stops signing: until then every callback carries both signatures (the overlap: --signing-secret-overlap, else $LEAD_INGRESS_SIGNING_SECRET_OVERLAP, else 24h; 0 stops the old one at once). Rotating again during an overlap drops the oldest secret at once.",
+        "Makes a new callback signing secret for a vendor and prints it once, with when the old one stops signing: until then every callback carries both signatures (the overlap: --signing-secret-overlap, else $LEAD_INGRESS_SIGNING_SECRET_OVERLAP, else 24h; 0s stops the old one at once). Rotating again during an overlap drops the oldest secret at once.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const overlap = takeFlag(args, "--signing-secret-overlap");
