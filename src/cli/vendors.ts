@@ -7,9 +7,6 @@ import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
 import { count, isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
 
-/** A time to the millisecond: the end of an overlap, which a vendor's or a test's clock compares against. */
-const exactTime = (ms: number) => new Date(ms).toISOString();
-
 /** Secrets are printed once, as aligned lines, followed by why they must be kept now. */
 function printSecrets(context: CommandContext, fields: [string, string][], note: string): number {
   for (const line of renderFields(fields, "")) context.print(line);
@@ -125,9 +122,10 @@ export const vendorsGroup: CommandGroup = {
           [
             ["vendor:", name],
             ["signing secret:", rotated.signingSecret],
+            // To the millisecond: the moment a receiver's clock is compared against.
             ["old secret signs until:", isoTime(rotated.oldSecretStopsAt) ?? "-"],
           ],
-          `Store it now and give it to the vendor: it is not shown again. ${rotationConsequence(rotated, exactTime)}`,
+          `Store it now and give it to the vendor: it is not shown again. ${rotationConsequence(rotated, isoTime)}`,
         );
       },
     },
@@ -155,7 +153,7 @@ function describeVendor({ vendor, leadsByStatus }: VendorOverview, now: number):
       ["status:", vendor.enabled ? "enabled" : "disabled"],
       ["created:", isoTime(vendor.createdAt)],
       ["updated:", isoTime(vendor.updatedAt)],
-      ["signing secret:", signingSecretStatus(vendor, now, exactTime)],
+      ["signing secret:", signingSecretStatus(vendor, now, isoTime)],
       ["leads:", leads],
     ],
     "",
