@@ -14,11 +14,11 @@ import { freshPgDatabase, post, startTestServer, VENDOR, type ApiTestServer } fr
 /** Long enough for a lead posted just after the rotation to be decided and called back within it. */
 const OVERLAP = "4s";
 
+const SETTINGS = { holdPeriodMs: 100, workerPollIntervalMs: 20, allowPrivateCallbacks: true };
 const BACKENDS = {
   SQLite: async () => startTestServer(SETTINGS),
   PostgreSQL: async () => startTestServer({ ...SETTINGS, databasePath: await freshPgDatabase() }),
 };
-const SETTINGS = { holdPeriodMs: 100, workerPollIntervalMs: 20, allowPrivateCallbacks: true };
 
 for (const [backend, start] of Object.entries(BACKENDS)) {
   describe(`rotate-secret with an overlap (${backend})`, () => {
