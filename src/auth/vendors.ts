@@ -6,6 +6,7 @@ import type { Store, Tables } from "../store/index.ts";
 import type { Vendor } from "../store/vendors/index.ts";
 import { VENDOR_NAME } from "./vendor-name.ts";
 import { newSigningSecret } from "../callbacks/signature.ts";
+import { overlapEnd, rotatedSecrets, type SigningSecrets } from "../callbacks/signing-secrets.ts";
 
 export type { Vendor } from "../store/vendors/index.ts";
 
@@ -50,6 +51,8 @@ async function insertNewVendor(store: Store, name: string, password: string, now
     name,
     passwordHash: await hashPassword(password),
     signingSecret: newSigningSecret(),
+    previousSigningSecret: null,
+    previousSecretUntil: null,
     enabled: true,
     createdAt: now,
     updatedAt: now,
@@ -130,10 +133,41 @@ export async function rotatePassword(store: Store, name: string, actor: string, 
   return { vendor: { ...vendor, passwordHash, updatedAt: now }, password };
 }
 
-export async function rotateSigningSecret(store: Store, name: string, actor: string, now = Date.now()): Promise<Vendor> {
-  const signingSecret = newSigningSecret();
-  const vendor = await changeVendor(store, name, { actor, action: "vendor.rotate-secret" }, now, (t, { id }) =>
-    t.vendors.setSigningSecret(id, signingSecret, now),
-  );
-  return { ...vendor, signingSecret, updatedAt: now };
+export interface RotatedSecret {
+  vendor: Vendor;
+  /** The new signing secret: shown once. */
+  signingSecret: string;
+  /** Until when the replaced secret signs callbacks beside the new one; null: it stopped at once (no overlap). */
+  oldSecretStopsAt: number | null;
 }
+
+/**
+ * A new signing secret for the vendor; the one it replaces keeps signing beside it for `overlapMs`
+ * (callbacks/signing-secrets.ts). The change and its audit entry are written together, only if no
+ * other rotation changed the secret since it was read.
+ */
+export async function rotateSigningSecret(store: Store, name: string, actor: string, overlapMs: number, now = Date.now()): Promise<RotatedSecret> {
+  const vendor = await requireVendor(store, name);
+  const secrets = rotatedSecrets(vendor, newSigningSecret(), now, overlapMs);
+  const rotated = await store.write(function* (t) {
+    if (!(yield* op(t.vendors.setSigningSecrets(vendor.id, vendor.signingSecret, secrets, now)))) return false;
+    const detail =
+      secrets.previousSecretUntil === null ? "old secret stopped at once" : `old secret signs until ${new Date(secrets.previousSecretUntil).toISOString()}`;
+    yield* op(t.audit.append(auditEntry({ actor, action: "vendor.rotate-secret", subject: name, detail }, now)));
+    return true;
+  });
+  if (!rotated) throw new VendorError(`The signing secret of ${name} was rotated meanwhile by someone else: nothing was changed.`);
+  return { vendor: { ...vendor, ...secrets, updatedAt: now }, signingSecret: secrets.signingSecret, oldSecretStopsAt: secrets.previousSecretUntil };
+}
+
+/** What a rotation means for the vendor's receiver, said beside the new secret (CLI and console); `time` writes a time. */
+export const rotationConsequence = ({ oldSecretStopsAt }: RotatedSecret, time: (ms: number) => string): string =>
+  oldSecretStopsAt === null
+    ? "Callbacks from now on (retries too) are signed with the new secret alone: the old one no longer signs."
+    : `Until ${time(oldSecretStopsAt)} every callback carries two signatures, the new secret's and the old one's; after that only the new one's.`;
+
+/** A vendor's signing secret's status at `now`, never the secret: whether a rotation's overlap is running and until when. */
+export const signingSecretStatus = (secrets: SigningSecrets, now: number, time: (ms: number) => string): string => {
+  const until = overlapEnd(secrets, now);
+  return until === null ? "one secret signs" : `rotated: old and new both sign until ${time(until)}`;
+};

@@ -2,6 +2,7 @@
 // the checked address with a timeout, and report what happened. Never throws: every failure is
 // an attempt result to record.
 import { callbackHeaders } from "./signature.ts";
+import { signingSecretsAt } from "./signing-secrets.ts";
 import { pinnedFetchInit } from "./pinned-fetch.ts";
 import { parseRetryAfter } from "./backoff.ts";
 import type { AttemptRecord, DueCallback } from "../store/callbacks/index.ts";
@@ -49,7 +50,9 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
   try {
     const target = await resolveCallbackTarget(new URL(callback.url), { allowPrivate: deps.allowPrivate, lookup: deps.lookup, signal });
     if (!target.ok) return result({ error: target.error });
-    const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret: callback.signingSecret });
+    // Which secrets sign is decided now, at the attempt, not at the claim: an overlap ends on time.
+    const secret = signingSecretsAt(callback, startedAt);
+    const headers = callbackHeaders({ id: callback.id, timestamp: Math.floor(startedAt / 1000), body: callback.payload, secret });
     const pinned = pinnedFetchInit(new URL(callback.url), target, { method: "POST", headers, body: callback.payload, signal });
     const response = await fetch(pinned.url, pinned.init);
     // The status line decides the outcome (2xx within the timeout is delivered); the excerpt is

@@ -33,14 +33,20 @@ export function signCallback({ id, timestamp, body, secret }: CallbackToSign): s
   return `v1,${mac}`;
 }
 
-/** Every header of a callback POST: content type, user agent and the three Standard Webhooks headers. */
-export function callbackHeaders(callback: CallbackToSign): Record<string, string> {
+/**
+ * Every header of a callback POST: content type, user agent and the three Standard Webhooks headers.
+ * Given several secrets (a rotation's overlap, callbacks/signing-secrets.ts), webhook-signature
+ * carries one `v1,` value per secret, in their order, separated by spaces: a verifier accepts the
+ * message when any of them matches its secret.
+ */
+export function callbackHeaders(callback: Omit<CallbackToSign, "secret"> & { secret: string | readonly string[] }): Record<string, string> {
+  const secrets = typeof callback.secret === "string" ? [callback.secret] : callback.secret;
   return {
     "content-type": "application/json",
     "user-agent": USER_AGENT,
     "webhook-id": callback.id,
     "webhook-timestamp": String(callback.timestamp),
-    "webhook-signature": signCallback(callback),
+    "webhook-signature": secrets.map((secret) => signCallback({ ...callback, secret })).join(" "),
   };
 }
 

@@ -16,7 +16,12 @@ export function printable(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-export const isoTime = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+/** ISO 8601 UTC to the millisecond; null stays null. */
+export function isoTime(ms: number): string;
+export function isoTime(ms: number | null): string | null;
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
 
 /** A time for a table: ISO 8601 UTC to the second, "-" when unset. */
 export const tableTime = (ms: number | null): string => isoTime(ms)?.replace(/\.\d{3}Z$/, "Z") ?? "-";

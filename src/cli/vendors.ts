@@ -1,5 +1,7 @@
 // `lead-ingress vendors …`: manage vendor credentials without touching the database by hand.
-import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled } from "../auth/vendors.ts";
+import { addVendor, listVendors, rotatePassword, rotateSigningSecret, rotationConsequence, setVendorEnabled, signingSecretStatus } from "../auth/vendors.ts";
+import { overlapEnd } from "../callbacks/signing-secrets.ts";
+import { loadConfig } from "../config/index.ts";
 import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
@@ -49,16 +51,24 @@ export const vendorsGroup: CommandGroup = {
     },
     list: {
       args: "[--json]",
-      about: "Lists vendors by name: enabled or disabled, created, last changed. Never shows secrets.",
+      about:
+        "Lists vendors by name: enabled or disabled, created, last changed, and until when a rotated signing secret's old one still signs (- when none does). Never shows secrets.",
       async run(args, context) {
         const asJson = takeSwitch(args, "--json");
         const vendors = await context.useDatabase(args, (database) => listVendors(database.store));
+        const now = Date.now();
         const lines = renderListing(vendors, {
           asJson,
-          asJsonValue: (v) => ({ name: v.name, enabled: v.enabled, created_at: isoTime(v.createdAt), updated_at: isoTime(v.updatedAt) }),
+          asJsonValue: (v) => ({
+            name: v.name,
+            enabled: v.enabled,
+            created_at: isoTime(v.createdAt),
+            updated_at: isoTime(v.updatedAt),
+            old_secret_signs_until: isoTime(overlapEnd(v, now)),
+          }),
           empty: "No vendors. Add one with: lead-ingress vendors add NAME",
-          headers: ["NAME", "STATUS", "CREATED", "UPDATED"],
-          row: (v) => [v.name, v.enabled ? "enabled" : "disabled", tableTime(v.createdAt), tableTime(v.updatedAt)],
+          headers: ["NAME", "STATUS", "CREATED", "UPDATED", "OLD SECRET SIGNS UNTIL"],
+          row: (v) => [v.name, v.enabled ? "enabled" : "disabled", tableTime(v.createdAt), tableTime(v.updatedAt), tableTime(overlapEnd(v, now))],
         });
         for (const line of lines) context.print(line);
         return 0;
@@ -66,14 +76,16 @@ export const vendorsGroup: CommandGroup = {
     },
     show: {
       args: "NAME [--json]",
-      about: "Shows a vendor (enabled or disabled, created, last changed; never its secrets) and how many of its leads are pending, accepted and rejected.",
+      about:
+        "Shows a vendor (enabled or disabled, created, last changed, its signing secret's status: whether a rotation's old secret still signs and until when; never its secrets) and how many of its leads are pending, accepted and rejected.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
         const asJson = takeSwitch(args, "--json");
         const overview = await context.useDatabase(args, (database) => findVendorOverview(database.store, name));
         if (!overview) throw new OperatorError(`No such vendor: ${name}`);
-        if (asJson) context.print(json(overviewAsJson(overview)));
-        else for (const line of describeVendor(overview)) context.print(line);
+        const now = Date.now();
+        if (asJson) context.print(json(overviewAsJson(overview, now)));
+        else for (const line of describeVendor(overview, now)) context.print(line);
         return 0;
       },
     },
@@ -97,29 +109,41 @@ export const vendorsGroup: CommandGroup = {
       },
     },
     "rotate-secret": {
-      args: "NAME",
-      about: "Replaces a vendor's callback signing secret and prints it once; every callback sent from now on (retries too) is signed with it.",
+      args: "NAME [--signing-secret-overlap DURATION]",
+      about:
+        "Makes a new callback signing secret for a vendor and prints it once, with when the old one stops signing: until then every callback carries both signatures (the overlap: --signing-secret-overlap, else $LEAD_INGRESS_SIGNING_SECRET_OVERLAP, else 24h; 0s stops the old one at once). Rotating again during an overlap drops the oldest secret at once.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const vendor = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, context.actor));
+        const overlap = takeFlag(args, "--signing-secret-overlap");
+        const { signingSecretOverlapMs } = loadConfig(context.env, overlap === undefined ? [] : ["--signing-secret-overlap", overlap]);
+        const rotated = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, context.actor, signingSecretOverlapMs));
         return printSecrets(
           context,
           [
             ["vendor:", name],
-            ["signing secret:", vendor.signingSecret],
+            ["signing secret:", rotated.signingSecret],
+            // To the millisecond: the moment a receiver's clock is compared against.
+            ["old secret signs until:", isoTime(rotated.oldSecretStopsAt) ?? "-"],
           ],
-          "Store it now and give it to the vendor: callbacks from now on are signed with it.",
+          `Store it now and give it to the vendor: it is not shown again. ${rotationConsequence(rotated, isoTime)}`,
         );
       },
     },
   },
 };
 
-function overviewAsJson({ vendor, leadsByStatus }: VendorOverview) {
-  return { name: vendor.name, enabled: vendor.enabled, created_at: isoTime(vendor.createdAt), updated_at: isoTime(vendor.updatedAt), leads: leadsByStatus };
+function overviewAsJson({ vendor, leadsByStatus }: VendorOverview, now: number) {
+  return {
+    name: vendor.name,
+    enabled: vendor.enabled,
+    created_at: isoTime(vendor.createdAt),
+    updated_at: isoTime(vendor.updatedAt),
+    old_secret_signs_until: isoTime(overlapEnd(vendor, now)),
+    leads: leadsByStatus,
+  };
 }
 
-function describeVendor({ vendor, leadsByStatus }: VendorOverview): string[] {
+function describeVendor({ vendor, leadsByStatus }: VendorOverview, now: number): string[] {
   const leads = Object.entries(leadsByStatus)
     .map(([status, n]) => `${count(n)} ${status}`)
     .join(", ");
@@ -129,6 +153,7 @@ function describeVendor({ vendor, leadsByStatus }: VendorOverview): string[] {
       ["status:", vendor.enabled ? "enabled" : "disabled"],
       ["created:", isoTime(vendor.createdAt)],
       ["updated:", isoTime(vendor.updatedAt)],
+      ["signing secret:", signingSecretStatus(vendor, now, isoTime)],
       ["leads:", leads],
     ],
     "",

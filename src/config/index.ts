@@ -59,6 +59,8 @@ export interface Config {
   callbackRetrySchedule: number[];
   /** Multiplies the schedule (0.001 runs it in milliseconds, for tests). */
   callbackRetryScale: number;
+  /** After a vendor's signing secret is rotated, how long the old one still signs beside the new (callbacks/signing-secrets.ts). */
+  signingSecretOverlapMs: number;
   /** Allows callbacks (and certificate checks) to loopback and private addresses. */
   allowPrivateCallbacks: boolean;
   verifyCertificates: boolean;
@@ -138,6 +140,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: "10s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
   option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: "5s,5m,30m,2h,5h,10h,10h", parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),
   option({ key: "callbackRetryScale", flag: "--callback-retry-scale", env: "LEAD_INGRESS_CALLBACK_RETRY_SCALE", default: "1", parse: within(parsePositiveNumber, 0.000001, 1000), doc: "Multiplies the retry schedule and the cooldowns of paused endpoints (0.001 turns minutes into milliseconds for tests)." }),
+  option({ key: "signingSecretOverlapMs", flag: "--signing-secret-overlap", env: "LEAD_INGRESS_SIGNING_SECRET_OVERLAP", default: "24h", parse: within(parseDuration, 0, 30 * 86_400_000, ms), doc: "After a vendor's signing secret is rotated, how long callbacks carry the old secret's signature beside the new one's (0s: the old one stops at once). Read by rotate-secret." }),
   option({ key: "allowPrivateCallbacks", flag: "--allow-private-callbacks", env: "LEAD_INGRESS_ALLOW_PRIVATE_CALLBACKS", default: "false", parse: parseBoolean, doc: "Allow callbacks to loopback and private addresses (development and tests only)." }),
   option({ key: "verifyCertificates", flag: "--verify-certificates", env: "LEAD_INGRESS_VERIFY_CERTIFICATES", default: "false", parse: parseBoolean, doc: "Reject leads whose certificate_url does not answer 2xx at decision time." }),
   option({ key: "certificateTimeoutMs", flag: "--certificate-timeout", env: "LEAD_INGRESS_CERTIFICATE_TIMEOUT", default: "5s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a certificate URL has to answer." }),

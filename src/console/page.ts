@@ -25,6 +25,8 @@ export interface PageContext {
   /** Imports a suppression CSV on a database connection of its own, as `suppress import` does, audited as `subject` by `actor`. */
   importSuppressions: (file: Blob, subject: string, actor: string, options: ImportOptions) => Promise<ImportResult>;
   now: number;
+  /** How long a rotated signing secret's old one still signs (config.signingSecretOverlapMs). */
+  signingSecretOverlapMs: number;
   log: Logger;
   /** The value of a cookie the request carries. */
   cookie: (name: string) => string | undefined;

@@ -124,6 +124,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       upload: upload?.file ?? null,
       importSuppressions,
       now: clock(),
+      signingSecretOverlapMs: deps.config.signingSecretOverlapMs,
       log,
       cookie: (name) => cookieValue(request.headers.get("cookie"), name),
     };

@@ -24,7 +24,7 @@ const CONFIRMED: Record<string, { title: string; button: string; consequence: st
     title: "New signing secret for vendor",
     button: "Make a new signing secret",
     consequence:
-      "Callbacks are signed with the new secret from now on: the vendor's receiver must be given it (shown once on the next page), or it will refuse them.",
+      "Callbacks are signed with the new secret from now on, and with the old one beside it until the overlap ends (shown on the next page): the vendor's receiver must be given the new secret (shown once on the next page) before then, or it will refuse them.",
   },
 };
 

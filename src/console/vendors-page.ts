@@ -1,9 +1,19 @@
 // The Vendors page: add one (its password and signing secret shown once), disable and enable,
-// rotate the password or the signing secret (shown once); disabling and rotating are confirmed first
+// rotate the password or the signing secret (shown once; the old secret signs beside it for the
+// overlap, whose end the list shows); disabling and rotating are confirmed first
 // (vendor-confirmation.ts). The CLI's operations, audited. Each
 // vendor's volume (leads taken and refused) and acceptance (of its leads decided, the share
 // accepted) over the last day and week, from the rollup (stats/series.ts).
-import { addVendor, listVendors, rotatePassword, rotateSigningSecret, setVendorEnabled, VendorError } from "../auth/vendors.ts";
+import {
+  addVendor,
+  listVendors,
+  rotatePassword,
+  rotateSigningSecret,
+  rotationConsequence,
+  setVendorEnabled,
+  signingSecretStatus,
+  VendorError,
+} from "../auth/vendors.ts";
 import { REFUSED_KINDS } from "../stats/kinds.ts";
 import { readVendorVolumes, type VendorVolume } from "../stats/series.ts";
 import { html, type Html } from "./html.ts";
@@ -26,11 +36,12 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
 <label>New vendor's name<input name="name" required maxlength="64" pattern="[A-Za-z0-9._\\-]+"></label>
 <button type="submit">Add vendor</button></form>
 <table>
-<thead><tr><th>Name</th><th>Status</th><th>Last day</th><th>Last week</th><th>Created</th><th>Changed</th><th></th></tr></thead>
+<thead><tr><th>Name</th><th>Status</th><th>Signing secret</th><th>Last day</th><th>Last week</th><th>Created</th><th>Changed</th><th></th></tr></thead>
 <tbody>${vendors.map(
     (vendor) => html`<tr>
 <td>${vendor.name}</td>
 <td class="${vendor.enabled ? "status-accepted" : "status-rejected"}">${vendor.enabled ? "enabled" : "disabled"}</td>
+<td data-signing-secret>${signingSecretStatus(vendor, context.now, timeText)}</td>
 ${volumeCells(volumes.get(vendor.name))}
 <td class="mono">${timeText(vendor.createdAt)}</td>
 <td class="mono">${timeText(vendor.updatedAt)}</td>
@@ -53,10 +64,10 @@ function volumeCells(volume: VendorVolume | undefined): Html[] {
   });
 }
 
-/** A secret is shown on this one answer only (never in a URL, never stored in clear). */
-function secretsPage(context: PageContext, title: string, secrets: [string, string][]) {
+/** A secret is shown on this one answer only (never in a URL), with what follows from the change. */
+function secretsPage(context: PageContext, title: string, secrets: [string, string][], consequence = "") {
   const content = html`<h1>${title}</h1>
-<p class="notice" role="status">Store these now and give them to the vendor: they are not shown again.</p>
+<p class="notice" role="status">Store these now and give them to the vendor: they are not shown again. ${consequence}</p>
 <dl class="secrets">${secrets.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>
 <p><a href="/vendors">Back to the vendors</a></p>`;
   return htmlResponse(layout("Vendors", context.viewer, content));
@@ -94,11 +105,17 @@ async function changeVendor(context: PageContext, name: string, action: string):
     ]);
   }
   if (action === "rotate-secret") {
-    const vendor = await rotateSigningSecret(store, name, actorOf(context), now);
-    return secretsPage(context, `New signing secret for ${name}`, [
-      ["Vendor", name],
-      ["Signing secret", vendor.signingSecret],
-    ]);
+    const rotated = await rotateSigningSecret(store, name, actorOf(context), context.signingSecretOverlapMs, now);
+    return secretsPage(
+      context,
+      `New signing secret for ${name}`,
+      [
+        ["Vendor", name],
+        ["Signing secret", rotated.signingSecret],
+        ["Old secret signs until", timeText(rotated.oldSecretStopsAt)],
+      ],
+      rotationConsequence(rotated, timeText),
+    );
   }
   const enabled = action === "enable";
   await setVendorEnabled(store, name, enabled, actorOf(context), now);

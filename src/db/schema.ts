@@ -16,6 +16,12 @@ export const vendors = sqliteTable("vendors", {
   passwordHash: text("password_hash").notNull(),
   /** Standard Webhooks secret (`whsec_<base64>`) used to sign this vendor's callbacks. */
   signingSecret: text("signing_secret").notNull(),
+  /**
+   * The secret a rotation replaced, which still signs beside the new one until previous_secret_until
+   * (callbacks/signing-secrets.ts); both null when no rotation is or was overlapping.
+   */
+  previousSigningSecret: text("previous_signing_secret"),
+  previousSecretUntil: integer("previous_secret_until"),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),

@@ -42,7 +42,7 @@ export const finalResultCallback = {
         callbackHeader("webhook-timestamp", "Seconds since the epoch when this attempt was sent.", { type: "string", pattern: "^[0-9]+$" }, "1772366460"),
         callbackHeader(
           "webhook-signature",
-          "`v1,` and the base64 HMAC-SHA256 signature.",
+          "`v1,` and the base64 HMAC-SHA256 signature. After your signing secret is rotated, and for the overlap the rotation announced (24 h by default), two such values separated by a space, the new secret's first: accept the callback when either matches your secret (Standard Webhooks libraries do).",
           { type: "string", pattern: "^v1," },
           "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
         ),

@@ -100,4 +100,24 @@ describe("callbackHeaders", () => {
     expect(() => new Webhook(secret).verify(body, first)).not.toThrow();
     expect(() => new Webhook(secret).verify(body, retry)).not.toThrow();
   });
+
+  test("with several secrets (a rotation's overlap): one v1 value each, space-separated, in their order; each verifies alone", () => {
+    const [newer, older] = [newSigningSecret(), newSigningSecret()];
+    const timestamp = now();
+    const headers = callbackHeaders({ id: "msg_7", timestamp, body, secret: [newer, older] });
+    const values = headers["webhook-signature"]!.split(" ");
+    expect(values).toEqual([signCallback({ id: "msg_7", timestamp, body, secret: newer }), signCallback({ id: "msg_7", timestamp, body, secret: older })]);
+    for (const secret of [newer, older]) expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    const only = (value: string) => ({ ...headers, "webhook-signature": value });
+    expect(() => new Webhook(newer).verify(body, only(values[0]!))).not.toThrow();
+    expect(() => new Webhook(older).verify(body, only(values[0]!))).toThrow("No matching signature found");
+    expect(() => new Webhook(older).verify(body, only(values[1]!))).not.toThrow();
+    expect(() => new Webhook(newSigningSecret()).verify(body, headers)).toThrow("No matching signature found");
+  });
+
+  test("one secret in a list signs as the secret alone", () => {
+    const secret = newSigningSecret();
+    const message = { id: "msg_8", timestamp: now(), body };
+    expect(callbackHeaders({ ...message, secret: [secret] })).toEqual(callbackHeaders({ ...message, secret }));
+  });
 });

@@ -97,7 +97,12 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
       expect(await changes("vendors", "disable", "acme")).toEqual(recorded(entry("vendor.disable", "acme")));
       expect(await changes("vendors", "enable", "acme")).toEqual(recorded(entry("vendor.enable", "acme")));
       expect(await changes("vendors", "rotate-password", "acme")).toEqual(recorded(entry("vendor.rotate-password", "acme")));
-      expect(await changes("vendors", "rotate-secret", "acme")).toEqual(recorded(entry("vendor.rotate-secret", "acme")));
+      expect(await changes("vendors", "rotate-secret", "acme")).toEqual(
+        recorded(entry("vendor.rotate-secret", "acme", expect.stringMatching(/^old secret signs until \d{4}-\d\d-\d\dT[\d:.]+Z$/))),
+      );
+      expect(await changes("vendors", "rotate-secret", "acme", "--signing-secret-overlap", "0s")).toEqual(
+        recorded(entry("vendor.rotate-secret", "acme", "old secret stopped at once")),
+      );
       expect(await changes("vendors", "disable", "ghost")).toEqual(nothingRecorded(2));
     });
 

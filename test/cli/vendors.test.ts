@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { prePing } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { basicAuth, post, startTestServer, type TestServer } from "../helpers/server.ts";
-import { cli } from "../helpers/cli.ts";
+import { cli, run } from "../helpers/cli.ts";
 
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
@@ -26,8 +26,8 @@ test("add prints a generated password and the signing secret once; the vendor ca
 
   const listed = await vendors("list");
   expect(listed.code).toBe(0);
-  expect(listed.out).toMatch(/^NAME\s+STATUS\s+CREATED\s+UPDATED$/m);
-  expect(listed.out).toMatch(/^acme\s+enabled\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/m);
+  expect(listed.out).toMatch(/^NAME\s+STATUS\s+CREATED\s+UPDATED\s+OLD SECRET SIGNS UNTIL$/m);
+  expect(listed.out).toMatch(/^acme\s+enabled\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\S+Z\s+-$/m);
   expect(listed.out).not.toContain(password);
 });
 
@@ -41,6 +41,7 @@ test("list --json gives names, states and ISO times, and never a secret", async 
     enabled: true,
     created_at: expect.stringMatching(/Z$/),
     updated_at: expect.stringMatching(/Z$/),
+    old_secret_signs_until: null,
   });
   expect(answer.out).not.toMatch(/whsec_|argon2|password/);
 });
@@ -67,15 +68,67 @@ test("rotate-password prints the new password once; the old one stops working at
   expect((await prePing(server, basicAuth("rotor", "rotor-password-2"))).status).toBe(200);
 });
 
-test("rotate-secret prints the new signing secret once and stores it", async () => {
+test("rotate-secret prints the new signing secret once and until when the old one signs beside it (24h by default); list and show say so", async () => {
   await vendors("add", "signer", "--password", "signer-password");
   const before = storedSecret("signer");
+  const started = Date.now();
   const rotated = await vendors("rotate-secret", "signer");
   expect(rotated.code).toBe(0);
   const secret = printed(rotated.out, "signing secret");
-  expect(secret).toMatch(/^whsec_/);
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
   expect(secret).not.toBe(before);
   expect(storedSecret("signer")).toBe(secret!);
+  const until = printed(rotated.out, "old secret signs until")!;
+  expect(Date.parse(until) - started).toBeWithin(86_400_000, 86_400_000 + (Date.now() - started) + 1);
+  expect(rotated.out).toContain("Store it now and give it to the vendor: it is not shown again.");
+  expect(rotated.out).toContain(`Until ${until} every callback carries two signatures, the new secret's and the old one's; after that only the new one's.`);
+
+  const shown = await vendors("show", "signer");
+  expect(shown.out).toMatch(new RegExp(`^signing secret:\\s+rotated: old and new both sign until ${until.replaceAll(".", "\\.")}$`, "m"));
+  expect(shown.out).not.toMatch(/whsec_/);
+  expect(JSON.parse((await vendors("show", "signer", "--json")).out)).toMatchObject({ old_secret_signs_until: until });
+  const listed = await vendors("list");
+  expect(listed.out).toMatch(new RegExp(`^signer\\s+enabled\\s+\\S+\\s+\\S+\\s+${until.replace(/\.\d{3}Z$/, "Z")}$`, "m"));
+  expect(listed.out).not.toMatch(/whsec_/);
+  expect(JSON.parse((await vendors("list", "--json")).out).find((v: { name: string }) => v.name === "signer")).toMatchObject({ old_secret_signs_until: until });
+});
+
+test("rotate-secret with an overlap of 0 (flag or environment) replaces the secret at once: nothing overlaps", async () => {
+  await vendors("add", "instant", "--password", "instant-password");
+  const rotated = await vendors("rotate-secret", "instant", "--signing-secret-overlap", "0s");
+  expect(rotated.code).toBe(0);
+  expect(printed(rotated.out, "signing secret")).toBe(storedSecret("instant"));
+  expect(printed(rotated.out, "old secret signs until")).toBe("-");
+  expect(rotated.out).toContain("Callbacks from now on (retries too) are signed with the new secret alone: the old one no longer signs.");
+  expect((await vendors("show", "instant")).out).toMatch(/^signing secret:\s+one secret signs$/m);
+  expect(JSON.parse((await vendors("show", "instant", "--json")).out)).toMatchObject({ old_secret_signs_until: null });
+
+  const fromEnvironment = await run(["vendors", "rotate-secret", "instant", "--database", server.config.databasePath], undefined, {
+    LEAD_INGRESS_SIGNING_SECRET_OVERLAP: "0s",
+  });
+  expect([fromEnvironment.code, printed(fromEnvironment.out, "old secret signs until")]).toEqual([0, "-"]);
+});
+
+test("rotating again during an overlap: the previous secret becomes the old one, with an overlap of its own; the oldest is dropped", async () => {
+  await vendors("add", "twice", "--password", "twice-password");
+  const first = await vendors("rotate-secret", "twice", "--signing-secret-overlap", "1h");
+  const second = await vendors("rotate-secret", "twice", "--signing-secret-overlap", "2h");
+  const row = server.db.sqlite.query("SELECT signing_secret, previous_signing_secret, previous_secret_until FROM vendors WHERE name = 'twice'").get() as Record<
+    string,
+    unknown
+  >;
+  expect(row).toEqual({
+    signing_secret: printed(second.out, "signing secret"),
+    previous_signing_secret: printed(first.out, "signing secret"),
+    previous_secret_until: Date.parse(printed(second.out, "old secret signs until")!),
+  });
+});
+
+test("rotate-secret refuses an overlap that is not a duration", async () => {
+  const answer = await vendors("rotate-secret", "signer", "--signing-secret-overlap", "soon");
+  expect(answer.code).not.toBe(0);
+  expect(answer.err).toContain('--signing-secret-overlap="soon": expected a duration');
+  expect(answer.out).toBe("");
 });
 
 test("an unknown vendor is a clear error with exit code 2 for every subcommand that names one", async () => {
@@ -91,7 +144,9 @@ test("show gives the vendor's state and its leads by status, never a secret", as
   for (let i = 0; i < 2; i++) expect((await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone() }), auth)).status).toBe(200);
   const shown = await vendors("show", "shown");
   expect(shown.code).toBe(0);
-  expect(shown.out).toMatch(/^vendor:\s+shown\nstatus:\s+enabled\ncreated:\s+\S+Z\nupdated:\s+\S+Z\nleads:\s+2 pending, 0 accepted, 0 rejected\n$/);
+  expect(shown.out).toMatch(
+    /^vendor:\s+shown\nstatus:\s+enabled\ncreated:\s+\S+Z\nupdated:\s+\S+Z\nsigning secret:\s+one secret signs\nleads:\s+2 pending, 0 accepted, 0 rejected\n$/,
+  );
   expect(shown.out).not.toContain(storedSecret("shown"));
   await vendors("disable", "shown");
   expect(JSON.parse((await vendors("show", "shown", "--json")).out)).toEqual({
@@ -99,6 +154,7 @@ test("show gives the vendor's state and its leads by status, never a secret", as
     enabled: false,
     created_at: expect.stringMatching(/Z$/),
     updated_at: expect.stringMatching(/Z$/),
+    old_secret_signs_until: null,
     leads: { pending: 2, accepted: 0, rejected: 0 },
   });
 });

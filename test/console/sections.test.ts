@@ -73,6 +73,17 @@ test("Vendors: disable, new password and new signing secret each ask for the ven
   const confirmed = await operator.post("/vendors/careful-co/rotate-secret", { csrf: operator.csrf, confirm: "careful-co" });
   expect(shown(confirmed.text, "Signing secret")).toStartWith("whsec_");
   expect(shown(confirmed.text, "Signing secret")).not.toBe(secret);
+  // The old secret signs beside the new one for the overlap (24 h by default): the page says until when, the list too.
+  const until = shown(confirmed.text, "Old secret signs until")!;
+  expect(until).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+  expect(confirmed.text).toContain(
+    `Until ${until} every callback carries two signatures, the new secret&#39;s and the old one&#39;s; after that only the new one&#39;s.`,
+  );
+  const listed = (await operator.get("/vendors")).text;
+  expect(listed).toContain(`<td data-signing-secret>rotated: old and new both sign until ${until}</td>`);
+  expect(listed).toContain('<td>console-co</td>\n<td class="status-accepted">enabled</td>\n<td data-signing-secret>one secret signs</td>');
+  expect(listed).not.toContain(shown(confirmed.text, "Signing secret")!);
+  expect(listed).not.toContain(secret);
   expect((await operator.get("/vendors/no-such-co/disable")).status).toBe(404);
 });
 

@@ -19,10 +19,11 @@ export async function cli(database: string, ...args: string[]): Promise<CliRun> 
 
 const ROOT = join(import.meta.dir, "../..");
 
-/** `lead-ingress ARGS…` exactly as given, with `stdin` as its standard input (none by default). */
-export async function run(args: string[], stdin?: string): Promise<CliRun> {
+/** `lead-ingress ARGS…` exactly as given, with `stdin` as its standard input (none by default) and `env` added to the environment. */
+export async function run(args: string[], stdin?: string, env: Record<string, string> = {}): Promise<CliRun> {
   const child = Bun.spawn([...productCommand(), ...args], {
     cwd: ROOT,
+    env: { ...Bun.env, ...env },
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",

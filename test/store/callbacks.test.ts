@@ -61,8 +61,24 @@ describeOnBothBackends("callbacks", (backend) => {
     const t = backend.tables;
     const leadId = await decidedLead();
     const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
-    expect(due).toMatchObject({ leadId, payload: '{"lead_id":"x"}', attemptCount: 0, signingSecret: VENDOR.signingSecret });
+    expect(due).toMatchObject({
+      leadId,
+      payload: '{"lead_id":"x"}',
+      attemptCount: 0,
+      signingSecret: VENDOR.signingSecret,
+      previousSigningSecret: null,
+      previousSecretUntil: null,
+    });
     expect(await t.callbacks.claimDue(decidedAt, 10, 1000, "t2")).toEqual([]);
+  });
+
+  test("a claim reads a rotated vendor's previous secret and its overlap's end (as a number) beside the new one", async () => {
+    const t = backend.tables;
+    const leadId = await decidedLead();
+    const rotated = { signingSecret: "whsec_bmV3", previousSigningSecret: VENDOR.signingSecret, previousSecretUntil: decidedAt + 86_400_000 };
+    expect(await t.vendors.setSigningSecrets(VENDOR.id, VENDOR.signingSecret, rotated, decidedAt)).toBe(true);
+    const [due] = await t.callbacks.claimDue(decidedAt, 10, 1000, "t");
+    expect(due).toMatchObject({ leadId, ...rotated });
   });
 
   test("a due callback stored under another key than its lead's is not claimed: it could be neither leased nor finished", async () => {

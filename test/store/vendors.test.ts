@@ -18,13 +18,32 @@ describeOnBothBackends("vendors", (backend) => {
     expect(await t.vendors.credentialsOf("nobody")).toBeNull();
   });
 
-  test("setEnabled, setPasswordHash and setSigningSecret change their field and the update time", async () => {
+  test("setEnabled and setPasswordHash change their field and the update time", async () => {
     const t = backend.tables;
     await t.vendors.insert(vendorRow("acme"));
     await t.vendors.setEnabled("acme", false, 10);
     await t.vendors.setPasswordHash("acme", "new-hash", 20);
-    await t.vendors.setSigningSecret("acme", "whsec_new", 30);
-    expect(await t.vendors.findByName("acme")).toMatchObject({ enabled: false, passwordHash: "new-hash", signingSecret: "whsec_new", updatedAt: 30 });
+    expect(await t.vendors.findByName("acme")).toMatchObject({ enabled: false, passwordHash: "new-hash", updatedAt: 20 });
     expect(await t.vendors.credentialsOf("acme")).toMatchObject({ enabled: false });
+  });
+
+  test("a new vendor has no previous signing secret", async () => {
+    await backend.tables.vendors.insert(vendorRow("acme"));
+    expect(await backend.tables.vendors.findByName("acme")).toMatchObject({
+      signingSecret: "whsec_test",
+      previousSigningSecret: null,
+      previousSecretUntil: null,
+    });
+  });
+
+  test("setSigningSecrets sets all three only while the current secret is the one expected (a rotation that came first wins)", async () => {
+    const t = backend.tables;
+    await t.vendors.insert(vendorRow("acme"));
+    const first = { signingSecret: "whsec_new", previousSigningSecret: "whsec_test", previousSecretUntil: 86_400_030 };
+    expect(await t.vendors.setSigningSecrets("acme", "whsec_test", first, 30)).toBe(true);
+    expect(await t.vendors.findByName("acme")).toMatchObject({ ...first, updatedAt: 30 });
+    const late = { signingSecret: "whsec_late", previousSigningSecret: "whsec_test", previousSecretUntil: 86_400_040 };
+    expect(await t.vendors.setSigningSecrets("acme", "whsec_test", late, 40)).toBe(false);
+    expect(await t.vendors.findByName("acme")).toMatchObject({ ...first, updatedAt: 30 });
   });
 });

@@ -17,6 +17,8 @@ export const vendors = pgTable("vendors", {
   name: text("name").notNull().unique(),
   passwordHash: text("password_hash").notNull(),
   signingSecret: text("signing_secret").notNull(),
+  previousSigningSecret: text("previous_signing_secret"),
+  previousSecretUntil: millis("previous_secret_until"),
   enabled: boolean("enabled").notNull().default(true),
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),

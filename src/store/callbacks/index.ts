@@ -5,11 +5,13 @@
 // interrupted by a crash are retried (at least once, same id). An operator may replay a dead or
 // delivered one. Every attempt is kept as history, one row each.
 import type { CallbackFilter } from "./search.ts";
+import type { SigningSecrets } from "../vendors/index.ts";
 import type { Op } from "../../db/script.ts";
 import type { CallbackStatus } from "../../db/schema.ts";
 import type { StoredRow } from "../leads/index.ts";
 
-export interface DueCallback {
+/** With the vendor's signing secrets as the claim read them (callbacks/signing-secrets.ts decides which sign). */
+export interface DueCallback extends SigningSecrets {
   id: string;
   leadId: string;
   vendorId: string;
@@ -17,7 +19,6 @@ export interface DueCallback {
   payload: string;
   /** Attempts since it was last queued (decided or replayed): its retry schedule's step, not its total. */
   attemptCount: number;
-  signingSecret: string;
 }
 
 export interface AttemptRecord {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, gte, inArray, isNull, lt, lte, min, or, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../../db/pg/client.ts";
 import { callbackAttempts, callbacks, leads, vendors } from "../../db/pg/schema.ts";
 import { leadKey } from "../../db/schema.ts";
@@ -16,6 +17,10 @@ const deadWaiting = sql`${callbacks.status} = 'dead' AND ${callbacks.discardedAt
 /** leadKey in SQL: the first 64 bits of the UUID's hex digits as a signed integer. */
 const leadKeyOf = (leadId: typeof callbacks.leadId): SQL => sql`('x' || left(replace(${leadId}, '-', ''), 16))::bit(64)::bigint`;
 
+/** A column of the claimed callback's vendor, read as the column reads it (a bigint time as a number). */
+const ofVendor = <T extends AnyPgColumn>(column: T): SQL<T["_"]["notNull"] extends true ? T["_"]["data"] : T["_"]["data"] | null> =>
+  sql`(select ${column} from ${vendors} where ${vendors.id} = ${callbacks.vendorId})`.mapWith(column);
+
 /** The callback queue on PostgreSQL: statements prepared once on `db`, run where each script runs. */
 export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
   const insert = db
@@ -29,7 +34,7 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
     .prepare("callbacks_release");
   // One statement: lease the oldest due rows no other claimer holds (SKIP LOCKED; the lease filter
   // is re-checked on each locked row, so one leased by a claim that committed meanwhile is passed
-  // over) and answer them with their vendor's secret. A row not under its lead's key could be
+  // over) and answer them with their vendor's secrets. A row not under its lead's key could be
   // neither finished nor given back by its holder, so it is never leased (as on SQLite).
   const claimable = and(
     eq(callbacks.status, "pending"),
@@ -59,7 +64,9 @@ export function pgCallbacks(db: PgDb): (on: PgOn) => CallbacksTable {
       url: callbacks.url,
       payload: sql<string>`${callbacks.payload}`,
       attemptCount: sql<number>`${callbacks.attemptCount} - ${callbacks.attemptsBeforeReplay}`,
-      signingSecret: sql<string>`(select ${vendors.signingSecret} from ${vendors} where ${vendors.id} = ${callbacks.vendorId})`,
+      signingSecret: ofVendor(vendors.signingSecret),
+      previousSigningSecret: ofVendor(vendors.previousSigningSecret),
+      previousSecretUntil: ofVendor(vendors.previousSecretUntil),
     })
     .prepare("callbacks_claim");
   const insertAttempt = db

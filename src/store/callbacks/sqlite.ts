@@ -29,7 +29,8 @@ export function sqliteCallbacks(db: Db): CallbacksTable {
   // cheaper than one UPDATE … WHERE lead_key IN (subquery) RETURNING, which has to check the key
   // against the lead id in SQL too (bench/README.md, "Behind the code"). (Raw SQL: kept as measured.)
   const due = sqlite.prepare<DueCallback, [number, number]>(`
-    SELECT c.id, c.lead_id AS leadId, c.vendor_id AS vendorId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret
+    SELECT c.id, c.lead_id AS leadId, c.vendor_id AS vendorId, c.url, c.payload, c.attempt_count - c.attempts_before_replay AS attemptCount, v.signing_secret AS signingSecret,
+      v.previous_signing_secret AS previousSigningSecret, v.previous_secret_until AS previousSecretUntil
     FROM callbacks c LEFT JOIN vendors v ON v.id = c.vendor_id
     WHERE c.status = 'pending' AND c.next_attempt_at <= ?1 AND (c.locked_until IS NULL OR c.locked_until < ?1)
     ORDER BY c.next_attempt_at LIMIT ?2`);

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { vendors } from "../../db/pg/schema.ts";
 import { sessionOf, type PgOn } from "../pg-session.ts";
@@ -23,7 +23,14 @@ export function pgVendors(db: PgDb): (on: PgOn) => VendorsTable {
       insert: async (vendor) => (await on.insert(vendors).values(vendor).onConflictDoNothing().returning({ id: vendors.id })).length === 1,
       setEnabled: (id, enabled, now) => update(id, { enabled, updatedAt: now }),
       setPasswordHash: (id, passwordHash, now) => update(id, { passwordHash, updatedAt: now }),
-      setSigningSecret: (id, signingSecret, now) => update(id, { signingSecret, updatedAt: now }),
+      setSigningSecrets: async (id, expected, secrets, now) =>
+        (
+          await on
+            .update(vendors)
+            .set({ ...secrets, updatedAt: now })
+            .where(and(eq(vendors.id, id), eq(vendors.signingSecret, expected)))
+            .returning({ id: vendors.id })
+        ).length === 1,
     };
   };
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { prepareRead } from "../../db/prepared.ts";
@@ -26,6 +26,13 @@ export function sqliteVendors(db: Db): VendorsTable {
     insert: (vendor) => changedRows(db.insert(vendors).values(vendor).onConflictDoNothing().run()) === 1,
     setEnabled: (id, enabled, now) => update(id, { enabled, updatedAt: now }),
     setPasswordHash: (id, passwordHash, now) => update(id, { passwordHash, updatedAt: now }),
-    setSigningSecret: (id, signingSecret, now) => update(id, { signingSecret, updatedAt: now }),
+    setSigningSecrets: (id, expected, secrets, now) =>
+      changedRows(
+        db
+          .update(vendors)
+          .set({ ...secrets, updatedAt: now })
+          .where(and(eq(vendors.id, id), eq(vendors.signingSecret, expected)))
+          .run(),
+      ) === 1,
   };
 }
