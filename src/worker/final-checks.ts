@@ -2,8 +2,7 @@
 // (guard, cache, address rules, timeouts: checks/run.ts) but its own instance, signed with the
 // database's checks signing secret (read once, at the first pass: the service stored it at start),
 // each result counted in the check metrics as intake's are, request errors and pauses logged.
-import { createCheckRunner, type CheckRunner } from "../checks/index.ts";
-import { createFinalChecksJob } from "../checks/final-job.ts";
+import { createCheckRunner, createFinalChecksJob, type CheckRunner } from "../checks/index.ts";
 import { ensureChecksSecret } from "../checks/secret.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log/index.ts";
