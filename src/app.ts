@@ -58,6 +58,7 @@ export function createApp(deps: AppDeps) {
     store,
     duplicateWindowMs: config.duplicateWindowMs,
     holdPeriodMs: config.holdPeriodMs,
+    testHoldPeriodMs: config.testHoldPeriodMs,
     allowPrivateCallbacks: config.allowPrivateCallbacks,
     clock,
     batches: backend.intakeBatches,
@@ -83,7 +84,14 @@ export function createApp(deps: AppDeps) {
         clock,
       ),
     )
-    .use(intakeRoutes(auth, intake, config.bodyLimitBytes, { prePing: docs["POST /v1/prePing"], postLead: docs["POST /v1/postLead"] }))
+    .use(
+      intakeRoutes(auth, intake, config.bodyLimitBytes, {
+        prePing: docs["POST /v1/prePing"],
+        postLead: docs["POST /v1/postLead"],
+        testPrePing: docs["POST /v1/test/prePing"],
+        testPostLead: docs["POST /v1/test/postLead"],
+      }),
+    )
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.

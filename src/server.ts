@@ -99,7 +99,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     }
     response.headers.set(REQUEST_ID_HEADER, requestId);
     const ms = performance.now() - started;
-    const route = routeLabel(path);
+    const route = routeLabel(path, note.test);
     countAnswer(metrics, route, response.status, ms / 1000, note);
     tallyAnswer(tally, route, note);
     refusals.record(route, response.status, requestId, note);
@@ -113,6 +113,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       lead_id: note.leadId,
       outcome: note.outcome,
       reason: note.reason,
+      test: note.test,
     });
     return response;
   }

@@ -15,11 +15,21 @@ export interface CallbackLead {
   id: string;
   phoneE164: string;
   vendorCampaignName: string;
+  /** A test lead (docs/contract.md §12 "Test mode"): its callback says `"test": true`; a real one's is unchanged. */
+  test?: boolean | number;
 }
+
+const TEST_MARK = { test: true } as const;
+const REAL = {} as const;
 
 export function callbackPayload(lead: CallbackLead, result: FinalResult, decidedAt: number): string {
   const common = { lead_id: lead.id };
-  const tail = { phone_number: lead.phoneE164, vendor_campaign_name: lead.vendorCampaignName, decided_at: new Date(decidedAt).toISOString() };
+  const tail = {
+    phone_number: lead.phoneE164,
+    vendor_campaign_name: lead.vendorCampaignName,
+    decided_at: new Date(decidedAt).toISOString(),
+    ...(lead.test ? TEST_MARK : REAL),
+  };
   return JSON.stringify(
     result.status === "accepted"
       ? { ...common, success_bit: true, status: "accepted", message: LEAD_ACCEPTED, ...tail }

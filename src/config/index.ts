@@ -37,6 +37,8 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   holdPeriodMs: number;
+  /** A test lead's hold (docs/contract.md §12 "Test mode"). */
+  testHoldPeriodMs: number;
   bootstrapVendor: { name: string; password: string } | undefined;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
@@ -129,6 +131,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "rateLimitBurst", flag: "--rate-limit-burst", env: "LEAD_INGRESS_RATE_LIMIT_BURST", default: "200", parse: parseInteger(1, 10_000_000), doc: "Requests a vendor may send at once before the rate applies." }),
   option({ key: "trustedProxies", flag: "--trusted-proxies", env: "LEAD_INGRESS_TRUSTED_PROXIES", unset: [], parse: parseAddressRanges, doc: "Proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client whose failed logins are throttled." }),
   option({ key: "holdPeriodMs", flag: "--hold-period", env: "LEAD_INGRESS_HOLD_PERIOD", default: "60s", parse: within(parseDuration, 0, 7 * 86_400_000, ms), doc: "Time between acceptance and the final result." }),
+  option({ key: "testHoldPeriodMs", flag: "--test-hold-period", env: "LEAD_INGRESS_TEST_HOLD_PERIOD", default: "5s", parse: within(parseDuration, 0, 86_400_000, ms), doc: "Time between acceptance and the final result of a test lead (X-Test-Lead: true or a /v1/test/ route)." }),
   option({ key: "bootstrapVendor", flag: "--bootstrap-vendor", env: "LEAD_INGRESS_BOOTSTRAP_VENDOR", parse: parseCredentials, secret: true, doc: "NAME:PASSWORD of a vendor created at start when no vendor has that name." }),
   option({ key: "logLevel", flag: "--log-level", env: "LEAD_INGRESS_LOG_LEVEL", default: "info", parse: oneOf(...LOG_LEVELS), doc: "info: a JSON line per request; warn: what went wrong and was handled (callback retries) and worse; error: what needs an operator (dead callbacks, storage failures); silent: none." }),
   option({ key: "shutdownTimeoutMs", flag: "--shutdown-timeout", env: "LEAD_INGRESS_SHUTDOWN_TIMEOUT", default: "10s", parse: parseDuration, doc: "How long SIGTERM waits for in-flight work." }),

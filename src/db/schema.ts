@@ -91,6 +91,8 @@ export const leads = sqliteTable(
     claimToken: text("claim_token"),
     /** Bumped by every change of what its decision reads (store/leads/index.ts DecisionFacts). */
     factsVersion: integer("facts_version").notNull().default(0),
+    /** A test lead (docs/contract.md §12 "Test mode"): it claimed no number, took no cap slot, and business counts leave it out. */
+    test: integer("test", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),

@@ -22,7 +22,10 @@ export const DOCUMENTATION = {
   info: { title: "Lead Ingress", version: pkg.version, description: DESCRIPTION },
   // Relative: requests from the page go to the origin that served it, whatever the host name.
   servers: [{ url: "/", description: "This service" }],
-  tags: [{ name: "Leads", description: "Vendor operations (HTTP Basic)" }],
+  tags: [
+    { name: "Leads", description: "Vendor operations (HTTP Basic)" },
+    { name: "Test mode", description: "The same operations as tests: real answers, no number claimed, no cap slot taken (HTTP Basic)" },
+  ],
   components: {
     securitySchemes: { basicAuth: { type: "http", scheme: "basic", description: "Your vendor name and password." } },
     schemas: SCHEMAS,

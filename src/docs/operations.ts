@@ -97,6 +97,21 @@ function bodyFailures(settings: DocumentedSettings, flag: Flag, validation: Reco
 
 const security = [{ basicAuth: [] }];
 
+/** Test mode's header (docs/contract.md §12), on the real routes; the /v1/test/ routes are tests without it. */
+const testLeadHeader = {
+  name: "X-Test-Lead",
+  in: "header",
+  required: false,
+  description:
+    '`true`: a test. It gets the real answer (every check runs) but claims no phone number and takes no cap slot; a stored test lead is decided after a short hold and its callback carries `"test": true`. Any other value, or none: a real request.',
+  schema: { type: "string", enum: ["true"] },
+};
+
+/** The 200's header that says a request was taken as a test. */
+const testAnswerHeader = {
+  "X-Test-Lead": header("`true` when the request was a test (X-Test-Lead or a /v1/test/ route).", { type: "string", enum: ["true"] }, "true"),
+};
+
 const prePingDoc = (settings: DocumentedSettings) => ({
   operationId: "prePing",
   summary: "Check whether a phone number can be sent to postLead",
@@ -104,9 +119,14 @@ const prePingDoc = (settings: DocumentedSettings) => ({
     "Runs postLead's phone checks (format, suppression list, duplicate window), then the operator's policy as far as it can judge from the number, the vendor, `vendor_campaign_name` and the time (a closed schedule, a rule on those fields, a full leads cap), storing nothing but a slot of each pings cap in scope. A 200 means an immediate postLead with this number will not get a 422 for those reasons.",
   tags: ["Leads"],
   security,
+  parameters: [testLeadHeader],
   requestBody: { required: true, ...json(ref("PrePingRequest"), { phone_number: EXAMPLE_LEAD.phone_number }) },
   responses: {
-    200: { description: "The number can be sent.", ...json(ref("PrePingSuccess"), { can_post_phone_bit: true, message: TEXT.PHONE_CAN_BE_SENT }) },
+    200: {
+      description: "The number can be sent.",
+      headers: testAnswerHeader,
+      ...json(ref("PrePingSuccess"), { can_post_phone_bit: true, message: TEXT.PHONE_CAN_BE_SENT }),
+    },
     ...bodyFailures(settings, "can_post_phone_bit", {
       invalidCharacters: ["A character that is not a digit, space, ( ) - . +", TEXT.FIELD_TEXTS.invalidCharacters("212-555-01x3")],
       invalidNumber: ["Not a valid US number", TEXT.FIELD_TEXTS.invalidPhoneNumber("555-0123")],
@@ -144,6 +164,7 @@ const postLeadDoc = (settings: DocumentedSettings) => ({
         "A key you choose, one per lead, for example `order-4711`. A retry with it returns the first answer (same lead_id, no second lead) for 24 hours. The same key with another body is a 422.",
       schema: { type: "string", maxLength: 255 },
     },
+    testLeadHeader,
   ],
   requestBody: { required: true, ...json(ref("LeadRequest"), EXAMPLE_LEAD) },
   responses: {
@@ -155,6 +176,7 @@ const postLeadDoc = (settings: DocumentedSettings) => ({
           { type: "string", enum: ["true"] },
           "true",
         ),
+        ...testAnswerHeader,
       },
       ...json(ref("LeadAccepted"), { success_bit: true, message: TEXT.LEAD_RECEIVED, lead_id: LEAD_ID }),
     },
@@ -201,6 +223,20 @@ const leadLookupDoc = {
 };
 
 type Responses = Record<number, { description: string; headers?: object }>;
+type Parameter = { name: string };
+
+/**
+ * A route's /v1/test/ twin (docs/contract.md §12): the same request and answers, every request a
+ * test, so it needs no X-Test-Lead header.
+ */
+const testVariant = <D extends { operationId: string; summary: string; description: string; parameters?: Parameter[] }>(doc: D): D => ({
+  ...doc,
+  operationId: `test${doc.operationId[0]!.toUpperCase()}${doc.operationId.slice(1)}`,
+  summary: `Test mode: ${doc.summary[0]!.toLowerCase()}${doc.summary.slice(1)}`,
+  description: `The same as its real route, as a test (as with \`X-Test-Lead: true\`): every check runs and the answer is the real one, but nothing a real request is judged by changes: no phone number is claimed, no cap slot is taken. A test lead is stored marked as a test, decided after a short hold, and its callback carries \`"test": true\`.\n\n${doc.description}`,
+  tags: ["Test mode"],
+  parameters: doc.parameters?.filter((parameter) => parameter !== testLeadHeader),
+});
 
 /** Each response with the headers every answer carries. */
 const withAnswerHeaders = <D extends { responses: Responses }>(doc: D): D => ({
@@ -221,5 +257,7 @@ const operation = (doc: { responses: Responses }) => withAnswerHeaders(doc) as D
 export const operationDocs = (settings: DocumentedSettings) => ({
   "POST /v1/prePing": operation(prePingDoc(settings)),
   "POST /v1/postLead": operation(postLeadDoc(settings)),
+  "POST /v1/test/prePing": operation(testVariant(prePingDoc(settings))),
+  "POST /v1/test/postLead": operation(testVariant(postLeadDoc(settings))),
   "GET /v1/leads/:lead_id": operation(leadLookupDoc),
 });

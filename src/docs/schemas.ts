@@ -49,6 +49,11 @@ const callbackCommon = {
   phone_number: t.String({ description: "The lead's phone number in E.164.", examples: ["+12125550123"] }),
   vendor_campaign_name: t.String(),
   decided_at: t.String({ format: "date-time", description: "When the final result was decided." }),
+  test: t.Optional(
+    t.Literal(true, {
+      description: "Present, and true, only on a test lead's callback (X-Test-Lead or a /v1/test/ route); a real lead's callback has no such field.",
+    }),
+  ),
 };
 
 const CallbackAccepted = t.Object(

@@ -29,8 +29,8 @@ export interface FinalResultJobDeps {
   trustedForm?: { onUnreachable: "reject" | "accept" } | null;
   batchSize: number;
   leaseMs: number;
-  /** Each lead recorded as decided, by its final status. */
-  onDecided: (status: "accepted" | "rejected", leadId: string, vendorId: string) => void;
+  /** Each lead recorded as decided, by its final status (a test lead's too: `lead.test` tells). */
+  onDecided: (status: "accepted" | "rejected", lead: DueLead) => void;
   /** The policy in force (policy-in-force/loader.ts), whose final rules judge the leads no §7 check rejected; none: no final rules. */
   policy?: { current(): CompiledPolicy; version(): number };
   /** A claimed batch decided with one read and one write (store/batches/sqlite.ts, pg.ts); without it each lead is scripts of its own. */
@@ -76,7 +76,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
       await log.flush();
       const now = deps.clock();
       const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now, rules.policy), BACKGROUND);
-      if (outcome === "recorded") deps.onDecided(result.status, lead.id, lead.vendorId);
+      if (outcome === "recorded") deps.onDecided(result.status, lead);
       if (outcome !== "changed") return;
     }
   }
@@ -125,7 +125,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     const recorded = leased ? await recording.catch(() => new Set<string>()) : await recording;
     await Promise.all(
       decided.map(({ lead, result, certificate }) => {
-        if (recorded.has(lead.id)) return deps.onDecided(result.status, lead.id, lead.vendorId);
+        if (recorded.has(lead.id)) return deps.onDecided(result.status, lead);
         if (leased) return decideAndRecord(lead, token, certificate, rules);
       }),
     );

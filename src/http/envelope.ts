@@ -48,7 +48,8 @@ export function toResponse(reply: Reply): Response {
 
 /** The flag of the route a path belongs to, for answers made before a route is known. */
 export function flagForPath(path: string): Flag {
-  return path.toLowerCase().startsWith("/v1/preping") ? "can_post_phone_bit" : "success_bit";
+  const lower = path.toLowerCase();
+  return lower.startsWith("/v1/preping") || lower.startsWith("/v1/test/preping") ? "can_post_phone_bit" : "success_bit";
 }
 
 /**

@@ -24,6 +24,8 @@ export interface RequestNote {
   reason?: string;
   /** The failure's error texts as answered, for the refusal log (refusals/), which cuts the values out. */
   errors?: readonly string[];
+  /** A test request (docs/contract.md §12 "Test mode"): counted apart from the business's traffic (metrics/ routeLabel). */
+  test?: boolean;
   /** What postLead's route read of a refused lead, for the refusal log and the metrics. */
   refusal?: RefusalFacts;
 }

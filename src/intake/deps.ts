@@ -12,6 +12,8 @@ export interface IntakeDeps {
   store: Store<Answering, "promise">;
   duplicateWindowMs: number;
   holdPeriodMs: number;
+  /** A test lead's hold (docs/contract.md §12 "Test mode"): short, so a vendor sees its callback soon. */
+  testHoldPeriodMs: number;
   /** config.allowPrivateCallbacks: may call_back_url name localhost or a private address? */
   allowPrivateCallbacks: boolean;
   clock: () => number;
@@ -21,6 +23,18 @@ export interface IntakeDeps {
   policy?: IntakePolicy;
   /** The cap counters this process saw full (caps.ts): leads in their scope are refused by a read, before any write. */
   fullCounters?: FullCountersSeen;
+}
+
+export interface LeadSubmission {
+  vendorId: string;
+  body: Record<string, unknown>;
+  /** The body as received, stored verbatim and hashed for Idempotency-Key. */
+  rawBody: string;
+  idempotencyKey: string | null;
+  /** The authenticated vendor's name, which the policy's entries name ("" names no vendor). */
+  vendorName?: string;
+  /** A test lead (docs/contract.md §12 "Test mode", test-lead.ts); absent: a real one. */
+  test?: boolean;
 }
 
 /**

@@ -1,12 +1,13 @@
-// POST /v1/prePing and /v1/postLead (docs/contract.md §4-§6): the vendor first (the auth plugin), then the
+// POST /v1/prePing and /v1/postLead (docs/contract.md §4-§6), and their test twins (§12): the vendor first (the auth plugin), then the
 // body under the contract's rules, then the intake service.
-import { Elysia, type DocumentDecoration } from "elysia";
+import { type Context, Elysia, type DocumentDecoration } from "elysia";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
 import { note, noted, type RefusalFacts } from "../http/request-note.ts";
 import { IDEMPOTENCY_CONFLICT, LEAD_RECEIVED, PHONE_BLOCKED, PHONE_CAN_BE_SENT } from "../contract/texts.ts";
 import type { Capped } from "./caps.ts";
+import { isTestRequest } from "./test-lead.ts";
 import { prePing, submitLead, type IntakeDeps, type PrePingOutcome, type SubmitOutcome } from "./service.ts";
 
 /** A full cap's 422 (docs/contract.md §10): Retry-After says when its window ends. */
@@ -63,44 +64,55 @@ function refusalFacts(body: Record<string, unknown>, outcome: SubmitOutcome): Re
 const intakeOutcome = (outcome: SubmitOutcome) =>
   outcome.kind === "accepted" ? (outcome.replayed ? "replayed" : "accepted") : outcome.kind === "idempotencyConflict" ? "idempotency_conflict" : outcome.kind;
 
+/** A test request's answer says so in a header (docs/contract.md §12): the envelope is the real one. */
+const markedTest = (reply: Reply, test: boolean): Reply => (test ? { ...reply, headers: { ...reply.headers, "x-test-lead": "true" } } : reply);
+
+/** The routes' names in the OpenAPI document (docs/operations.ts): the real ones and their /v1/test/ variants (docs/contract.md §12). */
+export type IntakeOperation = "prePing" | "postLead" | "testPrePing" | "testPostLead";
+
 // parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts). So
 // the body's schema and the answers are declared in `detail` (for the OpenAPI document), not as
 // Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
 // before the vendor is known, and `response` would replace the documented examples with bare
 // schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
 // `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
-export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes: number, docs: Record<"prePing" | "postLead", DocumentDecoration>) {
+// Each route has a /v1/test/ twin: the same handler, every request a test one.
+export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes: number, docs: Record<IntakeOperation, DocumentDecoration>) {
+  const prePingRoute =
+    (testRoute: boolean) =>
+    async ({ request, set, vendor }: { request: Request; set: Context["set"]; vendor: { name: string } }) => {
+      const test = isTestRequest(request, testRoute);
+      const body = await readJsonObject(request, bodyLimitBytes);
+      const pending = prePing(deps, body.value, vendor.name, test);
+      const outcome = pending instanceof Promise ? await pending : pending;
+      note(request, { outcome: outcome.kind, test });
+      return answer(set, noted(request, markedTest(prePingReply(outcome), test)));
+    };
+  const postLeadRoute =
+    (testRoute: boolean) =>
+    async ({ request, set, vendor }: { request: Request; set: Context["set"]; vendor: { id: string; name: string } }) => {
+      const test = isTestRequest(request, testRoute);
+      const body = await readJsonObject(request, bodyLimitBytes);
+      const outcome = await submitLead(deps, {
+        vendorId: vendor.id,
+        vendorName: vendor.name,
+        body: body.value,
+        rawBody: body.text,
+        idempotencyKey: request.headers.get("idempotency-key"),
+        test,
+      });
+      note(request, {
+        outcome: intakeOutcome(outcome),
+        leadId: outcome.kind === "accepted" ? outcome.leadId : undefined,
+        refusal: refusalFacts(body.value, outcome),
+        test,
+      });
+      return answer(set, noted(request, markedTest(postLeadReply(outcome), test)));
+    };
   return new Elysia({ name: "intake" })
     .use(auth.plugin)
-    .post(
-      "/v1/prePing",
-      async ({ request, set, vendor }) => {
-        const body = await readJsonObject(request, bodyLimitBytes);
-        const pending = prePing(deps, body.value, vendor.name);
-        const outcome = pending instanceof Promise ? await pending : pending;
-        note(request, { outcome: outcome.kind });
-        return answer(set, noted(request, prePingReply(outcome)));
-      },
-      { parse: "none", detail: docs.prePing },
-    )
-    .post(
-      "/v1/postLead",
-      async ({ request, set, vendor }) => {
-        const body = await readJsonObject(request, bodyLimitBytes);
-        const outcome = await submitLead(deps, {
-          vendorId: vendor.id,
-          vendorName: vendor.name,
-          body: body.value,
-          rawBody: body.text,
-          idempotencyKey: request.headers.get("idempotency-key"),
-        });
-        note(request, {
-          outcome: intakeOutcome(outcome),
-          leadId: outcome.kind === "accepted" ? outcome.leadId : undefined,
-          refusal: refusalFacts(body.value, outcome),
-        });
-        return answer(set, noted(request, postLeadReply(outcome)));
-      },
-      { parse: "none", detail: docs.postLead },
-    );
+    .post("/v1/prePing", prePingRoute(false), { parse: "none", detail: docs.prePing })
+    .post("/v1/postLead", postLeadRoute(false), { parse: "none", detail: docs.postLead })
+    .post("/v1/test/prePing", prePingRoute(true), { parse: "none", detail: docs.testPrePing })
+    .post("/v1/test/postLead", postLeadRoute(true), { parse: "none", detail: docs.testPostLead });
 }

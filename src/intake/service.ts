@@ -1,33 +1,27 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { FIELD_TEXTS } from "../contract/texts.ts";
+import { answerBeforePolicy, answerOfKey, isBlocked, repostOrBlocked, storeLead } from "./before-policy.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Tables, TableScript } from "../store/index.ts";
 import { answeringCaps, type Capped, cappedAmong, fullCaps, pingCaps, takeCaps } from "./caps.ts";
 import type { ValidLead } from "./lead-schema.ts";
 import type { CapToTake, ChecksAnswer, RefusedBy } from "./policy-port.ts";
-import type { IntakeDeps, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
-import { isSameLead, validateLead, validatePrePing } from "./validate.ts";
+import type { IntakeDeps, LeadSubmission, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
+import { requestHashOf, writeTestLead } from "./test-lead.ts";
+import { validateLead, validatePrePing } from "./validate.ts";
 
-export type { IntakeBatches, IntakeDeps, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
+export type { IntakeBatches, IntakeDeps, LeadSubmission, LeadToAccept, PrePingOutcome, SubmitOutcome } from "./deps.ts";
+export { IDEMPOTENCY_TTL_MS } from "./before-policy.ts";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * The eligibility rule both endpoints share (docs/contract.md §5): suppressed, or claimed by a lead accepted
- * within the duplicate window. postLead's atomic claim uses the same cutoff, so a prePing "yes"
- * means an immediate postLead will not get a 422.
- */
-function* isBlocked(t: Tables, phone: string, claimCutoff: number): Script<boolean> {
-  return (yield* op(t.suppressions.isListed(phone))) || (yield* op(t.phoneClaims.isHeldSince(phone, claimCutoff)));
-}
-
-/**
  * At once on SQLite (its reads answer synchronously: the hot path makes no promise), a promise on
- * PostgreSQL. `vendorName` is the authenticated vendor's, which the policy's entries name.
+ * PostgreSQL. `vendorName` is the authenticated vendor's, which the policy's entries name. A `test`
+ * prePing (docs/contract.md §12) gets the same answer but takes no `pings` slot: its caps are read.
  */
-export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorName = ""): PrePingOutcome | Promise<PrePingOutcome> {
+export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorName = "", test = false): PrePingOutcome | Promise<PrePingOutcome> {
   const validation = validatePrePing(body);
   if (!validation.ok) return { kind: "invalid", errors: validation.errors };
   const now = deps.clock();
@@ -42,7 +36,7 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
   // counters beside the eligibility, in the same turn (one round trip, not two), and takes the
   // turn's `pings` slots in one statement, or each prePing alone when a counter is short.
   const counted = (capped: Capped | null): PrePingOutcome => capped ?? { kind: "eligible" };
-  if (deps.batches && answer?.kind === "caps") {
+  if (deps.batches && answer?.kind === "caps" && !test) {
     const { batches } = deps;
     const { leads, pings } = answer;
     const countPings = (): Promise<PrePingOutcome> =>
@@ -58,21 +52,12 @@ export function prePing(deps: IntakeDeps, body: Record<string, unknown>, vendorN
     if (answer === null) return { kind: "eligible" };
     if (answer.kind === "refused") return answer;
     const { leads, pings } = answer;
-    if (pings.length > 0) return answeringCaps(deps.store.write((t) => pingCaps(t, leads, pings))).then(counted);
-    const read = deps.store.read((t) => pingCaps(t, leads, NO_CAPS));
+    if (pings.length > 0 && !test) return answeringCaps(deps.store.write((t) => pingCaps(t, leads, pings))).then(counted);
+    // A `pings` cap refuses the prePing that would exceed it: when it is full, as a read tells.
+    const read = deps.store.read((t) => pingCaps(t, test ? [...leads, ...pings] : leads, NO_CAPS));
     return read instanceof Promise ? read.then(counted) : counted(read);
   };
   return blocked instanceof Promise ? blocked.then(eligibility) : eligibility(blocked);
-}
-
-export interface LeadSubmission {
-  vendorId: string;
-  body: Record<string, unknown>;
-  /** The body as received, stored verbatim and hashed for Idempotency-Key. */
-  rawBody: string;
-  idempotencyKey: string | null;
-  /** The authenticated vendor's name, which the policy's entries name ("" names no vendor). */
-  vendorName?: string;
 }
 
 /** Not async: an accepted lead's answer is the group commit's own promise, not one wrapped around it. */
@@ -82,7 +67,7 @@ export function submitLead(deps: IntakeDeps, submission: LeadSubmission): Promis
   const key = submission.idempotencyKey;
   if (key !== null && !IDEMPOTENCY_KEY.test(key)) errors.push(FIELD_TEXTS.invalidIdempotencyKey);
   if (!validation.ok || errors.length > 0) return Promise.resolve({ kind: "invalid", errors });
-  const requestHash = key === null ? "" : Bun.SHA256.hash(submission.rawBody, "hex");
+  const requestHash = key === null ? "" : requestHashOf(submission.rawBody, submission.test);
   // The policy is decided here, in TypeScript, before any write: a refused lead never enters a
   // transaction nor PostgreSQL's batch. Its answer waits for the eligibility read below.
   const answer = deps.policy?.postLead(submission.vendorName ?? "", validation.value, deps.clock()) ?? null;
@@ -110,6 +95,7 @@ function writeLead(
   caps: readonly CapToTake[],
   checkAnswers?: string,
 ): Promise<SubmitOutcome> {
+  if (submission.test) return writeTestLead(deps, submission, lead, requestHash, caps, checkAnswers);
   // The checks and the writes run in one transaction: nothing can slip in between them. A lead a
   // cap counts takes its slots there too (or in its batch's statement, on PostgreSQL).
   const alone: TableScript<SubmitOutcome> = (t) => acceptLead(t, deps, submission, lead, requestHash, caps, checkAnswers);
@@ -197,11 +183,7 @@ function* acceptLead(
   // The number is eligible: the caps come last, and a full one rolls all of this back (caps.ts).
   if (caps.length > 0) yield* takeCaps(t, caps);
   const row = { id: leadId, vendorId, rawRequest: submission.rawBody, checkAnswers, createdAt: now, decideAfter: now + deps.holdPeriodMs };
-  yield* op(t.leads.insertPending(lead, row));
-  // The callback row waits (`held`) until the final result is decided.
-  if (lead.callBackUrl !== null) yield* op(t.callbacks.hold({ id: callbackMessageId(leadId), leadId, vendorId, url: lead.callBackUrl }, now));
-  if (key !== null) yield* op(t.idempotencyKeys.save({ vendorId, key, requestHash, leadId }, now, now - IDEMPOTENCY_TTL_MS));
-  return { kind: "accepted", leadId, replayed: false };
+  return yield* storeLead(t, submission, lead, row, requestHash);
 }
 
 /**
@@ -221,19 +203,6 @@ function* refusal(
   return (yield* answerBeforePolicy(t, deps, submission, lead, requestHash)) ?? refused;
 }
 
-/** What the steps before the policy answer (a key's earlier answer, then the number's eligibility), or null when they let the lead through. */
-function* answerBeforePolicy(t: Tables, deps: IntakeDeps, submission: LeadSubmission, lead: ValidLead, requestHash: string): Script<SubmitOutcome | null> {
-  const { vendorId, idempotencyKey: key } = submission;
-  const now = deps.clock();
-  if (key !== null) {
-    const earlier = yield* answerOfKey(t, vendorId, key, requestHash, now);
-    if (earlier) return earlier;
-  }
-  if (yield* isBlocked(t, lead.phoneE164, now - deps.duplicateWindowMs))
-    return key === null ? yield* repostOrBlocked(t, vendorId, lead, now) : { kind: "blocked" };
-  return null;
-}
-
 /** The refusal of a lead a full cap in its scope refuses (after a key's answer and eligibility, as above), or null while each has room. */
 function* refusalAtFullCaps(
   t: Tables,
@@ -245,25 +214,4 @@ function* refusalAtFullCaps(
 ): Script<SubmitOutcome | null> {
   const full = yield* fullCaps(t, caps);
   return full === null ? null : yield* refusal(t, deps, submission, lead, requestHash, full);
-}
-
-/** The answer a key saved within its TTL gives: its lead again for the same request, a conflict for another. */
-function* answerOfKey(t: Tables, vendorId: string, key: string, requestHash: string, now: number): Script<SubmitOutcome | undefined> {
-  const earlier = yield* op(t.idempotencyKeys.find(vendorId, key, now - IDEMPOTENCY_TTL_MS));
-  if (!earlier) return undefined;
-  return earlier.requestHash === requestHash ? { kind: "accepted", leadId: earlier.leadId, replayed: true } : { kind: "idempotencyConflict" };
-}
-
-/**
- * Without a key, the vendor that sent this very lead within the idempotency window is retrying
- * after a lost answer (docs/contract.md §6): it gets the first answer again. "This very lead" is the lead
- * as validated and stored (isSameLead), so a retry that respells it is recognised. The claim's lead
- * is answered whether it is pending or accepted, suppressed since or not, as a key's replay is; a
- * rejected lead no longer holds the claim, so a re-post of it became a new lead before this point.
- */
-function* repostOrBlocked(t: Tables, vendorId: string, lead: ValidLead, now: number): Script<SubmitOutcome> {
-  // Runs only when a claim failed (inside the write), so accepting a lead never pays for it.
-  const holder = yield* op(t.phoneClaims.holderOf(lead.phoneE164));
-  const earlier = holder === null ? undefined : yield* op(t.leads.findRecent(holder, vendorId, now - IDEMPOTENCY_TTL_MS));
-  return earlier && isSameLead(lead, earlier) ? { kind: "accepted", leadId: holder!, replayed: true } : { kind: "blocked" };
 }

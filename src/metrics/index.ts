@@ -13,6 +13,7 @@ import type { CompiledPolicy } from "../policy/index.ts";
 import { renderCapGauges } from "./cap-gauges.ts";
 import { Counter, Histogram, renderGauge } from "./registry.ts";
 
+const TEST_POST_LEAD = "/v1/test/postLead";
 const INTAKE_OUTCOMES = ["accepted", "replayed", "invalid", "blocked", "idempotency_conflict"];
 const FINAL_STATUSES = ["accepted", "rejected"];
 const ATTEMPT_RESULTS = ["delivered", "retry", "dead", "lease_lost"];
@@ -33,6 +34,12 @@ export function createMetrics() {
       "vendor",
       "outcome",
     ] as const),
+    // Test mode's traffic (docs/contract.md §12) apart: the series above, which dashboards and alerts read, stay the business's.
+    testIntake: new Counter(
+      "lead_ingress_test_intake_total",
+      "Test postLeads' answers (X-Test-Lead or /v1/test/postLead) by vendor and outcome, as lead_ingress_intake_total counts real ones.",
+      ["vendor", "outcome"] as const,
+    ),
     authRefusals: new Counter(
       "lead_ingress_auth_refusals_total",
       'Refused credentials by vendor ("unknown" when they name none) and reason (unauthorized, too_many_failures, rate_limited).',
@@ -61,6 +68,12 @@ export function createMetrics() {
       "check",
     ] as const),
     finalResults: new Counter("lead_ingress_final_results_total", "Leads decided, by final status.", ["status"] as const, each("status", FINAL_STATUSES)),
+    testFinalResults: new Counter(
+      "lead_ingress_test_final_results_total",
+      "Test leads decided, by final status.",
+      ["status"] as const,
+      each("status", FINAL_STATUSES),
+    ),
     intakeToDecision: new Histogram(
       "lead_ingress_intake_to_decision_seconds",
       "Time from a lead's intake to its final result (the hold period and the worker's lag).",
@@ -117,7 +130,7 @@ export function countAnswer(metrics: Metrics, route: string, status: number, sec
   else if (route === "/v1/postLead") {
     metrics.intake.inc({ vendor, outcome });
     for (const { kind, name } of note.refusal?.refusedBy ?? []) metrics.policyRefusals.inc({ kind, name });
-  }
+  } else if (route === TEST_POST_LEAD) metrics.testIntake.inc({ vendor, outcome });
 }
 
 /** Counts a check's result for a lead: from the cache a hit, else an answer by outcome, and a request's wait. */
@@ -135,10 +148,15 @@ export function countCheckResult(metrics: Metrics, result: CheckResult): void {
   if (result.source === "request") metrics.checkDuration.observe({ check }, result.durationMs / 1000);
 }
 
-const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead"]);
+const V1_ROUTES = new Set(["/v1/prePing", "/v1/postLead", "/v1/test/prePing", TEST_POST_LEAD]);
 
-/** A path as a metrics label: known routes as themselves, lead ids folded, anything else "other". */
-export function routeLabel(path: string): string {
+/**
+ * A path as a metrics label: known routes as themselves, lead ids folded, anything else "other".
+ * A test request (`test`: X-Test-Lead on a real route) is labelled as its /v1/test/ route, so the
+ * real routes' series, the console's counts (stats/) and the refusal log count real traffic only.
+ */
+export function routeLabel(path: string, test = false): string {
+  if (test && (path === "/v1/prePing" || path === "/v1/postLead")) return `/v1/test${path.slice(3)}`;
   if (V1_ROUTES.has(path) || path === "/healthz" || path === "/readyz" || path === "/metrics") return path;
   if (path.startsWith("/v1/leads/")) return "/v1/leads/:lead_id";
   if (path === "/swagger" || path.startsWith("/swagger/")) return "/swagger";

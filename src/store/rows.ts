@@ -59,6 +59,7 @@ export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
     lockedUntil: null,
     claimToken: null,
     factsVersion: 0,
+    test: lead.test ?? false,
   };
 }
 

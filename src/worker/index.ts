@@ -68,10 +68,12 @@ export function startWorker(deps: WorkerDeps): Worker {
       ? certificateVerifier({ allowPrivate: config.allowPrivateCallbacks, timeoutMs: config.certificateTimeoutMs })
       : null,
     batchSize: DECISION_BATCH,
-    onDecided: (status, leadId, vendorId) => {
+    onDecided: (status, lead) => {
+      // A test lead is counted apart, never in the business's series (docs/contract.md §12 "Test mode").
+      if (lead.test) return deps.metrics.testFinalResults.inc({ status });
       deps.metrics.finalResults.inc({ status });
-      deps.metrics.intakeToDecision.observe({}, (clock() - leadCreatedAt(leadId)) / 1000);
-      tally.record(vendorId, `decided_${status}`, clock() - leadCreatedAt(leadId));
+      deps.metrics.intakeToDecision.observe({}, (clock() - leadCreatedAt(lead.id)) / 1000);
+      tally.record(lead.vendorId, `decided_${status}`, clock() - leadCreatedAt(lead.id));
     },
     batches: deps.batches?.decisions,
     policy: deps.policy,

@@ -110,51 +110,65 @@ const TOO_DEEP = `{"extra_data":${"[".repeat(32)}${"]".repeat(32)}}`;
 const oversized = (flag: string) => JSON.stringify({ [flag]: "x".repeat(BODY_LIMIT) });
 
 /** A request that produces each documented example, by "<path> <method> <status> <example name>". */
-const PRODUCE: Record<string, () => Promise<Answer>> = {
-  "/v1/prePing post 200 ": () => prePing({ phone_number: uniquePhone() }),
-  "/v1/prePing post 400 invalidCharacters": () => prePing({ phone_number: "212-555-01x3" }),
-  "/v1/prePing post 400 invalidNumber": () => prePing({ phone_number: "555-0123" }),
-  "/v1/prePing post 400 missing": () => prePing({}),
-  "/v1/prePing post 400 notUtf8": () => prePing(NOT_UTF8),
-  "/v1/prePing post 400 tooDeep": () => prePing(TOO_DEEP),
-  "/v1/prePing post 400 malformedJson": () => prePing("{"),
-  "/v1/prePing post 400 notAnObject": () => prePing("[]"),
-  "/v1/prePing post 401 ": () => prePing({ phone_number: uniquePhone() }, none),
-  "/v1/prePing post 405 ": () => send(server, "GET", "/v1/prePing"),
-  "/v1/prePing post 413 ": () => prePing(oversized("phone_number")),
-  "/v1/prePing post 422 phoneBlocked": async () => prePing({ phone_number: (await acceptedLead()).phone }),
-  "/v1/prePing post 422 policySchedule": () => prePing({ phone_number: uniquePhone(), vendor_campaign_name: CLOSED_CAMPAIGN }),
-  "/v1/prePing post 422 policyCap": () => prePing({ phone_number: uniquePhone(), vendor_campaign_name: CAPPED_CAMPAIGN }),
-  "/v1/prePing post 429 rateLimit": () => overRateLimit("POST", "/v1/prePing", { phone_number: uniquePhone() }),
-  "/v1/prePing post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/prePing", { phone_number: uniquePhone() }),
+/**
+ * The producers of prePing's and postLead's examples at `paths`: the real routes, or their /v1/test/
+ * twins (docs/contract.md §12), which answer alike. A number is blocked by a real lead (acceptedLead):
+ * a test lead claims none.
+ */
+function intakeProducers(paths: { prePing: string; postLead: string }): Record<string, () => Promise<Answer>> {
+  const ping = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", paths.prePing, body, headers);
+  const post = (body: string | Uint8Array | object, headers?: Record<string, string>) => send(server, "POST", paths.postLead, body, headers);
+  return {
+    [`${paths.prePing} post 200 `]: () => ping({ phone_number: uniquePhone() }),
+    [`${paths.prePing} post 400 invalidCharacters`]: () => ping({ phone_number: "212-555-01x3" }),
+    [`${paths.prePing} post 400 invalidNumber`]: () => ping({ phone_number: "555-0123" }),
+    [`${paths.prePing} post 400 missing`]: () => ping({}),
+    [`${paths.prePing} post 400 notUtf8`]: () => ping(NOT_UTF8),
+    [`${paths.prePing} post 400 tooDeep`]: () => ping(TOO_DEEP),
+    [`${paths.prePing} post 400 malformedJson`]: () => ping("{"),
+    [`${paths.prePing} post 400 notAnObject`]: () => ping("[]"),
+    [`${paths.prePing} post 401 `]: () => ping({ phone_number: uniquePhone() }, none),
+    [`${paths.prePing} post 405 `]: () => send(server, "GET", paths.prePing),
+    [`${paths.prePing} post 413 `]: () => ping(oversized("phone_number")),
+    [`${paths.prePing} post 422 phoneBlocked`]: async () => ping({ phone_number: (await acceptedLead()).phone }),
+    [`${paths.prePing} post 422 policySchedule`]: () => ping({ phone_number: uniquePhone(), vendor_campaign_name: CLOSED_CAMPAIGN }),
+    [`${paths.prePing} post 422 policyCap`]: () => ping({ phone_number: uniquePhone(), vendor_campaign_name: CAPPED_CAMPAIGN }),
+    [`${paths.prePing} post 429 rateLimit`]: () => overRateLimit("POST", paths.prePing, { phone_number: uniquePhone() }),
+    [`${paths.prePing} post 429 failedCredentials`]: () => overFailedCredentials("POST", paths.prePing, { phone_number: uniquePhone() }),
 
-  "/v1/postLead post 200 ": async () => withExampleId(await postLead(validLead())),
-  "/v1/postLead post 400 invalidFields": () => {
-    const { email: _email, ...withoutEmail } = validLead({ state: "XX" });
-    return postLead(withoutEmail);
-  },
-  "/v1/postLead post 400 missingCertificate": () => {
-    const { certificate_url: _url, ...withoutCertificate } = validLead();
-    return postLead(withoutCertificate);
-  },
-  "/v1/postLead post 400 notUtf8": () => postLead(NOT_UTF8),
-  "/v1/postLead post 400 tooDeep": () => postLead(TOO_DEEP),
-  "/v1/postLead post 400 malformedJson": () => postLead("{"),
-  "/v1/postLead post 400 notAnObject": () => postLead("[]"),
-  "/v1/postLead post 401 ": () => postLead(validLead(), none),
-  "/v1/postLead post 405 ": () => send(server, "GET", "/v1/postLead"),
-  "/v1/postLead post 413 ": () => postLead(oversized("customer_name")),
-  "/v1/postLead post 422 phoneBlocked": async () => postLead(validLead({ phone_number: (await acceptedLead()).phone, customer_name: "Someone Else" })),
-  "/v1/postLead post 422 idempotencyConflict": async () => {
-    const key = { authorization: server.auth, "idempotency-key": `examples-${crypto.randomUUID()}` };
-    await postLead(validLead(), key);
-    return postLead(validLead(), key);
-  },
-  "/v1/postLead post 422 policyRules": () => postLead(validLead({ vendor_campaign_name: RULED_CAMPAIGN, state: "TX" })),
-  "/v1/postLead post 422 policySchedule": () => postLead(validLead({ vendor_campaign_name: CLOSED_CAMPAIGN })),
-  "/v1/postLead post 422 policyCap": () => postLead(validLead({ vendor_campaign_name: CAPPED_CAMPAIGN })),
-  "/v1/postLead post 429 rateLimit": () => overRateLimit("POST", "/v1/postLead", validLead()),
-  "/v1/postLead post 429 failedCredentials": () => overFailedCredentials("POST", "/v1/postLead", validLead()),
+    [`${paths.postLead} post 200 `]: async () => withExampleId(await post(validLead())),
+    [`${paths.postLead} post 400 invalidFields`]: () => {
+      const { email: _email, ...withoutEmail } = validLead({ state: "XX" });
+      return post(withoutEmail);
+    },
+    [`${paths.postLead} post 400 missingCertificate`]: () => {
+      const { certificate_url: _url, ...withoutCertificate } = validLead();
+      return post(withoutCertificate);
+    },
+    [`${paths.postLead} post 400 notUtf8`]: () => post(NOT_UTF8),
+    [`${paths.postLead} post 400 tooDeep`]: () => post(TOO_DEEP),
+    [`${paths.postLead} post 400 malformedJson`]: () => post("{"),
+    [`${paths.postLead} post 400 notAnObject`]: () => post("[]"),
+    [`${paths.postLead} post 401 `]: () => post(validLead(), none),
+    [`${paths.postLead} post 405 `]: () => send(server, "GET", paths.postLead),
+    [`${paths.postLead} post 413 `]: () => post(oversized("customer_name")),
+    [`${paths.postLead} post 422 phoneBlocked`]: async () => post(validLead({ phone_number: (await acceptedLead()).phone, customer_name: "Someone Else" })),
+    [`${paths.postLead} post 422 idempotencyConflict`]: async () => {
+      const key = { authorization: server.auth, "idempotency-key": `examples-${crypto.randomUUID()}` };
+      await post(validLead(), key);
+      return post(validLead(), key);
+    },
+    [`${paths.postLead} post 422 policyRules`]: () => post(validLead({ vendor_campaign_name: RULED_CAMPAIGN, state: "TX" })),
+    [`${paths.postLead} post 422 policySchedule`]: () => post(validLead({ vendor_campaign_name: CLOSED_CAMPAIGN })),
+    [`${paths.postLead} post 422 policyCap`]: () => post(validLead({ vendor_campaign_name: CAPPED_CAMPAIGN })),
+    [`${paths.postLead} post 429 rateLimit`]: () => overRateLimit("POST", paths.postLead, validLead()),
+    [`${paths.postLead} post 429 failedCredentials`]: () => overFailedCredentials("POST", paths.postLead, validLead()),
+  };
+}
+
+const PRODUCE: Record<string, () => Promise<Answer>> = {
+  ...intakeProducers({ prePing: "/v1/prePing", postLead: "/v1/postLead" }),
+  ...intakeProducers({ prePing: "/v1/test/prePing", postLead: "/v1/test/postLead" }),
 
   "/v1/leads/{lead_id} get 200 pending": async () => withExampleId(await send(server, "GET", `/v1/leads/${(await acceptedLead()).leadId}`)),
   "/v1/leads/{lead_id} get 200 accepted": async () => withExampleId(await untilStatus((await acceptedLead()).leadId, "accepted")),
@@ -170,7 +184,7 @@ const PRODUCE: Record<string, () => Promise<Answer>> = {
  * 500 and 503: test/e2e/envelope.test.ts and disk-full.test.ts; a rejected lead: test/e2e/callbacks.
  */
 const NOT_PRODUCIBLE_HERE = new Set([
-  ...["/v1/prePing post", "/v1/postLead post", "/v1/leads/{lead_id} get"].flatMap((operation) => [
+  ...["/v1/prePing post", "/v1/postLead post", "/v1/test/prePing post", "/v1/test/postLead post", "/v1/leads/{lead_id} get"].flatMap((operation) => [
     `${operation} 500 `,
     `${operation} 503 busy`,
     `${operation} 503 shuttingDown`,

@@ -27,6 +27,8 @@ afterAll(() => server.stop());
 const V1: [path: string, method: string, flag: EnvelopeFlag, statuses: number[]][] = [
   ["/v1/prePing", "post", "can_post_phone_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
   ["/v1/postLead", "post", "success_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
+  ["/v1/test/prePing", "post", "can_post_phone_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
+  ["/v1/test/postLead", "post", "success_bit", [200, 400, 401, 405, 413, 422, 429, 500, 503]],
   ["/v1/leads/{lead_id}", "get", "success_bit", [200, 401, 404, 405, 429, 500, 503]],
 ];
 

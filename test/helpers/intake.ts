@@ -24,6 +24,7 @@ export async function intakeHarness(options: { holdPeriodMs?: number; duplicateW
     store: groupCommittedStore(database.db, createGroupCommitter(database.sqlite, { participants: sqliteTransactionParticipants(database.db) })),
     duplicateWindowMs: options.duplicateWindowMs ?? 30 * 86_400_000,
     holdPeriodMs: options.holdPeriodMs ?? 60_000,
+    testHoldPeriodMs: 5_000,
     allowPrivateCallbacks: false,
     clock: () => now.value,
   };

@@ -37,6 +37,7 @@ for (const batched of [false, true]) {
           store: store as unknown as ServiceStore,
           duplicateWindowMs,
           holdPeriodMs: 60_000,
+          testHoldPeriodMs: 5_000,
           allowPrivateCallbacks: false,
           clock: () => Date.now(),
           batches,

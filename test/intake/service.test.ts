@@ -17,6 +17,7 @@ import { leadWithout, fixedLead, type Body } from "../helpers/lead.ts";
 const DAY = 86_400_000;
 const WINDOW = 30 * DAY;
 const HOLD = 60_000;
+const TEST_HOLD = 5_000;
 const START = Date.UTC(2025, 0, 15, 12, 0, 0);
 const PHONE = "+12125551234"; // fixedLead()'s "(212) 555-1234"
 
@@ -29,6 +30,7 @@ function deps(overrides: Partial<IntakeDeps> = {}): IntakeDeps {
     store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite)),
     duplicateWindowMs: WINDOW,
     holdPeriodMs: HOLD,
+    testHoldPeriodMs: TEST_HOLD,
     allowPrivateCallbacks: false,
     clock: () => now,
     ...overrides,

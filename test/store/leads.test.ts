@@ -148,6 +148,7 @@ describeOnBothBackends("leads", (backend) => {
         decided_at: null,
         rejection_reason: null,
         callback_status: null,
+        test: false,
       },
     ]);
     expect(await t.leads.list({ vendorName: "vendor-a", limit: 10 })).toEqual([]);

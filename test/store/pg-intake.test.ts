@@ -45,6 +45,7 @@ beforeEach(async () => {
     store: counted,
     duplicateWindowMs: WINDOW_MS,
     holdPeriodMs: 60_000,
+    testHoldPeriodMs: 5_000,
     allowPrivateCallbacks: false,
     clock: () => NOW,
     batches: pgIntakeBatches(pg.handle.db, counted, { duplicateWindowMs: WINDOW_MS, onBatchFailed: (error) => batchFailures.push(error) }),

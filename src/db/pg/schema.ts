@@ -66,6 +66,8 @@ export const leads = pgTable(
     claimToken: text("claim_token"),
     /** Bumped by every change of what its decision reads (store/leads/index.ts DecisionFacts). */
     factsVersion: integer("facts_version").notNull().default(0),
+    /** A test lead (../schema.ts). */
+    test: boolean("test").notNull().default(false),
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),

@@ -34,7 +34,7 @@ interface FactsColumns {
 export const SQLITE = {
   /** The leads whose hold ended by ?1, oldest first, ?2 at most: LeadsTable.claimDue without the lease. */
   due: `
-    SELECT id, vendor_id AS vendorId, phone_e164 AS phoneE164, certificate_url AS certificateUrl, vendor_campaign_name AS vendorCampaignName
+    SELECT id, vendor_id AS vendorId, phone_e164 AS phoneE164, certificate_url AS certificateUrl, vendor_campaign_name AS vendorCampaignName, test
     FROM leads WHERE status = 'pending' AND decide_after <= ?1 ORDER BY decide_after LIMIT ?2`,
   /** The facts of the leads of ?1 (a JSON array of { key, id }). */
   factsOf: `

@@ -26,6 +26,7 @@ export const LEAD_STATE_COLUMNS = [
   "lockedUntil",
   "claimToken",
   "factsVersion",
+  "test",
 ] as const;
 type LeadStateColumn = (typeof LEAD_STATE_COLUMNS)[number];
 
@@ -40,6 +41,8 @@ export interface NewLead {
   decideAfter: number;
   /** The intake checks' answers as JSON (the check_answers column); absent when none ran. */
   checkAnswers?: string | null;
+  /** A test lead (docs/contract.md §12 "Test mode"); absent: a real one. */
+  test?: boolean;
 }
 
 /** A lead the worker holds a lease on, to decide. */
@@ -49,6 +52,8 @@ export interface DueLead {
   phoneE164: string;
   certificateUrl: string | null;
   vendorCampaignName: string;
+  /** A test lead: its callback says so (SQLite's raw read answers 0 or 1); absent: a real one. */
+  test?: boolean | number;
 }
 
 export type OperatorDecision = "accept" | "reject";
@@ -94,6 +99,8 @@ export interface LeadSummary {
   rejection_reason: string | null;
   /** null when the lead has no call_back_url. */
   callback_status: CallbackStatus | null;
+  /** A test lead (docs/contract.md §12 "Test mode"). */
+  test: boolean;
 }
 
 /** Which leads to list (search.ts says how each narrows the scan). */
@@ -110,6 +117,8 @@ export interface LeadFilter {
   createdFrom?: number;
   /** Created before (epoch ms). */
   createdBefore?: number;
+  /** true: only test leads; false: only real ones; absent: both. */
+  test?: boolean;
   /** Only leads older than this one (its id): the next page after it. */
   olderThan?: string;
   limit: number;

@@ -48,6 +48,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
       phoneE164: leads.phoneE164,
       certificateUrl: leads.certificateUrl,
       vendorCampaignName: leads.vendorCampaignName,
+      test: leads.test,
     })
     .prepare("leads_claim");
   const operatorDecisionQuery = () => db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders);
@@ -115,6 +116,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
             decided_at: leads.decidedAt,
             rejection_reason: leads.rejectionReason,
             callback_status: callbacks.status,
+            test: leads.test,
           })
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))

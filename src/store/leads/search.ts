@@ -18,6 +18,7 @@ export interface SearchColumns {
   vendorCampaignName: Column;
   createdAt: Column;
   vendorName: Column;
+  test: Column;
 }
 
 /**
@@ -70,6 +71,8 @@ export function leadSearch(
     filter.vendorName ? eq(c.vendorName, filter.vendorName) : undefined,
     filter.phoneE164 ? sql`${c.phoneKey} = ${phoneClaimKey(filter.phoneE164)}` : undefined,
     filter.campaign ? eq(c.vendorCampaignName, filter.campaign) : undefined,
+    // TRUE and FALSE are keywords on both databases (SQLite stores them as 1 and 0).
+    filter.test !== undefined ? sql`${unindexed(c.test)} = ${sql.raw(String(filter.test))}` : undefined,
     prefix ? and(gte(c.idKey, prefix.low), lte(c.idKey, prefix.high), like(c.id, `${prefix.canonical}%`)) : undefined,
     filter.createdFrom !== undefined ? and(gte(c.idKey, keyAt(filter.createdFrom - CLOCK_SLACK_MS)), gte(c.createdAt, filter.createdFrom)) : undefined,
     filter.createdBefore !== undefined ? and(lt(c.idKey, keyAt(filter.createdBefore + CLOCK_SLACK_MS)), lt(c.createdAt, filter.createdBefore)) : undefined,

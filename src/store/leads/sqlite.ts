@@ -40,6 +40,7 @@ export function sqliteLeads(db: Db): LeadsTable {
       phoneE164: leads.phoneE164,
       certificateUrl: leads.certificateUrl,
       vendorCampaignName: leads.vendorCampaignName,
+      test: leads.test,
     })
     .prepare();
   const operatorDecision = db.select({ decision: leads.operatorDecision, reason: leads.operatorReason }).from(leads).where(byIdPlaceholders).prepare();
@@ -100,6 +101,7 @@ export function sqliteLeads(db: Db): LeadsTable {
           decided_at: leads.decidedAt,
           rejection_reason: leads.rejectionReason,
           callback_status: callbacks.status,
+          test: leads.test,
         })
         .from(leads)
         // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.

@@ -1,0 +1,1 @@
+ALTER TABLE `leads` ADD `test` integer DEFAULT false NOT NULL;
