@@ -15,15 +15,22 @@ import { count, isoTime, json, printable, renderFields, renderListing, tableTime
 
 const DEFAULT_LIMIT = 50;
 
+/** `--test` and `--real` as a lead filter's `test` (docs/contract.md §12): absent, both kinds. */
+function testFilter(onlyTest: boolean, onlyReal: boolean): boolean | undefined {
+  if (onlyTest && onlyReal) throw new UsageError("--test and --real exclude each other");
+  return onlyTest ? true : onlyReal ? false : undefined;
+}
+
 export const leadsGroup: CommandGroup = {
   name: "leads",
   about: "List and show leads, with their final results and callback attempts; decide a lead during its hold.",
   subcommands: {
     list: {
-      args: `[--status ${LEAD_STATUSES.join("|")}] [--vendor NAME] [--phone PHONE] [--campaign NAME] [--since TIME] [--until TIME] [--limit N] [--json]`,
+      args: `[--status ${LEAD_STATUSES.join("|")}] [--vendor NAME] [--phone PHONE] [--campaign NAME] [--since TIME] [--until TIME] [--test|--real] [--limit N] [--json]`,
       about:
         `Lists leads, newest first, with the rejection reason (the newest ${DEFAULT_LIMIT} unless --limit says otherwise). --phone takes any ` +
-        "spelling; --since and --until take a duration back from now (2h, 7d) or an ISO 8601 time.",
+        "spelling; --since and --until take a duration back from now (2h, 7d) or an ISO 8601 time. Test leads (X-Test-Lead) are marked " +
+        "in the TEST column; --test lists only them, --real only real leads.",
       async run(args, context) {
         const now = Date.now();
         const status = takeChoice(args, "--status", LEAD_STATUSES);
@@ -34,21 +41,23 @@ export const leadsGroup: CommandGroup = {
         const createdBefore = takeTime(args, "--until", now);
         const limit = takeLimit(args, DEFAULT_LIMIT);
         const asJson = takeSwitch(args, "--json");
+        const test = testFilter(takeSwitch(args, "--test"), takeSwitch(args, "--real"));
         const phoneE164 = phone === undefined ? undefined : (e164OrNull(phone) ?? undefined);
         if (phone !== undefined && phoneE164 === undefined) throw new UsageError(`--phone: not a valid US phone number: ${JSON.stringify(phone)}`);
         const leads = await context.useDatabase(args, async (database) => {
           if (vendorName !== undefined && !(await findVendorByName(database.store, vendorName))) throw new OperatorError(`No such vendor: ${vendorName}`);
-          return listLeads(database.store, { status, vendorName, phoneE164, campaign, createdFrom, createdBefore, limit });
+          return listLeads(database.store, { status, vendorName, phoneE164, campaign, createdFrom, createdBefore, test, limit });
         });
         const lines = renderListing(leads, {
           asJson,
           asJsonValue: withIsoTimes,
           empty: "No leads.",
-          headers: ["CREATED", "ID", "STATUS", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN", "REASON"],
+          headers: ["CREATED", "ID", "STATUS", "TEST", "VENDOR", "PHONE", "CALLBACK", "CAMPAIGN", "REASON"],
           row: (l) => [
             tableTime(l.created_at),
             l.id,
             l.status,
+            l.test ? "test" : "",
             l.vendor,
             l.phone_e164,
             l.callback_status ?? "none",

@@ -16,7 +16,9 @@ import { htmlResponse, layout, problemBox, timeText, type PageContext } from "./
 
 const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
-const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "since", "until"] as const;
+const SEARCH_FIELDS = ["phone", "lead", "vendor", "campaign", "status", "traffic", "since", "until"] as const;
+/** Which leads by test mode (docs/contract.md §12): "" both, "real" or "test" only. */
+const TRAFFIC = { real: false, test: true } as const;
 type SearchField = (typeof SEARCH_FIELDS)[number];
 
 interface Search {
@@ -69,6 +71,10 @@ export function parseSearch(params: URLSearchParams): Search {
     if ((LEAD_STATUSES as readonly string[]).includes(typed.status)) filter.status = typed.status as LeadStatus;
     else problems.push(`Unknown status: ${typed.status}`);
   }
+  if (typed.traffic) {
+    if (Object.hasOwn(TRAFFIC, typed.traffic)) filter.test = TRAFFIC[typed.traffic as keyof typeof TRAFFIC];
+    else problems.push(`Unknown kind of lead (real or test): ${typed.traffic}`);
+  }
   const days = dayRange(typed, problems);
   if (days.from !== undefined) filter.createdFrom = days.from;
   if (days.before !== undefined) filter.createdBefore = days.before;
@@ -117,6 +123,7 @@ function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): 
 <label>Vendor<select name="vendor">${option("", "any", typed.vendor)}${vendorNames.map((name) => option(name, name, typed.vendor))}</select></label>
 <label>Campaign<input name="campaign" value="${typed.campaign}" placeholder="any part, any case"></label>
 <label>Status<select name="status">${option("", "any", typed.status)}${LEAD_STATUSES.map((status) => option(status, status, typed.status))}</select></label>
+<label>Leads<select name="traffic">${option("", "real and test", typed.traffic)}${option("real", "real", typed.traffic)}${option("test", "test", typed.traffic)}</select></label>
 <label>Received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
 <label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
 <button type="submit">Search</button>
@@ -132,7 +139,7 @@ function leadTable(leads: LeadSummary[]): Html {
     (lead) => html`<tr>
 <td class="mono">${timeText(lead.created_at)}</td>
 <td class="mono"><a href="/leads/${encodeURIComponent(lead.id)}">${lead.id}</a></td>
-<td class="status-${lead.status}">${lead.status}</td>
+<td class="status-${lead.status}">${lead.status}${lead.test ? html` <strong class="muted" title="A test lead (X-Test-Lead): it claimed no number and took no cap slot">test</strong>` : ""}</td>
 <td>${reasonsText(lead.rejection_reason)}</td>
 <td>${lead.vendor}</td>
 <td class="mono">${lead.phone_e164}</td>
@@ -163,11 +170,14 @@ const CSV_COLUMNS = [
   "vendor_campaign_name",
   "decided_at",
   "callback_status",
+  "test",
 ] as const;
 
 function csvLine(lead: LeadSummary): string {
   const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
+  const cell = (column: (typeof CSV_COLUMNS)[number]) =>
+    column === "created_at" || column === "decided_at" ? at(lead[column]) : column === "test" ? String(lead.test) : lead[column];
+  return `${CSV_COLUMNS.map((column) => csvCell(cell(column))).join(",")}\r\n`;
 }
 
 /** GET /leads.csv: every lead the search selects (not only a page), newest first. */

@@ -17,7 +17,7 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
   const table = await leads("list");
   expect(table.code).toBe(0);
   const lines = table.out.trimEnd().split("\n");
-  expect(lines[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+VENDOR\s+PHONE\s+CALLBACK\s+CAMPAIGN\s+REASON$/);
+  expect(lines[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+TEST\s+VENDOR\s+PHONE\s+CALLBACK\s+CAMPAIGN\s+REASON$/);
   expect(lines[1]).toMatch(new RegExp(`^\\S+Z\\s+${newer}\\s+pending\\s+vendor-a\\s+\\+1\\d{10}\\s+held\\s+newer$`));
   expect(lines[2]).toContain(older);
 
@@ -40,7 +40,33 @@ test("list: newest first, as a table or JSON, filtered by status and vendor, cut
     decided_at: null,
     rejection_reason: null,
     callback_status: "held",
+    test: false,
   });
+});
+
+test("list: a test lead (X-Test-Lead) is marked in the TEST column and --json; --test lists only test leads, --real only real ones", async () => {
+  const campaign = `test-mode-${crypto.randomUUID()}`;
+  const real = await postedLead(server, server.auth, validLead({ vendor_campaign_name: campaign }));
+  const response = await fetch(`${server.url}/v1/postLead`, {
+    method: "POST",
+    headers: { authorization: server.auth, "x-test-lead": "true" },
+    body: JSON.stringify(validLead({ vendor_campaign_name: campaign })),
+  });
+  expect(response.status).toBe(200);
+  const tested = ((await response.json()) as { lead_id: string }).lead_id;
+
+  const lines = (await leads("list", "--campaign", campaign)).out.trimEnd().split("\n");
+  expect(lines[1]).toMatch(new RegExp(`^\\S+Z\\s+${tested}\\s+pending\\s+test\\s+vendor-a\\s`));
+  expect(lines[2]).toMatch(new RegExp(`^\\S+Z\\s+${real}\\s+pending\\s+vendor-a\\s`));
+  const ids = async (...flags: string[]) =>
+    (JSON.parse((await leads("list", "--campaign", campaign, "--json", ...flags)).out) as { id: string; test: boolean }[]).map((l) => [l.id, l.test]);
+  expect(await ids()).toEqual([
+    [tested, true],
+    [real, false],
+  ]);
+  expect(await ids("--test")).toEqual([[tested, true]]);
+  expect(await ids("--real")).toEqual([[real, false]]);
+  expect(await leads("list", "--test", "--real")).toMatchObject({ code: 2, err: expect.stringContaining("--test and --real exclude each other") });
 });
 
 test("list: an unknown vendor or status is an error with exit code 2", async () => {

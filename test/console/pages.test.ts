@@ -56,6 +56,32 @@ test("Leads finds a lead by its phone in another spelling and by its id's first 
   expect([bad.status, bad.text]).toEqual([200, expect.stringContaining("Not a US phone number: 555")]);
 });
 
+test("Leads marks a test lead (X-Test-Lead) and filters by kind: real and test, real only, test only", async () => {
+  const campaign = `console-test-mode-${crypto.randomUUID()}`;
+  const real = await postedLead(server, server.auth, validLead({ vendor_campaign_name: campaign }));
+  posted++; // The Overview's count below: the real lead only, the test lead is left out.
+  const response = await fetch(`${server.url}/v1/postLead`, {
+    method: "POST",
+    headers: { authorization: server.auth, "x-test-lead": "true" },
+    body: JSON.stringify(validLead({ vendor_campaign_name: campaign })),
+  });
+  const tested = ((await response.json()) as { lead_id: string }).lead_id;
+  const shown = async (traffic: string) => {
+    const page = await operator.get(`/leads?campaign=${campaign}&traffic=${traffic}`);
+    expect(page.status).toBe(200);
+    return [page.text.includes(`href="/leads/${real}"`), page.text.includes(`href="/leads/${tested}"`)];
+  };
+  expect(await shown("")).toEqual([true, true]);
+  expect(await shown("real")).toEqual([true, false]);
+  expect(await shown("test")).toEqual([false, true]);
+  const row = (await operator.get(`/leads?campaign=${campaign}`)).text.split("<tr>").find((part) => part.includes(tested))!;
+  expect(row).toMatch(/pending <strong class="muted"[^>]*>test<\/strong>/);
+  expect((await operator.get(`/leads?campaign=${campaign}`)).text.split("<tr>").find((part) => part.includes(real))).not.toContain(">test<");
+  expect((await operator.get("/leads?traffic=fake")).text).toContain("Unknown kind of lead (real or test): fake");
+  const csv = (await operator.get(`/leads.csv?campaign=${campaign}`)).text.split("\r\n");
+  expect([csv[1]!.endsWith(",true"), csv[2]!.endsWith(",false")]).toEqual([true, true]);
+});
+
 test("Export CSV gives every lead the search selects, a formula-like value made text", async () => {
   const campaign = '=HYPERLINK("http://attacker.example","x")';
   const leadId = await leadToReceiver({ phone_number: "(702) 555-0163", vendor_campaign_name: campaign });
@@ -66,7 +92,7 @@ test("Export CSV gives every lead the search selects, a formula-like value made 
     'attachment; filename="leads.csv"',
   ]);
   const lines = csv.text.split("\r\n");
-  expect(lines[0]).toBe("created_at,id,status,rejection_reason,vendor,phone_e164,vendor_campaign_name,decided_at,callback_status");
+  expect(lines[0]).toBe("created_at,id,status,rejection_reason,vendor,phone_e164,vendor_campaign_name,decided_at,callback_status,test");
   expect(lines[1]).toMatch(new RegExp(`^\\d{4}-[^,]+Z,${leadId},\\w+,,vendor-a,'\\+17025550163,"'=HYPERLINK\\(""http://attacker.example"",""x""\\)",`));
   expect(lines.slice(2)).toEqual([""]);
   expect((await operator.get("/leads.csv?phone=555")).status).toBe(400);
