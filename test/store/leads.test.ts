@@ -159,6 +159,27 @@ describeOnBothBackends("leads", (backend) => {
     expect(detail).not.toHaveProperty("id_key");
   });
 
+  test("a test lead (docs/contract.md §12) is stored marked, listed with test: true, found by the test filter, and leased with its mark", async () => {
+    const t = backend.tables;
+    const real = await insert("vendor-a");
+    const tested = newId();
+    await t.leads.insertPending(leadFields(), { id: tested, vendorId: "vendor-a", rawRequest: "{}", createdAt: clock, decideAfter: clock + HOLD, test: true });
+    const listed = async (test?: boolean) => (await t.leads.list({ test, limit: 10 })).map((lead) => [lead.id, lead.test]);
+    expect(await listed()).toEqual([
+      [tested, true],
+      [real, false],
+    ]);
+    expect(await listed(true)).toEqual([[tested, true]]);
+    expect(await listed(false)).toEqual([[real, false]]);
+    const due = await t.leads.claimDue(clock + HOLD, 10, 1_000, "token");
+    expect(due.map((lead) => [lead.id, Boolean(lead.test)]).sort()).toEqual(
+      [
+        [real, false],
+        [tested, true],
+      ].sort(),
+    );
+  });
+
   test("storedForRules answers the vendor's name and the lead's stored fields, extra_data as its JSON text; an unknown id is not found", async () => {
     const id = newId();
     const fields = { ...leadFields(), extraData: '{"home_owner":true}' };
