@@ -171,6 +171,8 @@ describeOnBothBackends("leads", (backend) => {
     ]);
     expect(await listed(true)).toEqual([[tested, true]]);
     expect(await listed(false)).toEqual([[real, false]]);
+    // The vendor's business counts are its real leads'.
+    expect(await t.leads.countByStatus("vendor-a")).toEqual([{ status: "pending", n: 1 }]);
     const due = await t.leads.claimDue(clock + HOLD, 10, 1_000, "token");
     expect(due.map((lead) => [lead.id, Boolean(lead.test)]).sort()).toEqual(
       [

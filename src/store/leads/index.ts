@@ -174,7 +174,7 @@ export interface LeadsTable {
   recordOperatorDecision(leadId: string, decision: OperatorDecision, reason: string | null): Op<boolean>;
   statusOf(leadId: string): Op<LeadStatus | null>;
   countPending(): Op<number>;
-  /** How many of the vendor's leads are in each status (statuses it has none in are left out). */
+  /** How many of the vendor's real leads are in each status (statuses it has none in are left out; test leads, docs/contract.md §12, too). */
   countByStatus(vendorId: string): Op<{ status: LeadStatus; n: number }[]>;
   /** Newest first (by key: creation time), with the vendor's name and the callback's status. */
   list(filter: LeadFilter): Op<LeadSummary[]>;
