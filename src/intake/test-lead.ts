@@ -7,7 +7,6 @@
 // It takes the per-lead path on both databases (one write script, not PostgreSQL's batch): test
 // traffic is light, and the batch statement, intake's hot path, stays as it is.
 import type { Script } from "../db/script.ts";
-import type { Tables } from "../store/index.ts";
 import { answerBeforePolicy, storeLead } from "./before-policy.ts";
 import { fullCaps } from "./caps.ts";
 import type { IntakeDeps, LeadSubmission, SubmitOutcome } from "./deps.ts";
@@ -41,31 +40,21 @@ export function writeTestLead(
   caps: readonly CapToTake[],
   checkAnswers: string | undefined,
 ): Promise<SubmitOutcome> {
-  return deps.store.write((t) => acceptTestLead(t, deps, submission, lead, requestHash, caps, checkAnswers));
-}
-
-function* acceptTestLead(
-  t: Tables,
-  deps: IntakeDeps,
-  submission: LeadSubmission,
-  lead: ValidLead,
-  requestHash: string,
-  caps: readonly CapToTake[],
-  checkAnswers: string | undefined,
-): Script<SubmitOutcome> {
-  const earlier = yield* answerBeforePolicy(t, deps, submission, lead, requestHash);
-  if (earlier !== null) return earlier;
-  const full = caps.length > 0 ? yield* fullCaps(t, caps) : null;
-  if (full !== null) return full;
-  const now = deps.clock();
-  const row = {
-    id: Bun.randomUUIDv7(),
-    vendorId: submission.vendorId,
-    rawRequest: submission.rawBody,
-    checkAnswers,
-    createdAt: now,
-    decideAfter: now + deps.testHoldPeriodMs,
-    test: true,
-  };
-  return yield* storeLead(t, submission, lead, row, requestHash);
+  return deps.store.write(function* (t): Script<SubmitOutcome> {
+    const earlier = yield* answerBeforePolicy(t, deps, submission, lead, requestHash);
+    if (earlier !== null) return earlier;
+    const full = caps.length > 0 ? yield* fullCaps(t, caps) : null;
+    if (full !== null) return full;
+    const now = deps.clock();
+    const row = {
+      id: Bun.randomUUIDv7(),
+      vendorId: submission.vendorId,
+      rawRequest: submission.rawBody,
+      checkAnswers,
+      createdAt: now,
+      decideAfter: now + deps.testHoldPeriodMs,
+      test: true,
+    };
+    return yield* storeLead(t, submission, lead, row, requestHash);
+  });
 }

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
-import { importPolicy } from "../../src/policy-in-force/manage.ts";
-import { prePing } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { installPolicy } from "../helpers/policy.ts";
 import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 
 const TEST_HOLD_MS = 1_000;
@@ -19,8 +18,6 @@ const REAL_HOLD_MS = 10 * 60_000;
 
 const POLICY = {
   rules: [
-    // Decides nothing here: prePing judges it, so the test knows when the service applies the policy.
-    { name: "probe", campaigns: ["probe"], require: { field: "campaign", op: "equals", value: "never" }, reason: "probe" },
     { name: "states-served", campaigns: ["tm-ruled"], require: { field: "state", op: "in", value: ["CA", "NY"] }, reason: "State not served: {state}" },
     {
       name: "home-owner",
@@ -44,12 +41,7 @@ beforeAll(async () => {
   server = await startApiTestServer({ holdPeriodMs: REAL_HOLD_MS, testHoldPeriodMs: TEST_HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
   secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret });
-  expect((await importPolicy(server.store, JSON.stringify(POLICY), "cli:test")).kind).toBe("imported");
-  const started = Date.now();
-  while ((await prePing(server, server.auth, { phone_number: uniquePhone(), vendor_campaign_name: "probe" })).status !== 422) {
-    if (Date.now() - started > 5_000) throw new Error("the service did not apply the imported policy within 5 s");
-    await Bun.sleep(25);
-  }
+  await installPolicy(server.store, [server], server.auth, POLICY);
 });
 afterAll(async () => {
   await server.stop();
