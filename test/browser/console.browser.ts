@@ -438,3 +438,36 @@ test("the Overview draws its charts with data in them, and refreshes them in pla
   expect(seen.errors).toEqual([]);
   expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
 }, 240_000);
+
+test("a test lead's whole life (X-Test-Lead): its callback says test: true; Leads marks it and finds it with Leads: test, and not with real", async () => {
+  const campaign = "browser-test-mode";
+  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, vendor_campaign_name: campaign }), {
+    authorization: basicAuth(VENDOR.name, VENDOR.password),
+    "x-test-lead": "true",
+  });
+  expect(answer.status).toBe(200);
+  const leadId = answer.body.lead_id as string;
+  await callbackDelivered(leadId);
+  expect(callbacks.find((body) => body.lead_id === leadId)).toMatchObject({ status: "accepted", test: true });
+
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  await page.goto(`${consoleUrl}/leads`);
+  if (new URL(page.url()).pathname === "/login") {
+    await page.getByLabel("Operator").fill(OPERATOR.name);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await page.goto(`${consoleUrl}/leads`);
+  }
+  const traffic = page.locator('select[name="traffic"]');
+  await page.getByLabel("Campaign").fill(campaign);
+  await traffic.selectOption("test");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByRole("link", { name: leadId }).waitFor();
+  expect(await page.locator("tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/accepted test/)]);
+  await screenshot(page, "console-leads-test.png");
+  await traffic.selectOption("real");
+  await page.getByRole("button", { name: "Search" }).click();
+  await page.getByText("No leads match.").waitFor();
+});
