@@ -98,7 +98,9 @@ function actions({ lead, callback }: LeadDetail, viewer: Viewer): Html {
 }
 
 function timeline({ lead, callback, attempts, decisions }: LeadDetail): Html {
-  const events: Html[] = [html`<li><time>${timeText(Number(lead.created_at))}</time> Received from ${lead.vendor}</li>`];
+  const events: Html[] = [
+    html`<li><time>${timeText(Number(lead.created_at))}</time> Received from ${lead.vendor}${lead.test ? " as a test (X-Test-Lead)" : ""}</li>`,
+  ];
   events.push(...decisions.map(decisionEvent));
   // A decision whose audit entry is not found (outside its window): what the lead itself stores.
   if (lead.operator_decision && decisions.length === 0)

@@ -78,6 +78,8 @@ test("Leads marks a test lead (X-Test-Lead) and filters by kind: real and test, 
   expect(row).toMatch(/pending <strong class="muted"[^>]*>test<\/strong>/);
   expect((await operator.get(`/leads?campaign=${campaign}`)).text.split("<tr>").find((part) => part.includes(real))).not.toContain(">test<");
   expect((await operator.get("/leads?traffic=fake")).text).toContain("Unknown kind of lead (real or test): fake");
+  expect((await operator.get(`/leads/${tested}`)).text).toContain("Received from vendor-a as a test (X-Test-Lead)");
+  expect((await operator.get(`/leads/${real}`)).text).not.toContain("as a test");
   const csv = (await operator.get(`/leads.csv?campaign=${campaign}`)).text.split("\r\n");
   expect([csv[1]!.endsWith(",true"), csv[2]!.endsWith(",false")]).toEqual([true, true]);
 });

@@ -102,7 +102,12 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
         ) === 1,
       statusOf: async (leadId) => (await at(statusOf).execute({ key: leadKey(leadId), leadId }))[0]?.status ?? null,
       countPending: async () => (await on.select({ n: count() }).from(leads).where(eq(leads.status, "pending")))[0]!.n,
-      countByStatus: (vendorId) => on.select({ status: leads.status, n: count() }).from(leads).where(and(eq(leads.vendorId, vendorId), eq(leads.test, false))).groupBy(leads.status),
+      countByStatus: (vendorId) =>
+        on
+          .select({ status: leads.status, n: count() })
+          .from(leads)
+          .where(and(eq(leads.vendorId, vendorId), eq(leads.test, false)))
+          .groupBy(leads.status),
       // async, as tally: a script that reads several lists (campaign-search.ts) awaits only Promises.
       list: async (filter) =>
         await on

@@ -88,7 +88,13 @@ export function sqliteLeads(db: Db): LeadsTable {
       ) === 1,
     statusOf: (leadId) => db.select({ status: leads.status }).from(leads).where(byId(leadId)).get()?.status ?? null,
     countPending: () => db.select({ n: count() }).from(leads).where(eq(leads.status, "pending")).get()!.n,
-    countByStatus: (vendorId) => db.select({ status: leads.status, n: count() }).from(leads).where(and(eq(leads.vendorId, vendorId), eq(leads.test, false))).groupBy(leads.status).all(),
+    countByStatus: (vendorId) =>
+      db
+        .select({ status: leads.status, n: count() })
+        .from(leads)
+        .where(and(eq(leads.vendorId, vendorId), eq(leads.test, false)))
+        .groupBy(leads.status)
+        .all(),
     list: (filter) =>
       db
         .select({
