@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { cli } from "../helpers/cli.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { installPolicy } from "../helpers/policy.ts";
 import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
@@ -178,4 +179,20 @@ test("metrics count test postLeads apart: the real intake series does not move",
   const after = await scrape();
   expect([value(after, real) - value(before, real), value(after, tested) - value(before, tested)]).toEqual([0, 2]);
   expect(after).toMatch(/^lead_ingress_http_requests_total\{route="\/v1\/test\/postLead",status="200"\} \d+$/m);
+});
+
+test("lead-ingress leads list marks the test lead and --test / --real select by kind, on this database", async () => {
+  const campaign = `tm-cli-${crypto.randomUUID()}`;
+  const real = (await realLead(validLead({ vendor_campaign_name: campaign }))).body.lead_id as string;
+  const tested = (await testLead(validLead({ vendor_campaign_name: campaign }))).body.lead_id as string;
+  const leads = (...flags: string[]) => cli(server.config.databasePath, "leads", "list", "--campaign", campaign, ...flags);
+  const table = (await leads()).out.trimEnd().split("\n");
+  expect(table[0]).toMatch(/^CREATED\s+ID\s+STATUS\s+TEST\s+VENDOR/);
+  expect(table.slice(1).map((line) => [line.includes(tested) || line.includes(real), /\spending\s+test\s/.test(line) === line.includes(tested)])).toEqual([
+    [true, true],
+    [true, true],
+  ]);
+  const ids = async (flag: string) => (JSON.parse((await leads(flag, "--json")).out) as { id: string; test: boolean }[]).map((lead) => [lead.id, lead.test]);
+  expect(await ids("--test")).toEqual([[tested, true]]);
+  expect(await ids("--real")).toEqual([[real, false]]);
 });
