@@ -6,6 +6,7 @@
 // or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
+import { ensureChecksSecret } from "../../src/checks/secret.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { cli } from "../helpers/cli.ts";
@@ -17,7 +18,9 @@ const TEST_HOLD_MS = 1_000;
 /** Real leads stay pending throughout: only a test lead's short hold can end here. */
 const REAL_HOLD_MS = 10 * 60_000;
 
-const POLICY = {
+/** The policy, its final-stage check asking the mock receiver at `origin`. */
+const policy = (origin: string) => ({
+  checks: [{ name: "tm-dnc", stage: "final", url: `${origin}/check/tm-dnc`, send: ["phone_number"], timeout_ms: 500, campaigns: ["tm-checked"] }],
   rules: [
     { name: "states-served", campaigns: ["tm-ruled"], require: { field: "state", op: "in", value: ["CA", "NY"] }, reason: "State not served: {state}" },
     {
@@ -32,7 +35,7 @@ const POLICY = {
     { name: "tm-leads", campaigns: ["tm-capped"], counts: "leads", max: 1, per: "day", reason: "Daily cap reached" },
     { name: "tm-pings", campaigns: ["tm-pinged"], counts: "pings", max: 1, per: "day", reason: "Ping cap reached" },
   ],
-};
+});
 
 let server: ApiTestServer;
 let receiver: MockReceiver;
@@ -41,8 +44,8 @@ let secret: string;
 beforeAll(async () => {
   server = await startApiTestServer({ holdPeriodMs: REAL_HOLD_MS, testHoldPeriodMs: TEST_HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
   secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
-  receiver = startMockReceiver({ secret });
-  await installPolicy(server.store, [server], server.auth, POLICY);
+  receiver = startMockReceiver({ secret, checkSecret: await ensureChecksSecret(server.store) });
+  await installPolicy(server.store, [server], server.auth, policy(receiver.url.origin));
 });
 afterAll(async () => {
   await server.stop();
@@ -98,6 +101,17 @@ test("a test lead rejected by a final rule: its callback gives the rule's reason
     message: [{ error: "Not a home owner" }],
     test: true,
   });
+});
+
+test("a test lead is asked by a final-stage check during its short hold, and a fail rejects it: the check's reason, test: true", async () => {
+  const phone = uniquePhone();
+  receiver.setCheckAnswer({ phone, outcome: "fail", reason: "On the do-not-call list" });
+  const path = callbackPath();
+  const answer = await testLead(validLead({ phone_number: phone, call_back_url: `${receiver.url.origin}${path}`, vendor_campaign_name: "tm-checked" }));
+  expect(answer.status).toBe(200);
+  const [received] = await receiver.waitFor(1, { path, timeoutMs: 10_000 });
+  expect(received!.json).toMatchObject({ lead_id: answer.body.lead_id, status: "rejected", message: [{ error: "On the do-not-call list" }], test: true });
+  expect(receiver.received("/check/tm-dnc").map((request) => (request.json as { lead_id: string }).lead_id)).toContain(answer.body.lead_id);
 });
 
 test("a test lead claims no number: a real lead with it right after is accepted; then a test lead with it is blocked, as a real one would be", async () => {
