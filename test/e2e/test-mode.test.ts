@@ -20,7 +20,10 @@ const REAL_HOLD_MS = 10 * 60_000;
 
 /** The policy, its final-stage check asking the mock receiver at `origin`. */
 const policy = (origin: string) => ({
-  checks: [{ name: "tm-dnc", stage: "final", url: `${origin}/check/tm-dnc`, send: ["phone_number"], timeout_ms: 500, campaigns: ["tm-checked"] }],
+  checks: [
+    { name: "tm-dnc", stage: "final", url: `${origin}/check/tm-dnc`, send: ["phone_number"], timeout_ms: 500, campaigns: ["tm-checked"] },
+    { name: "tm-scrub", stage: "intake", url: `${origin}/check/tm-scrub`, send: ["phone_number"], timeout_ms: 500, campaigns: ["tm-scrubbed"] },
+  ],
   rules: [
     { name: "states-served", campaigns: ["tm-ruled"], require: { field: "state", op: "in", value: ["CA", "NY"] }, reason: "State not served: {state}" },
     {
@@ -141,12 +144,18 @@ test("a test lead takes no cap slot (cap of 1: a test lead, then a real lead →
   expect(await capUsed("tm-leads")).toBe(1);
 });
 
-test("an intake rule refuses a test lead with the same 422 as a real one", async () => {
+test("an intake rule or an intake check refuses a test lead with the same 422 as a real one", async () => {
   const body = validLead({ vendor_campaign_name: "tm-ruled", state: "TX" });
   const tested = await testLead(body);
   const real = await realLead(body);
   expect([tested.status, tested.body]).toEqual([422, { success_bit: false, message: [{ error: "State not served: TX" }] }]);
   expect([real.status, real.body]).toEqual([tested.status, tested.body]);
+  // An intake check's fail too: the check is asked for the test lead.
+  const phone = uniquePhone();
+  receiver.setCheckAnswer({ phone, outcome: "fail", reason: "Known litigator" });
+  const scrubbed = await testLead(validLead({ phone_number: phone, vendor_campaign_name: "tm-scrubbed" }));
+  expect([scrubbed.status, scrubbed.body]).toEqual([422, { success_bit: false, message: [{ error: "Known litigator" }] }]);
+  expect(receiver.received("/check/tm-scrub")).toHaveLength(1);
   // Invalid fields too.
   const invalid = validLead({ state: "XX" });
   expect((await testLead(invalid)).body).toEqual((await realLead(invalid)).body);
