@@ -189,6 +189,13 @@ test("a test lead's Idempotency-Key replays its first answer; the same key on a 
   expect((await server.rows("SELECT id FROM leads WHERE phone_e164 = (SELECT phone_e164 FROM leads WHERE id = $1)", first.body.lead_id)).length).toBe(1);
   const real = await realLead(body, key);
   expect([real.status, real.body.message]).toEqual([422, [{ error: "Idempotency-Key was already used with a different request body" }]]);
+  // At once, too: one lead for one key, whichever request stores it (no phone claim orders them).
+  const together = { "idempotency-key": `tm-${crypto.randomUUID()}` };
+  const other = validLead();
+  const answers = await Promise.all(Array.from({ length: 6 }, () => testLead(other, together)));
+  expect(new Set(answers.map((answer) => `${answer.status} ${answer.body.lead_id}`)).size).toBe(1);
+  expect((await server.rows("SELECT id FROM leads WHERE id = $1", answers[0]!.body.lead_id)).length).toBe(1);
+  expect((await server.rows("SELECT id FROM leads WHERE phone_e164 = (SELECT phone_e164 FROM leads WHERE id = $1)", answers[0]!.body.lead_id)).length).toBe(1);
 });
 
 test("metrics count test postLeads apart: the real intake series does not move", async () => {
