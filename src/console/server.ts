@@ -20,6 +20,7 @@ import { policyEntryEnabled, policyPage, policySave } from "./policy-page.ts";
 import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { cookieValue, csrfHolds, currentSession } from "./sessions.ts";
+import { formOf, routed, sameOrigin, type Route } from "../web/forms.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { suppressionCsv } from "./suppression-list.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
@@ -37,16 +38,11 @@ export interface ConsoleDeps {
   peerAddress?: PeerAddress;
 }
 
-/** A change larger than this is no form of the console's. */
-const FORM_LIMIT_BYTES = 64 * 1024;
 /** The one multipart form: a suppression CSV. A million numbers with reasons are about 30 MB. */
 const UPLOAD_PATH = "/suppression/import";
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 
-/** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */
-type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
-
-const ROUTES: Route[] = [
+const ROUTES: Route<PageContext>[] = [
   ["GET", /^\/$/, async () => redirect("/overview")],
   ["GET", /^\/overview$/, overviewPage],
   ["GET", /^\/overview\.json$/, overviewJson],
@@ -128,11 +124,9 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       log,
       cookie: (name) => cookieValue(request.headers.get("cookie"), name),
     };
-    for (const [routeMethod, pattern, handle] of ROUTES) {
-      const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
-      if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));
-    }
-    return htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
+    return (
+      routed(ROUTES, method, path, context) ?? htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404)
+    );
   }
 
   return async (request) => {
@@ -151,53 +145,6 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
     return response;
   };
-}
-
-/** A path segment URI-decoded; null when it is malformed (`%E0%A4%A`), which no route matches. */
-function decoded(part: string): string | null {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A browser names the page a form came from (Origin); a change from another site is refused. Hosts
- * are compared, not schemes: behind a proxy that ends TLS the console sees http:// while the
- * browser says https:// (the proxy must pass the Host header on).
- */
-function sameOrigin(request: Request, url: URL): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    return new URL(origin).host === url.host;
-  } catch {
-    return false;
-  }
-}
-
-async function formOf(request: Request): Promise<URLSearchParams | null> {
-  const type = request.headers.get("content-type") ?? "";
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
-  const text = await textUpTo(request, FORM_LIMIT_BYTES);
-  return text === null ? null : new URLSearchParams(text);
-}
-
-/**
- * The body as text, or null past `limit` bytes, read no further: a chunked body names no length,
- * and the listener accepts bodies as large as an upload, on any path, before anyone signed in.
- */
-async function textUpTo(request: Request, limit: number): Promise<string | null> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A multipart form's text fields, and its file (the first one, if any); null when it is no such form or too large. */
