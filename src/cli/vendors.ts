@@ -3,6 +3,7 @@ import { addVendor, listVendors, rotatePassword, rotateSigningSecret, rotationCo
 import { overlapEnd } from "../callbacks/signing-secrets.ts";
 import { loadConfig } from "../config/index.ts";
 import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
+import { createSignInLink } from "../portal/sessions.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
 import { count, isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
@@ -122,6 +123,7 @@ export const vendorsGroup: CommandGroup = {
           [
             ["vendor:", name],
             ["signing secret:", rotated.signingSecret],
+
             // To the millisecond: the moment a receiver's clock is compared against.
             ["old secret signs until:", isoTime(rotated.oldSecretStopsAt) ?? "-"],
           ],
@@ -129,8 +131,34 @@ export const vendorsGroup: CommandGroup = {
         );
       },
     },
+    "portal-link": {
+      args: "NAME",
+      about:
+        "Prints a one-time link that signs the vendor in to its portal (/portal on the API's listener), valid for --portal-link-lifetime (15m by default) and only once. The link starts with --public-url (else the listener's own address). Audited.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const config = loadConfig(context.env, []);
+        const link = await context.useDatabase(args, (database) => createSignInLink(database.store, name, context.actor, config.portalLinkLifetimeMs));
+        return printSecrets(
+          context,
+          [
+            ["vendor:", name],
+            ["sign-in link:", `${publicOrigin(config)}${link.path}`],
+            ["valid until:", isoTime(link.expiresAt) ?? "-"],
+          ],
+          "Give it to the vendor by a channel you trust: anyone with it can sign in as the vendor until it is used or expires.",
+        );
+      },
+    },
   },
 };
+
+/** Where vendors reach the API: --public-url, else this configuration's own listener. */
+function publicOrigin(config: ReturnType<typeof loadConfig>): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/$/, "");
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `${config.tlsCertFile ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+}
 
 function overviewAsJson({ vendor, leadsByStatus }: VendorOverview, now: number) {
   return {

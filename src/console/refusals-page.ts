@@ -79,8 +79,8 @@ function filterForm(typed: Record<Field, string>, vendorNames: string[]): Html {
 </form>`;
 }
 
-/** The stored JSON array of reasons; a row that does not parse is shown as stored. */
-function reasonsOf(stored: string): string[] {
+/** The stored JSON array of a refusal's reasons; a row that does not parse is shown as stored. */
+export function refusalReasons(stored: string): string[] {
   try {
     const parsed: unknown = JSON.parse(stored);
     return Array.isArray(parsed) ? parsed.map(String) : [stored];
@@ -99,7 +99,7 @@ function refusalTable(rows: ListedRefusal[], vendorNames: ReadonlyMap<string, st
 <td>${row.campaign ?? ""}</td>
 <td class="mono">${row.phoneMasked ?? ""}</td>
 <td class="mono">${String(row.status)}</td>
-<td>${reasonsOf(row.reasons).map((reason) => html`<div>${reason}</div>`)}</td>
+<td>${refusalReasons(row.reasons).map((reason) => html`<div>${reason}</div>`)}</td>
 <td class="mono">${row.requestId}</td>
 </tr>`,
   )}</tbody>

@@ -14,7 +14,7 @@ export function sameOrigin(request: Request, url: URL): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return true;
   try {
-    return new URL(origin).host === url.host;
+    return new URL(origin).host === (request.headers.get("host") ?? url.host);
   } catch {
     return false;
   }
