@@ -132,12 +132,16 @@ export const vendorsGroup: CommandGroup = {
       },
     },
     "portal-link": {
-      args: "NAME",
+      args: "NAME [--public-url URL] [--portal-link-lifetime DURATION]",
       about:
-        "Prints a one-time link that signs the vendor in to its portal (/portal on the API's listener), valid for --portal-link-lifetime (15m by default) and only once. The link starts with --public-url (else the listener's own address). Audited.",
+        "Prints a one-time link that signs the vendor in to its portal (/portal on the API's listener), valid for --portal-link-lifetime (else $LEAD_INGRESS_PORTAL_LINK_LIFETIME, else 15m) and only once. The link starts with --public-url (else $LEAD_INGRESS_PUBLIC_URL, else the listener's own address from --host and --port). Audited.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const config = loadConfig(context.env, []);
+        const flags = ["--public-url", "--portal-link-lifetime"].flatMap((flag) => {
+          const value = takeFlag(args, flag);
+          return value === undefined ? [] : [flag, value];
+        });
+        const config = loadConfig(context.env, flags);
         const link = await context.useDatabase(args, (database) => createSignInLink(database.store, name, context.actor, config.portalLinkLifetimeMs));
         return printSecrets(
           context,

@@ -7,6 +7,7 @@ import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { createSignInLink } from "../../src/portal/sessions.ts";
 import { getPage, postForm } from "../console/console-client.ts";
+import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { portalSignIn, sessionFrom } from "../helpers/portal-client.ts";
@@ -24,6 +25,8 @@ beforeAll(async () => {
     callbackRetrySchedule: [10],
     callbackTimeoutMs: 500,
     allowPrivateCallbacks: true,
+    trustedProxies: ["127.0.0.1"],
+    publicUrl: "https://leads.example.test",
   });
   const { vendor } = await createVendor(server.store, ACME.name, ACME.password);
   receiver = startMockReceiver({ secret: vendor.signingSecret });
@@ -149,4 +152,38 @@ test("a refused postLead is on the Refused requests page with its reason", async
   const refused = await postLead(server, basicAuth(ACME.name, ACME.password), validLead({ state: "ZZ" }));
   expect(refused.status).toBe(400);
   await waitUntil(async () => (await session.get("/portal/refusals")).text.includes("Invalid State Code"), 5_000, 100);
+});
+
+test("guesses from one address lock that address out, never the vendor signing in from another with its password", async () => {
+  const from = (address: string) => ({ "x-forwarded-for": address });
+  let last = 0;
+  for (let i = 0; i < 8; i++)
+    last = (await postForm(`${server.url}/portal/login`, { name: ACME.name, password: `guess-${i}-guess` }, from("203.0.113.7"))).status;
+  expect(last).toBe(429);
+  const guessed = await postForm(`${server.url}/portal/login`, ACME, from("203.0.113.7"));
+  expect(guessed.status).toBe(429);
+  expect(guessed.headers.get("retry-after")).toMatch(/^\d+$/);
+  const owner = await postForm(`${server.url}/portal/login`, ACME, from("198.51.100.9"));
+  expect(owner.status).toBe(303);
+});
+
+test("vendors portal-link prints a one-time link on the public URL, valid for 15 minutes, that signs the vendor in", async () => {
+  const run = await cli(server.config.databasePath, "vendors", "portal-link", ACME.name, "--public-url", "https://leads.example.test");
+  expect(run.err).toBe("");
+  expect(run.code).toBe(0);
+  const link = /sign-in link:\s+(\S+)/.exec(run.out)![1]!;
+  expect(link).toMatch(/^https:\/\/leads\.example\.test\/portal\/link\?token=[A-Za-z0-9_-]{43}$/);
+  const until = Date.parse(/valid until:\s+(\S+)/.exec(run.out)![1]!);
+  expect(until - Date.now()).toBeGreaterThan(14 * 60_000);
+  expect(until - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+  const token = new URL(link).searchParams.get("token")!;
+  expect((await postForm(`${server.url}/portal/link`, { token })).status).toBe(303);
+  expect((await cli(server.config.databasePath, "vendors", "portal-link", "nobody")).code).not.toBe(0);
+});
+
+test("the integration page names the endpoints at the public URL", async () => {
+  const session = await portalSignIn(server.url, ACME);
+  const page = await session.get("/portal/integration");
+  expect(page.text).toContain("https://leads.example.test/v1/postLead");
+  expect(page.text).toMatch(/id="secret-status">(one secret signs|rotated: old and new both sign until)/);
 });
