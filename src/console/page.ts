@@ -54,6 +54,8 @@ export interface SiteFrame {
   sections: { path: string; title: string }[];
   stylesheet: string;
   signOut: string;
+  /** Where its icon is (the browser asks /favicon.ico, outside the portal, without one). */
+  icon?: string;
 }
 
 /** Who a page is shown to, by any site: a name, and the CSRF token of the session. */
@@ -98,6 +100,7 @@ export function framedPage(frame: SiteFrame, title: string, signed: Signed | nul
 <title>${title} · ${frame.brand}</title>
 ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ""}
 <link rel="stylesheet" href="${frame.stylesheet}">
+${frame.icon ? html`<link rel="icon" href="${frame.icon}">` : ""}
 </head>
 <body>
 <header><span class="brand">${frame.brand}</span>${navigation}</header>

@@ -9,6 +9,8 @@ import type { Html } from "../console/html.ts";
 import { PORTAL_PATH } from "./sessions.ts";
 
 export const PORTAL_STYLESHEET = `${PORTAL_PATH}/assets/portal.css`;
+/** No icon: answered 204, so a browser's request for one is no 404 in its console. */
+export const PORTAL_ICON = `${PORTAL_PATH}/favicon.ico`;
 
 const FRAME: SiteFrame = {
   brand: "Lead Ingress · Vendor portal",
@@ -22,6 +24,7 @@ const FRAME: SiteFrame = {
   ],
   stylesheet: PORTAL_STYLESHEET,
   signOut: `${PORTAL_PATH}/logout`,
+  icon: PORTAL_ICON,
 };
 
 /** The vendor signed in, and the token its forms must carry back (CSRF). */

@@ -19,7 +19,7 @@ import { leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { notFoundPage } from "./not-found.ts";
 import { overviewPage } from "./overview-page.ts";
-import { portalHref, portalPage, PORTAL_STYLESHEET, type PortalContext } from "./page.ts";
+import { PORTAL_ICON, portalHref, portalPage, PORTAL_STYLESHEET, type PortalContext } from "./page.ts";
 import { refusalsPage } from "./refusals-page.ts";
 import { currentPortalSession, PORTAL_PATH } from "./sessions.ts";
 import { createPortalSignIn, linkPage, portalSignInPage } from "./sign-in.ts";
@@ -70,6 +70,7 @@ export function createPortal(deps: PortalDeps): (request: Request) => Promise<Re
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");
     if (method === "GET" && url.pathname === PORTAL_STYLESHEET)
       return new Response(CONSOLE_CSS, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache" } });
+    if (method === "GET" && url.pathname === PORTAL_ICON) return new Response(null, { status: 204 });
     if (method === "POST" && !sameOrigin(request, url)) return refused(403, "This form came from another site.");
     const form = method === "POST" ? await formOf(request) : null;
     if (method === "POST" && !form) return refused(400, "Not a form of the portal.");
