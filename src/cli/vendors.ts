@@ -115,8 +115,7 @@ export const vendorsGroup: CommandGroup = {
         "Makes a new callback signing secret for a vendor and prints it once, with when the old one stops signing: until then every callback carries both signatures (the overlap: --signing-secret-overlap, else $LEAD_INGRESS_SIGNING_SECRET_OVERLAP, else 24h; 0s stops the old one at once). Rotating again during an overlap drops the oldest secret at once.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const overlap = takeFlag(args, "--signing-secret-overlap");
-        const { signingSecretOverlapMs } = loadConfig(context.env, overlap === undefined ? [] : ["--signing-secret-overlap", overlap]);
+        const { signingSecretOverlapMs } = configWithFlags(args, context, ["--signing-secret-overlap"]);
         const rotated = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, context.actor, signingSecretOverlapMs));
         return printSecrets(
           context,
@@ -137,11 +136,7 @@ export const vendorsGroup: CommandGroup = {
         "Prints a one-time link that signs the vendor in to its portal (/portal on the API's listener), valid for --portal-link-lifetime (else $LEAD_INGRESS_PORTAL_LINK_LIFETIME, else 15m) and only once. The link starts with --public-url (else $LEAD_INGRESS_PUBLIC_URL, else the listener's own address from --host and --port). Audited.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const flags = ["--public-url", "--portal-link-lifetime"].flatMap((flag) => {
-          const value = takeFlag(args, flag);
-          return value === undefined ? [] : [flag, value];
-        });
-        const config = loadConfig(context.env, flags);
+        const config = configWithFlags(args, context, ["--public-url", "--portal-link-lifetime"]);
         const link = await context.useDatabase(args, (database) => createSignInLink(database.store, name, context.actor, config.portalLinkLifetimeMs));
         return printSecrets(
           context,
@@ -156,6 +151,15 @@ export const vendorsGroup: CommandGroup = {
     },
   },
 };
+
+/** The service's configuration from the environment and these of the service's flags, taken from `args`. */
+function configWithFlags(args: string[], context: CommandContext, flags: string[]) {
+  const given = flags.flatMap((flag) => {
+    const value = takeFlag(args, flag);
+    return value === undefined ? [] : [flag, value];
+  });
+  return loadConfig(context.env, given);
+}
 
 /** Where vendors reach the API: --public-url, else this configuration's own listener. */
 function publicOrigin(config: ReturnType<typeof loadConfig>): string {

@@ -89,13 +89,14 @@ export function refusalReasons(stored: string): string[] {
   }
 }
 
-function refusalTable(rows: ListedRefusal[], vendorNames: ReadonlyMap<string, string>): Html {
-  return html`<table>
-<thead><tr><th>When</th><th>Vendor</th><th>Campaign</th><th>Phone</th><th>Status</th><th>Reasons</th><th>Request id</th></tr></thead>
+/** The refusals as a table; without `vendorNames` (the portal's: one vendor's own) no vendor column. */
+export function refusalTable(rows: ListedRefusal[], vendorNames: ReadonlyMap<string, string> | null): Html {
+  return html`<table id="refusals">
+<thead><tr><th>When</th>${vendorNames ? html`<th>Vendor</th>` : ""}<th>Campaign</th><th>Phone</th><th>Status</th><th>Reasons</th><th>Request id</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr>
 <td class="mono">${timeText(row.at)}</td>
-<td>${vendorNames.get(row.vendorId) ?? row.vendorId}</td>
+${vendorNames ? html`<td>${vendorNames.get(row.vendorId) ?? row.vendorId}</td>` : ""}
 <td>${row.campaign ?? ""}</td>
 <td class="mono">${row.phoneMasked ?? ""}</td>
 <td class="mono">${String(row.status)}</td>

@@ -2,13 +2,13 @@
 // Every route but the sign-in page and the stylesheet needs a live session; every change (POST)
 // also needs the session's CSRF token and, when the browser names one, the console's own origin.
 import type { Config } from "../config/index.ts";
-import { isDatabaseUnavailable } from "../backend/index.ts";
 import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
-import { errorText, type Logger } from "../log/index.ts";
+import type { Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
 import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
 import { consoleAsset } from "./assets.ts";
+import { guarded } from "./guarded.ts";
 import { auditPage } from "./audit-page.ts";
 import { refusalsPage } from "./refusals-page.ts";
 import { callbacksPage, discardOne, replayConfirmation, replaySelection } from "./callbacks-page.ts";
@@ -17,7 +17,7 @@ import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { overviewJson, overviewPage } from "./overview-page.ts";
 import { policyEntryEnabled, policyPage, policySave } from "./policy-page.ts";
-import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
+import { htmlResponse, layout, problemBox, redirect, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { cookieValue, csrfHolds, currentSession } from "./sessions.ts";
 import { formOf, routed, sameOrigin, type Route } from "../web/forms.ts";
@@ -129,22 +129,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     );
   }
 
-  return async (request) => {
-    const url = new URL(request.url);
-    let response: Response;
-    try {
-      response = await answer(request, url);
-    } catch (error) {
-      const unavailable = isDatabaseUnavailable(error);
-      if (!unavailable) log.error("console_error", { method: request.method, path: url.pathname, error: errorText(error) });
-      response = refused(
-        unavailable ? 503 : 500,
-        unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.",
-      );
-    }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-    return response;
-  };
+  return guarded(answer, refused, log, "console_error");
 }
 
 /** A multipart form's text fields, and its file (the first one, if any); null when it is no such form or too large. */

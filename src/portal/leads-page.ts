@@ -2,14 +2,13 @@
 // status and UTC days, newest first, fifty a page with "Older" after the last; the same search
 // as CSV. The console's search (console/leads-page.ts parseSearch) with its vendor fixed to the
 // signed-in one, whatever the URL says.
-import { reasonsText } from "../contract/rejection-reasons.ts";
 import { LEAD_STATUSES } from "../db/schema.ts";
-import { listLeads, type LeadSummary } from "../operations/leads.ts";
+import { listLeads } from "../operations/leads.ts";
 import type { LeadFilter } from "../store/leads/index.ts";
-import { csvCell, csvDownload } from "../console/csv.ts";
+import { csvDownload } from "../console/csv.ts";
 import { html, type Html } from "../console/html.ts";
-import { parseSearch } from "../console/leads-page.ts";
-import { problemBox, timeText } from "../console/page.ts";
+import { leadCsvLine, leadTable, parseSearch } from "../console/leads-page.ts";
+import { problemBox } from "../console/page.ts";
 import { portalHref, portalPage, type PortalContext, type PortalViewer } from "./page.ts";
 
 const PAGE_SIZE = 50;
@@ -37,7 +36,7 @@ export async function leadsPage({ store, viewer, url }: PortalContext): Promise<
   const content = html`<h1>Leads</h1>
 ${searchForm(search.typed, query)}
 ${search.problems.map((problem) => problemBox(problem))}
-${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(leads)}
+${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(leads, (id) => portalHref(`/leads/${encodeURIComponent(id)}`), false)}
 <p class="pager">${url.searchParams.has("older") ? html`<a href="${portalHref(`/leads?${query}`)}">Newest</a>` : ""}${older ? html`<a href="${portalHref(`/leads?${older}`)}" rel="next">Older</a>` : ""}</p>`;
   return portalPage("Leads", viewer, content);
 }
@@ -56,30 +55,8 @@ function searchForm(typed: Record<string, string>, query: URLSearchParams): Html
 </form>`;
 }
 
-function leadTable(leads: LeadSummary[]): Html {
-  return html`<table id="leads">
-<thead><tr><th>Received</th><th>Lead</th><th>Status</th><th>Reason</th><th>Phone</th><th>Campaign</th><th>Callback</th></tr></thead>
-<tbody>${leads.map(
-    (lead) => html`<tr>
-<td class="mono">${timeText(lead.created_at)}</td>
-<td class="mono"><a href="${portalHref(`/leads/${encodeURIComponent(lead.id)}`)}">${lead.id}</a></td>
-<td class="status-${lead.status}">${lead.status}</td>
-<td>${reasonsText(lead.rejection_reason)}</td>
-<td class="mono">${lead.phone_e164}</td>
-<td>${lead.vendor_campaign_name}</td>
-<td${lead.callback_status ? html` class="status-${lead.callback_status}"` : ""}>${lead.callback_status ?? "none"}</td>
-</tr>`,
-  )}</tbody>
-</table>`;
-}
-
 /** The vendor's own columns: what it sent and what became of it (no vendor column: it is always the vendor). */
 const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status"] as const;
-
-function csvLine(lead: LeadSummary): string {
-  const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  return `${CSV_COLUMNS.map((column) => csvCell(column === "created_at" || column === "decided_at" ? at(lead[column]) : lead[column])).join(",")}\r\n`;
-}
 
 /** GET /portal/leads.csv: every lead of the vendor the search selects, newest first. */
 export async function leadsCsv({ store, viewer, url }: PortalContext): Promise<Response> {
@@ -92,5 +69,5 @@ export async function leadsCsv({ store, viewer, url }: PortalContext): Promise<R
     olderThan = leads.at(-1)?.id;
     return leads;
   };
-  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, csvLine);
+  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, leadCsvLine(CSV_COLUMNS));
 }

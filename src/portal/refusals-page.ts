@@ -1,10 +1,9 @@
 // The portal's Refused requests: the vendor's postLeads answered 400 or 422 (the refusal log,
 // docs/contract.md §10), newest first, a hundred a page, by a text the reasons contain and UTC days.
 // The console's search (console/refusals-page.ts) with the vendor fixed to the signed-in one.
-import type { ListedRefusal } from "../store/refusals/index.ts";
-import { html, type Html } from "../console/html.ts";
-import { parseRefusalSearch, refusalReasons, searchRefusals } from "../console/refusals-page.ts";
-import { problemBox, timeText } from "../console/page.ts";
+import { html } from "../console/html.ts";
+import { parseRefusalSearch, refusalTable, searchRefusals } from "../console/refusals-page.ts";
+import { problemBox } from "../console/page.ts";
 import { portalHref, portalPage, type PortalContext } from "./page.ts";
 
 const PAGE_SIZE = 100;
@@ -28,23 +27,7 @@ export async function refusalsPage({ store, viewer, url }: PortalContext): Promi
 <a href="${portalHref("/refusals")}">Clear</a>
 </form>
 ${search.problems.map((problem) => problemBox(problem))}
-${rows.length === 0 ? html`<p class="muted">No refused requests match.</p>` : refusalTable(rows)}
+${rows.length === 0 ? html`<p class="muted">No refused requests match.</p>` : refusalTable(rows, null)}
 <p class="pager">${url.searchParams.has("older") ? html`<a href="${portalHref(`/refusals?${query}`)}">Newest</a>` : ""}${older ? html`<a href="${portalHref(`/refusals?${older}`)}" rel="next">Older</a>` : ""}</p>`;
   return portalPage("Refused requests", viewer, content);
-}
-
-function refusalTable(rows: ListedRefusal[]): Html {
-  return html`<table id="refusals">
-<thead><tr><th>When</th><th>Campaign</th><th>Phone</th><th>Status</th><th>Reasons</th><th>Request id</th></tr></thead>
-<tbody>${rows.map(
-    (row) => html`<tr>
-<td class="mono">${timeText(row.at)}</td>
-<td>${row.campaign ?? ""}</td>
-<td class="mono">${row.phoneMasked ?? ""}</td>
-<td class="mono">${String(row.status)}</td>
-<td>${refusalReasons(row.reasons).map((reason) => html`<div>${reason}</div>`)}</td>
-<td class="mono">${row.requestId}</td>
-</tr>`,
-  )}</tbody>
-</table>`;
 }

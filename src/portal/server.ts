@@ -3,12 +3,12 @@
 // token and, when the browser names one, the API's own origin. Each page reads only the signed-in
 // vendor's data: another vendor's lead or callback is not found, as the API answers it.
 import type { Config } from "../config/index.ts";
-import { isDatabaseUnavailable } from "../backend/index.ts";
 import type { ClientAddress } from "../http/client-address.ts";
-import { errorText, type Logger } from "../log/index.ts";
+import type { Logger } from "../log/index.ts";
 import type { PolicyInForce } from "../policy-in-force/loader.ts";
 import type { Store } from "../store/index.ts";
-import { problemBox, redirect, SECURITY_HEADERS } from "../console/page.ts";
+import { guarded } from "../console/guarded.ts";
+import { problemBox, redirect } from "../console/page.ts";
 import { CONSOLE_CSS } from "../console/style.ts";
 import { csrfHolds } from "../web/session-tokens.ts";
 import { formOf, routed, sameOrigin, type Route } from "../web/forms.ts";
@@ -99,20 +99,5 @@ export function createPortal(deps: PortalDeps): (request: Request) => Promise<Re
     return routed(ROUTES, method, path, context) ?? notFoundPage(context);
   }
 
-  return async (request) => {
-    const url = new URL(request.url);
-    let response: Response;
-    try {
-      response = await answer(request, url);
-    } catch (error) {
-      const unavailable = isDatabaseUnavailable(error);
-      if (!unavailable) log.error("portal_error", { method: request.method, path: url.pathname, error: errorText(error) });
-      response = refused(
-        unavailable ? 503 : 500,
-        unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.",
-      );
-    }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-    return response;
-  };
+  return guarded(answer, refused, log, "portal_error");
 }

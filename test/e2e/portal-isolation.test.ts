@@ -3,15 +3,14 @@
 // texts shows nothing of it and changes nothing of it (another's lead or callback is 404, as the
 // API's lookup answers). Both ways round. On SQLite, or PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createVendor } from "../../src/auth/vendors.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { postForm } from "../console/console-client.ts";
 import { postLead } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { installPolicy } from "../helpers/policy.ts";
-import { portalSignIn, type PortalSession } from "../helpers/portal-client.ts";
-import { basicAuth, startApiTestServer, untilAuthenticates, type ApiTestServer } from "../helpers/server.ts";
+import { addPortalVendor, portalSignIn, startPortalTestServer, type PortalSession } from "../helpers/portal-client.ts";
+import { basicAuth, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 interface Side {
@@ -47,21 +46,12 @@ const callbackOf = async (leadId: string) =>
   (await server.store.read((t) => op(t.callbacks.detailOf(leadId))))?.callback as { id: string; status: string; attempt_count: number };
 
 beforeAll(async () => {
-  server = await startApiTestServer({
-    holdPeriodMs: 50,
-    workerPollIntervalMs: 20,
-    callbackRetrySchedule: [10],
-    callbackTimeoutMs: 500,
-    allowPrivateCallbacks: true,
-  });
+  server = await startPortalTestServer();
   receiver = startMockReceiver({});
   receiver.setBehaviour({ path: "/dead", status: 500 });
   sides.alpha = side("alpha");
   sides.bravo = side("bravo");
-  for (const s of Object.values(sides)) {
-    await createVendor(server.store, s.name, s.password);
-    await untilAuthenticates(server, basicAuth(s.name, s.password));
-  }
+  for (const s of Object.values(sides)) await addPortalVendor(server, s);
   await installPolicy(server.store, [server], basicAuth("alpha", "alpha-password-1"), {
     rules: Object.values(sides).map((s) => ({
       name: `${s.name}-rule`,

@@ -2,7 +2,6 @@
 // link, its session cookie and CSRF, the pages and actions on the vendor's own data, and a test
 // callback to the mock receiver. On SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createVendor } from "../../src/auth/vendors.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { createSignInLink } from "../../src/portal/sessions.ts";
@@ -10,8 +9,8 @@ import { getPage, postForm } from "../console/console-client.ts";
 import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
-import { portalSignIn, sessionFrom } from "../helpers/portal-client.ts";
-import { basicAuth, startApiTestServer, untilAuthenticates, type ApiTestServer } from "../helpers/server.ts";
+import { addPortalVendor, portalSignIn, sessionFrom, startPortalTestServer } from "../helpers/portal-client.ts";
+import { basicAuth, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const ACME = { name: "acme", password: "acme-password-1" };
@@ -19,18 +18,8 @@ let server: ApiTestServer;
 let receiver: MockReceiver;
 
 beforeAll(async () => {
-  server = await startApiTestServer({
-    holdPeriodMs: 50,
-    workerPollIntervalMs: 20,
-    callbackRetrySchedule: [10],
-    callbackTimeoutMs: 500,
-    allowPrivateCallbacks: true,
-    trustedProxies: ["127.0.0.1"],
-    publicUrl: "https://leads.example.test",
-  });
-  const { vendor } = await createVendor(server.store, ACME.name, ACME.password);
-  receiver = startMockReceiver({ secret: vendor.signingSecret });
-  await untilAuthenticates(server, basicAuth(ACME.name, ACME.password));
+  server = await startPortalTestServer({ trustedProxies: ["127.0.0.1"], publicUrl: "https://leads.example.test" });
+  receiver = startMockReceiver({ secret: await addPortalVendor(server, ACME) });
 });
 afterAll(async () => {
   await server.stop();

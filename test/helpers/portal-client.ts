@@ -1,6 +1,9 @@
 // A browser's side of the vendor portal for tests: sign in with API credentials or a link, keep the
 // session cookie, read a page's CSRF token, submit forms; redirects are not followed.
+import { createVendor } from "../../src/auth/vendors.ts";
+import type { Config } from "../../src/config/index.ts";
 import { csrfOf, getPage, postForm, type Answer } from "../console/console-client.ts";
+import { basicAuth, startApiTestServer, untilAuthenticates, type ApiTestServer } from "./server.ts";
 
 export interface PortalSession {
   cookie: string;
@@ -20,4 +23,22 @@ export async function sessionFrom(url: string, answer: Answer): Promise<PortalSe
 
 export async function portalSignIn(url: string, vendor: { name: string; password: string }): Promise<PortalSession> {
   return sessionFrom(url, await postForm(`${url}/portal/login`, { name: vendor.name, password: vendor.password }));
+}
+
+/** A server for the portal's tests: decisions and callback retries in milliseconds, private callbacks allowed. */
+export const startPortalTestServer = (overrides: Partial<Config> = {}): Promise<ApiTestServer> =>
+  startApiTestServer({
+    holdPeriodMs: 50,
+    workerPollIntervalMs: 20,
+    callbackRetrySchedule: [10],
+    callbackTimeoutMs: 500,
+    allowPrivateCallbacks: true,
+    ...overrides,
+  });
+
+/** A vendor the server lets in; answers its signing secret. */
+export async function addPortalVendor(server: ApiTestServer, vendor: { name: string; password: string }): Promise<string> {
+  const created = await createVendor(server.store, vendor.name, vendor.password);
+  await untilAuthenticates(server, basicAuth(vendor.name, vendor.password));
+  return created.vendor.signingSecret;
 }
