@@ -6,10 +6,10 @@
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { createSignInLink } from "../../src/portal/sessions.ts";
@@ -17,21 +17,11 @@ import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, openTestStore, post } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { ARTIFACTS, launchChromium, screenshotInto } from "./chromium.ts";
 
-const ROOT = join(import.meta.dir, "../..");
-const CHROMIUM = Bun.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SCREENSHOTS = Bun.env.PORTAL_SCREENSHOTS ?? join(ROOT, "artifacts");
+const SCREENSHOTS = Bun.env.PORTAL_SCREENSHOTS ?? ARTIFACTS;
 const VENDOR = { name: "portal-vendor", password: "portal-password-1" };
 const STEP_TIMEOUT_MS = 15_000;
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let temp: string;
 let server: ServerProcess;
@@ -40,7 +30,6 @@ let browser: BrowserContext;
 let store: Awaited<ReturnType<typeof openTestStore>>;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (as root)`);
   temp = mkdtempSync(join(tmpdir(), "lead-ingress-portal-browser-"));
   receiver = startMockReceiver({});
   const database = join(temp, "test.db");
@@ -58,13 +47,7 @@ beforeAll(async () => {
     "50ms",
   ]);
   store = await openTestStore(database);
-  browser = await chromium.launchPersistentContext(join(temp, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    timeout: 30_000,
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await launchChromium(join(temp, "profile"));
 });
 
 afterAll(async () => {
@@ -88,10 +71,7 @@ function record(page: Page) {
   return seen;
 }
 
-async function screenshot(page: Page, name: string) {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true, timeout: 60_000 });
-}
+const screenshot = (page: Page, name: string) => screenshotInto(SCREENSHOTS, page, name);
 
 test("sign in; a failed callback found, resent and delivered; a test callback; a refused request with its reason", async () => {
   const page = browser.pages()[0] ?? (await browser.newPage());
