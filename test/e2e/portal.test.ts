@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
+import { setVendorEnabled } from "../../src/auth/vendors.ts";
 import { createSignInLink } from "../../src/portal/sessions.ts";
 import { getPage, postForm } from "../console/console-client.ts";
 import { cli } from "../helpers/cli.ts";
@@ -175,4 +176,15 @@ test("the integration page names the endpoints at the public URL", async () => {
   const page = await session.get("/portal/integration");
   expect(page.text).toContain("https://leads.example.test/v1/postLead");
   expect(page.text).toMatch(/id="secret-status">(one secret signs|rotated: old and new both sign until)/);
+});
+
+test("disabling a vendor ends its portal sessions at once, and its links and password sign in no more", async () => {
+  const other = { name: "disabled-soon", password: "disabled-soon-password" };
+  await addPortalVendor(server, other);
+  const session = await portalSignIn(server.url, other);
+  const link = await createSignInLink(server.store, other.name, "cli:test", 15 * 60_000);
+  await setVendorEnabled(server.store, other.name, false, "cli:test");
+  expect((await session.get("/portal/overview")).status).toBe(303);
+  expect((await postForm(`${server.url}/portal/link`, { token: new URL(link.path, server.url).searchParams.get("token")! })).status).toBe(401);
+  expect((await postForm(`${server.url}/portal/login`, other)).status).toBe(401);
 });
