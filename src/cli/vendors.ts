@@ -3,7 +3,7 @@ import { addVendor, listVendors, rotatePassword, rotateSigningSecret, rotationCo
 import { overlapEnd } from "../callbacks/signing-secrets.ts";
 import { loadConfig } from "../config/index.ts";
 import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
-import { createSignInLink } from "../portal/sessions.ts";
+import { createSignInLink, portalOrigin } from "../portal-access/sessions.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
 import { count, isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
@@ -142,7 +142,7 @@ export const vendorsGroup: CommandGroup = {
           context,
           [
             ["vendor:", name],
-            ["sign-in link:", `${publicOrigin(config)}${link.path}`],
+            ["sign-in link:", `${portalOrigin(config)}${link.path}`],
             ["valid until:", isoTime(link.expiresAt) ?? "-"],
           ],
           "Give it to the vendor by a channel you trust: anyone with it can sign in as the vendor until it is used or expires.",
@@ -159,13 +159,6 @@ function configWithFlags(args: string[], context: CommandContext, flags: string[
     return value === undefined ? [] : [flag, value];
   });
   return loadConfig(context.env, given);
-}
-
-/** Where vendors reach the API: --public-url, else this configuration's own listener. */
-function publicOrigin(config: ReturnType<typeof loadConfig>): string {
-  if (config.publicUrl) return config.publicUrl.replace(/\/$/, "");
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  return `${config.tlsCertFile ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
 }
 
 function overviewAsJson({ vendor, leadsByStatus }: VendorOverview, now: number) {

@@ -30,6 +30,8 @@ export interface PageContext {
   log: Logger;
   /** The value of a cookie the request carries. */
   cookie: (name: string) => string | undefined;
+  /** Vendors' portal sign-in links: the address they start with, and how long one is valid. */
+  portalLinks: { origin: string; lifetimeMs: number };
 }
 
 /** Who the audit log says made a change: the viewer. The operations record it with the change. */

@@ -7,6 +7,7 @@ import type { Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
 import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
+import { portalOrigin } from "../portal-access/sessions.ts";
 import { consoleAsset } from "./assets.ts";
 import { guarded } from "./guarded.ts";
 import { auditPage } from "./audit-page.ts";
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   clock?: () => number;
   /** The socket's peer, for throttling failed sign-ins per client. */
   peerAddress?: PeerAddress;
+  /** The API listener's address, where vendors' portal links point unless --public-url says otherwise. */
+  apiOrigin?: string;
 }
 
 /** The one multipart form: a suppression CSV. A million numbers with reasons are about 30 MB. */
@@ -57,7 +60,11 @@ const ROUTES: Route<PageContext>[] = [
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
   ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],
-  ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
+  [
+    "POST",
+    /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret|portal-link)$/,
+    (context, name, action) => vendorAction(context, name!, action!),
+  ],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
   ["GET", /^\/suppression\.csv$/, suppressionCsv],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
@@ -123,6 +130,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       signingSecretOverlapMs: deps.config.signingSecretOverlapMs,
       log,
       cookie: (name) => cookieValue(request.headers.get("cookie"), name),
+      portalLinks: { origin: portalOrigin(deps.config, deps.apiOrigin), lifetimeMs: deps.config.portalLinkLifetimeMs },
     };
     return (
       routed(ROUTES, method, path, context) ?? htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404)

@@ -10,7 +10,7 @@ import { dayRange } from "../console/leads-page.ts";
 import { ownLeadDetail } from "./lead-page.ts";
 import { notFoundPage } from "./not-found.ts";
 import { portalHref, portalPage, type PortalContext } from "./page.ts";
-import { portalActor } from "./sessions.ts";
+import { portalActor } from "../portal-access/sessions.ts";
 
 const SHOWN = 50;
 /** Callbacks counted for a resend's confirmation at most; the resend itself takes them all. */

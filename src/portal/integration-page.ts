@@ -10,7 +10,7 @@ import { html, type Html } from "../console/html.ts";
 import { actionButton, csrfField, noticeBox, problemBox, timeText } from "../console/page.ts";
 import { portalPage, type PortalContext } from "./page.ts";
 import { notFoundPage } from "./not-found.ts";
-import { portalActor } from "./sessions.ts";
+import { portalActor } from "../portal-access/sessions.ts";
 
 /** The phone number of a test callback: a fictional one (555-01xx). */
 const TEST_PHONE = "+12125550100";

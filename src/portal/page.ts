@@ -6,7 +6,7 @@ import type { PolicyInForce } from "../policy-in-force/loader.ts";
 import type { Store } from "../store/index.ts";
 import { framedPage, htmlResponse, type SiteFrame } from "../console/page.ts";
 import type { Html } from "../console/html.ts";
-import { PORTAL_PATH } from "./sessions.ts";
+import { PORTAL_PATH } from "../portal-access/sessions.ts";
 
 export const PORTAL_STYLESHEET = `${PORTAL_PATH}/assets/portal.css`;
 /** No icon: answered 204, so a browser's request for one is no 404 in its console. */

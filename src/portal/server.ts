@@ -21,7 +21,7 @@ import { notFoundPage } from "./not-found.ts";
 import { overviewPage } from "./overview-page.ts";
 import { PORTAL_ICON, portalHref, portalPage, PORTAL_STYLESHEET, type PortalContext } from "./page.ts";
 import { refusalsPage } from "./refusals-page.ts";
-import { currentPortalSession, PORTAL_PATH } from "./sessions.ts";
+import { currentPortalSession, PORTAL_PATH } from "../portal-access/sessions.ts";
 import { createPortalSignIn, linkPage, portalSignInPage } from "./sign-in.ts";
 
 export interface PortalDeps {

@@ -10,7 +10,7 @@ import { createSignInThrottle } from "../web/sign-in-throttle.ts";
 import { html } from "../console/html.ts";
 import { problemBox, redirect } from "../console/page.ts";
 import { portalHref, portalPage } from "./page.ts";
-import { closePortalSession, openPortalSession, portalCookie, redeemSignInLink, type PortalSignedIn, type SignInWay } from "./sessions.ts";
+import { closePortalSession, openPortalSession, portalCookie, redeemSignInLink, type PortalSignedIn, type SignInWay } from "../portal-access/sessions.ts";
 
 export const WRONG_VENDOR_CREDENTIALS = "Wrong vendor name or password.";
 export const LINK_UNUSABLE = "This sign-in link was used already, has expired, or is not one: ask the operator for a new one.";

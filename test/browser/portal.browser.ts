@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
-import { createSignInLink } from "../../src/portal/sessions.ts";
+import { createSignInLink } from "../../src/portal-access/sessions.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, openTestStore, post } from "../helpers/server.ts";

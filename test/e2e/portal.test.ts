@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { setVendorEnabled } from "../../src/auth/vendors.ts";
-import { createSignInLink } from "../../src/portal/sessions.ts";
+import { createSignInLink } from "../../src/portal-access/sessions.ts";
 import { getPage, postForm } from "../console/console-client.ts";
 import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";

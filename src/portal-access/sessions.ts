@@ -9,6 +9,7 @@ import type { Store, Tables } from "../store/index.ts";
 import type { PortalSession, SessionVendor } from "../store/portal-sessions/index.ts";
 import { cookieValue, randomToken, sessionCookie, tokenHash } from "../web/session-tokens.ts";
 import { findVendorByName, VendorError } from "../auth/vendors.ts";
+import type { Config } from "../config/index.ts";
 
 export const PORTAL_COOKIE = "lead_ingress_portal";
 export const PORTAL_PATH = "/portal";
@@ -96,4 +97,15 @@ function* takeLink(t: Tables, hash: string, now: number): Script<{ id: string; n
   if (vendorId === null) return null;
   const vendor = (yield* op(t.vendors.list())).find((candidate) => candidate.id === vendorId);
   return vendor?.enabled ? { id: vendor.id, name: vendor.name } : null;
+}
+
+/**
+ * Where vendors reach the API, the start of a sign-in link: --public-url, else the API listener's
+ * address as it listens (`listening`, when known), else as configured.
+ */
+export function portalOrigin(config: Pick<Config, "publicUrl" | "host" | "port" | "tlsCertFile">, listening?: string): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/$/, "");
+  if (listening) return listening;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `${config.tlsCertFile ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
 }
