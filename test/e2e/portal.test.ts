@@ -2,6 +2,10 @@
 // link, its session cookie and CSRF, the pages and actions on the vendor's own data, and a test
 // callback to the mock receiver. On SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { setVendorEnabled } from "../../src/auth/vendors.ts";
@@ -11,7 +15,7 @@ import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { addPortalVendor, portalSignIn, sessionFrom, startPortalTestServer } from "../helpers/portal-client.ts";
-import { basicAuth, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const ACME = { name: "acme", password: "acme-password-1" };
@@ -187,4 +191,28 @@ test("disabling a vendor ends its portal sessions at once, and its links and pas
   expect((await session.get("/portal/overview")).status).toBe(303);
   expect((await postForm(`${server.url}/portal/link`, { token: new URL(link.path, server.url).searchParams.get("token")! })).status).toBe(401);
   expect((await postForm(`${server.url}/portal/login`, other)).status).toBe(401);
+});
+
+test("under TLS the portal's session cookie is Secure", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-portal-tls-"));
+  const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];
+  writeFileSync(certFile, CALLBACK_TEST_CERT);
+  writeFileSync(keyFile, CALLBACK_TEST_KEY);
+  const own = await startApiTestServer({ tlsCertFile: certFile, tlsKeyFile: keyFile });
+  try {
+    expect(own.url).toStartWith("https://");
+    // The fixture certificate names callback.test: trusted by name through `ca`.
+    const answer = await fetch(`${own.url}/portal/login`, {
+      method: "POST",
+      body: new URLSearchParams(VENDOR).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+      tls: { ca: CALLBACK_TEST_CERT, serverName: "callback.test" },
+    });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("set-cookie")).toEndWith("; Path=/portal; Max-Age=43200; HttpOnly; SameSite=Strict; Secure");
+  } finally {
+    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
