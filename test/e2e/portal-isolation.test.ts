@@ -142,6 +142,9 @@ for (const [me, other] of [
       // Its own data is there: the searches work, they just do not reach the other vendor.
       expect((await mine().session.get("/portal/leads")).text).toContain(mine().leadIds[0]!);
       expect((await mine().session.get("/portal/refusals")).text).toContain(mine().reason);
+      const caps = (await mine().session.get("/portal/caps")).text;
+      expect(caps).toContain(`<span class="mono">${mine().name}</span>: 2 / 1000`);
+      expect(caps).toContain(`<span class="mono">${mine().campaign}</span>: 2 / 1000`);
     });
 
     test("the other vendor's lead, by its id or its webhook-id, is not found", async () => {

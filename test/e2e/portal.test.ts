@@ -13,7 +13,7 @@ import { createSignInLink } from "../../src/portal-access/sessions.ts";
 import { getPage, postForm } from "../console/console-client.ts";
 import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";
-import { validLead } from "../helpers/leads.ts";
+import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { addPortalVendor, portalSignIn, sessionFrom, startPortalTestServer } from "../helpers/portal-client.ts";
 import { basicAuth, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -215,4 +215,24 @@ test("under TLS the portal's session cookie is Secure", async () => {
     await own.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("leads: found by the phone in another spelling, by campaign and status; the CSV has the vendor's own columns; the overview counts them", async () => {
+  const session = await portalSignIn(server.url, ACME);
+  const phone = uniquePhone();
+  const digits = phone.replace(/\D/g, "").slice(-10);
+  const leadId = (await postLead(server, basicAuth(ACME.name, ACME.password), validLead({ phone_number: phone, vendor_campaign_name: "csv-campaign" }))).body
+    .lead_id as string;
+  for (const spelling of [`+1${digits}`, `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`, digits])
+    expect((await session.get(`/portal/leads?phone=${encodeURIComponent(spelling)}`)).text).toContain(leadId);
+  expect((await session.get("/portal/leads?campaign=csv-campaign")).text).toContain(leadId);
+  expect((await session.get("/portal/leads?campaign=csv-campaign&status=rejected")).text).not.toContain(leadId);
+  const csv = await session.get("/portal/leads.csv?campaign=csv-campaign");
+  expect(csv.headers.get("content-type")).toStartWith("text/csv");
+  const [header, line] = csv.text.split("\r\n");
+  expect(header).toBe("created_at,id,status,rejection_reason,phone_e164,vendor_campaign_name,decided_at,callback_status");
+  expect(line).toContain(`,${leadId},`);
+  expect(line).toContain(`'+1${digits},csv-campaign`);
+  const overview = await session.get("/portal/overview");
+  expect(overview.text).toMatch(/<th>Today<\/th><td>\d+<\/td><td>[1-9]\d*<\/td>/);
 });
