@@ -3,6 +3,7 @@
 // vendor's own bucket is shown, of one per campaign only the buckets of the vendor's own campaigns
 // (those of its leads this week): another vendor's names never appear. A cap counted together shows
 // its total, the one figure that says how near it is to full for this vendor too.
+import { capReached, outsideHours } from "../contract/texts.ts";
 import { capUse, type CapUse } from "../operations/cap-use.ts";
 import { listLeads } from "../operations/leads.ts";
 import { foldCampaign, type Policy } from "../policy/index.ts";
@@ -53,7 +54,7 @@ function capTable(caps: Cap[], usesOf: (cap: Cap) => CapUse[]): Html {
             (bucket) =>
               html`<div>${bucket.bucket === "" ? "" : html`<span class="mono">${bucket.bucket}</span>: `}${String(bucket.used)} / ${String(bucket.max)} (until ${timeText(bucket.windowEnd)})</div>`,
           );
-    return html`<tr><td class="mono">${cap.name}</td><td>${cap.counts} per ${cap.per} (${cap.time_zone ?? "UTC"})</td><td>${scope}</td><td>${use}</td><td>${cap.reason ?? ""}</td></tr>`;
+    return html`<tr><td class="mono">${cap.name}</td><td>${cap.counts} per ${cap.per} (${cap.time_zone ?? "UTC"})</td><td>${scope}</td><td>${use}</td><td>${cap.reason ?? capReached(cap.name)}</td></tr>`;
   });
   return html`<table id="caps"><thead><tr><th>Cap</th><th>Counts</th><th>Scope</th><th>Used now</th><th>Reason given</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -61,7 +62,7 @@ function capTable(caps: Cap[], usesOf: (cap: Cap) => CapUse[]): Html {
 function scheduleTable(schedules: NonNullable<Policy["schedules"]>): Html {
   const rows = schedules.map(
     (schedule) =>
-      html`<tr><td class="mono">${schedule.name}</td><td>${schedule.campaigns ? schedule.campaigns.join(", ") : "all your campaigns"}</td><td>${schedule.time_zone ?? "UTC"}</td><td>${Object.entries(schedule.open).map(([day, hours]) => html`<div>${day} ${String(hours)}</div>`)}</td><td>${schedule.reason ?? ""}</td></tr>`,
+      html`<tr><td class="mono">${schedule.name}</td><td>${schedule.campaigns ? schedule.campaigns.join(", ") : "all your campaigns"}</td><td>${schedule.time_zone ?? "UTC"}</td><td>${Object.entries(schedule.open).map(([day, hours]) => html`<div>${day} ${String(hours)}</div>`)}</td><td>${schedule.reason ?? outsideHours(schedule.name)}</td></tr>`,
   );
   return html`<table id="schedules"><thead><tr><th>Schedule</th><th>Campaigns</th><th>Time zone</th><th>Open</th><th>Reason given</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -13,6 +13,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { createSignInLink } from "../../src/portal-access/sessions.ts";
+import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
 import { basicAuth, openTestStore, post } from "../helpers/server.ts";
@@ -123,8 +124,25 @@ test("sign in; a failed callback found, resent and delivered; a test callback; a
   }, 10_000);
   await screenshot(page, "portal-refusals.png");
 
-  for (const path of ["/portal/leads", "/portal/caps"]) await page.goto(`${server.url}${path}`);
+  // The caps and schedules that apply to it, with the use now (the policy is in force within a second).
+  const policy = {
+    caps: [{ name: "daily-per-vendor", counts: "leads", max: 500, per: "day", each: "vendor", time_zone: "America/New_York" }],
+    schedules: [
+      {
+        name: "call-center",
+        time_zone: "America/Chicago",
+        open: { mon: "00:00-23:59", tue: "00:00-23:59", wed: "00:00-23:59", thu: "00:00-23:59", fri: "00:00-23:59", sat: "00:00-23:59", sun: "00:00-23:59" },
+      },
+    ],
+  };
+  expect((await importPolicy(store.store, JSON.stringify(policy), "cli:browser-test")).kind).toBe("imported");
+  await waitUntil(async () => {
+    await page.goto(`${server.url}/portal/caps`);
+    return (await page.locator("#caps", { hasText: "daily-per-vendor" }).count()) === 1;
+  }, 10_000);
   await screenshot(page, "portal-caps.png");
+  await page.goto(`${server.url}/portal/leads`);
+  await screenshot(page, "portal-leads.png");
   expect(seen.errors).toEqual([]);
   expect(seen.urls.every((url) => url.startsWith(server.url))).toBe(true);
   expect(seen.urls.some((url) => url.endsWith(".js") || url.endsWith(".mjs"))).toBe(false);
