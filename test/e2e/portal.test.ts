@@ -2,10 +2,6 @@
 // link, its session cookie and CSRF, the pages and actions on the vendor's own data, and a test
 // callback to the mock receiver. On SQLite, or on PostgreSQL with LEAD_INGRESS_TEST_BACKEND=postgres.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { setVendorEnabled } from "../../src/auth/vendors.ts";
@@ -13,9 +9,10 @@ import { createSignInLink } from "../../src/portal-access/sessions.ts";
 import { getPage, postForm } from "../console/console-client.ts";
 import { cli } from "../helpers/cli.ts";
 import { postLead } from "../helpers/api.ts";
-import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { validLead } from "../helpers/leads.ts";
 import { addPortalVendor, portalSignIn, sessionFrom, startPortalTestServer } from "../helpers/portal-client.ts";
-import { basicAuth, startApiTestServer, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { basicAuth, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { postFormTrusted, withTlsTestServer } from "../helpers/tls-server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const ACME = { name: "acme", password: "acme-password-1" };
@@ -193,46 +190,10 @@ test("disabling a vendor ends its portal sessions at once, and its links and pas
   expect((await postForm(`${server.url}/portal/login`, other)).status).toBe(401);
 });
 
-test("under TLS the portal's session cookie is Secure", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-portal-tls-"));
-  const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];
-  writeFileSync(certFile, CALLBACK_TEST_CERT);
-  writeFileSync(keyFile, CALLBACK_TEST_KEY);
-  const own = await startApiTestServer({ tlsCertFile: certFile, tlsKeyFile: keyFile });
-  try {
+test("under TLS the portal's session cookie is Secure", () =>
+  withTlsTestServer({}, async (own) => {
     expect(own.url).toStartWith("https://");
-    // The fixture certificate names callback.test: trusted by name through `ca`.
-    const answer = await fetch(`${own.url}/portal/login`, {
-      method: "POST",
-      body: new URLSearchParams(VENDOR).toString(),
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      redirect: "manual",
-      tls: { ca: CALLBACK_TEST_CERT, serverName: "callback.test" },
-    });
+    const answer = await postFormTrusted(`${own.url}/portal/login`, VENDOR);
     expect(answer.status).toBe(303);
     expect(answer.headers.get("set-cookie")).toEndWith("; Path=/portal; Max-Age=43200; HttpOnly; SameSite=Strict; Secure");
-  } finally {
-    await own.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test("leads: found by the phone in another spelling, by campaign and status; the CSV has the vendor's own columns; the overview counts them", async () => {
-  const session = await portalSignIn(server.url, ACME);
-  const phone = uniquePhone();
-  const digits = phone.replace(/\D/g, "").slice(-10);
-  const leadId = (await postLead(server, basicAuth(ACME.name, ACME.password), validLead({ phone_number: phone, vendor_campaign_name: "csv-campaign" }))).body
-    .lead_id as string;
-  for (const spelling of [`+1${digits}`, `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`, digits])
-    expect((await session.get(`/portal/leads?phone=${encodeURIComponent(spelling)}`)).text).toContain(leadId);
-  expect((await session.get("/portal/leads?campaign=csv-campaign")).text).toContain(leadId);
-  expect((await session.get("/portal/leads?campaign=csv-campaign&status=rejected")).text).not.toContain(leadId);
-  const csv = await session.get("/portal/leads.csv?campaign=csv-campaign");
-  expect(csv.headers.get("content-type")).toStartWith("text/csv");
-  const [header, line] = csv.text.split("\r\n");
-  expect(header).toBe("created_at,id,status,rejection_reason,phone_e164,vendor_campaign_name,decided_at,callback_status");
-  expect(line).toContain(`,${leadId},`);
-  expect(line).toContain(`'+1${digits},csv-campaign`);
-  const overview = await session.get("/portal/overview");
-  expect(overview.text).toMatch(/<th>Today<\/th><td>\d+<\/td><td>[1-9]\d*<\/td>/);
-});
+  }));
