@@ -1,20 +1,19 @@
 // The worker's certificate job (docs/contract.md §11, docs/certificates.md "Wiring"): during a
 // lead's hold, its TrustedForm certificate is verified and the evidence stored with the lead, so
 // the decision at the end of the hold reads it and sends nothing. A pass finds the pending leads
-// with a TrustedForm certificate_url and no settled evidence, claims them (a lease in the finding's
-// row: instances sharing a PostgreSQL database ask once, and a crashed asker's claim runs out),
-// asks TrustedForm for each, at most `concurrency` at once, and stores each answer as it comes.
-// An unreachable answer is asked again with a backoff (retry.ts) until the hold ends.
-// Asking twice is harmless (TrustedForm's retain is idempotent per certificate); losing an answer
-// is not, so an answer is stored before the pass moves on, and a failed store fails the pass.
+// with a TrustedForm certificate_url and no settled evidence, then claims and asks as every hold
+// job does (hold/asking.ts: leased, `concurrency` at once, each answer stored as it comes). An
+// unreachable answer is asked again with a backoff (hold/retry.ts) until the hold ends. Asking
+// twice is harmless: TrustedForm's retain is idempotent per certificate.
 import { BACKGROUND } from "../db/group-commit.ts";
 import { op } from "../db/script.ts";
 import type { Logger } from "../log/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AskableLead } from "../store/findings/index.ts";
 import type { CertificateOutcome } from "./evidence.ts";
-import { nextTryAt } from "./retry.ts";
-import { findingAnswer, storeEvidence, TRUSTEDFORM_FINDING } from "./stored.ts";
+import { claimAndAsk, storeFinding } from "../hold/asking.ts";
+import { nextTryAt } from "../hold/retry.ts";
+import { findingAnswer, TRUSTEDFORM_FINDING } from "./stored.ts";
 import { TRUSTEDFORM_MALFORMED } from "../contract/texts.ts";
 import type { TrustedFormVerifier } from "./trustedform-client.ts";
 import { matchLeadPhone } from "./trustedform-request.ts";
@@ -35,8 +34,6 @@ export interface CertificateJobDeps {
 
 /** Leads looked at per pass. */
 const BATCH = 256;
-/** A claim outlives its request by this much, so only a dead asker's claim runs out. */
-const LEASE_MARGIN_MS = 5_000;
 const PREFIX = `https://${TRUSTEDFORM_CERT_HOST}/`;
 
 export function createCertificateJob(deps: CertificateJobDeps) {
@@ -55,7 +52,7 @@ export function createCertificateJob(deps: CertificateJobDeps) {
     deps.onAnswer(evidence.outcome, (performance.now() - started) / 1000);
     const now = clock();
     const nextAt = evidence.outcome === "unreachable" ? nextTryAt(now, attempts, lead.decideAfter, deps.timeoutMs) : now;
-    await store.write((t) => storeEvidence(t, lead.id, findingAnswer(evidence, now, nextAt)), BACKGROUND);
+    await store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, lead.id, findingAnswer(evidence, now, nextAt)), BACKGROUND);
     // The reason is the provider's or ours, never the key (certificates/trustedform-client.ts).
     const line = { lead_id: lead.id, outcome: evidence.outcome, attempt: attempts, ...(evidence.reason ? { reason: evidence.reason } : {}) };
     if (evidence.outcome === "unreachable") log.warn("certificate_unreachable", { ...line, next_try_at: new Date(nextAt).toISOString() });
@@ -74,25 +71,17 @@ export function createCertificateJob(deps: CertificateJobDeps) {
     async runOnce(): Promise<number> {
       const now = clock();
       const found = await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, BATCH)));
-      const ids = new Map<string, { lead: AskableLead; id: string }>();
+      const asked: (AskableLead & { certificateId: string })[] = [];
       const malformed: AskableLead[] = [];
       for (const lead of found) {
         const url = classifyCertificateUrl(lead.certificateUrl);
-        if (url.kind === "trustedform") ids.set(lead.id, { lead, id: url.id });
+        if (url.kind === "trustedform") asked.push({ ...lead, certificateId: url.id });
         else malformed.push(lead);
       }
       for (const lead of malformed) await settleMalformed(lead);
-      if (ids.size === 0) return malformed.length;
-      const claimed = await store.write(
-        (t) => op(t.findings.claim(TRUSTEDFORM_FINDING, [...ids.keys()], now, now + deps.timeoutMs + LEASE_MARGIN_MS)),
-        BACKGROUND,
-      );
-      const queue = claimed.map(({ leadId, attempts }) => ({ ...ids.get(leadId)!, attempts }));
-      const runner = async () => {
-        for (let next = queue.shift(); next && !stopping.signal.aborted; next = queue.shift()) await verifyOne(next.lead, next.id, next.attempts);
-      };
-      await Promise.all(Array.from({ length: Math.min(deps.concurrency, queue.length) }, runner));
-      return claimed.length + malformed.length;
+      const asking = { store, key: TRUSTEDFORM_FINDING, timeoutMs: deps.timeoutMs, concurrency: deps.concurrency, signal: stopping.signal };
+      const claimed = await claimAndAsk(asking, asked, now, (lead, attempts) => verifyOne(lead, lead.certificateId, attempts));
+      return claimed + malformed.length;
     },
     /** Ends the requests in flight (their claims run out; the next instance or start asks again). */
     stop(): void {

@@ -1,9 +1,7 @@
 // TrustedForm evidence as a lead's finding (store/findings/, kind "certificate", name "trustedform")
 // and back: the evidence's own fields go in `detail` as JSON; outcome, reason and raw answer in
 // columns of their own, as every kind of finding has them.
-import { op, type Script } from "../db/script.ts";
 import type { Finding, FindingAnswer, FindingKey } from "../store/findings/index.ts";
-import type { Tables } from "../store/index.ts";
 import type { CertificateEvidence } from "./evidence.ts";
 
 export const TRUSTEDFORM_FINDING: FindingKey = { kind: "certificate", name: "trustedform" };
@@ -26,14 +24,4 @@ export function evidenceOfFinding(finding: Finding): CertificateEvidence | null 
 /** The lead's TrustedForm finding (null: never asked). */
 export function trustedFormFindingOf(findings: readonly Finding[], leadId: string): Finding | null {
   return findings.find((f) => f.leadId === leadId && f.kind === TRUSTEDFORM_FINDING.kind && f.name === TRUSTEDFORM_FINDING.name) ?? null;
-}
-
-/**
- * Stores an answer while the lead is pending, and bumps its facts version so a decision read
- * before it is not recorded (store/batches/: fenced by that version). A lead decided meanwhile
- * keeps the evidence its decision read: nothing is written.
- */
-export function* storeEvidence(t: Tables, leadId: string, answer: FindingAnswer): Script<boolean> {
-  if (!(yield* op(t.leads.touchFacts(leadId)))) return false;
-  return yield* op(t.findings.answer(TRUSTEDFORM_FINDING, leadId, answer));
 }

@@ -50,3 +50,19 @@ export function checksInScope(checks: readonly CompiledCheck[], stage: "intake" 
   const folded = campaign === null ? null : foldCampaign(campaign);
   return checks.filter((check) => check.stage === stage && inScope(check, vendor, folded));
 }
+
+/**
+ * The enabled checks of `stage` of a policy, compiled when the policy in force changes (a new
+ * version is a new object) and kept until it does: a lead, or a worker's pass, costs one comparison.
+ */
+export function stageChecksCompiler(stage: "intake" | "final"): (policy: { document: Pick<Policy, "checks"> }) => readonly CompiledCheck[] {
+  let compiledFor: object | undefined;
+  let compiled: readonly CompiledCheck[] = [];
+  return (policy) => {
+    if (policy !== compiledFor) {
+      compiled = compileChecks(policy.document).filter((check) => check.stage === stage);
+      compiledFor = policy;
+    }
+    return compiled;
+  };
+}

@@ -112,9 +112,10 @@ function finalMessage(lead: StoredLead): string | null {
 }
 
 /** Every stored value whole: JSON for programs is never cut (a string holds the stored JSON, so its depth costs nothing here). */
-export function detailAsJson({ lead, callback, attempts, decisions, findings }: LeadDetail) {
+export function detailAsJson({ lead, callback, attempts, decisions, findings, checks }: LeadDetail) {
   return {
     certificate: evidenceView(findings, lead.status),
+    checks,
     lead: withIsoTimes(lead),
     final_result: { status: lead.status, message: finalMessage(lead), decided_at: isoTime(lead.decided_at) },
     operator_decisions: decisions.map((entry) => ({ ...entry, at: isoTime(entry.at) })),
@@ -135,7 +136,7 @@ const storedFields = (row: object) =>
 
 const describeDecision = (entry: LeadDetail["decisions"][number]) => `  ${isoTime(entry.at)}  ${entry.actor}  ${entry.detail ?? ""}`.trimEnd();
 
-function describeLead({ lead, callback, attempts, decisions, findings }: LeadDetail): string[] {
+function describeLead({ lead, callback, attempts, decisions, findings, checks }: LeadDetail): string[] {
   return [
     `Lead ${lead.id}`,
     ...storedFields(lead),
@@ -143,6 +144,7 @@ function describeLead({ lead, callback, attempts, decisions, findings }: LeadDet
     "Final result",
     `  ${describeFinalResult(lead)}`,
     ...describeCertificate(evidenceView(findings, lead.status)),
+    ...describeChecks(checks),
     ...(decisions.length > 0 ? ["", "Operator decisions", ...decisions.map(describeDecision)] : []),
     "",
     ...(callback
@@ -155,6 +157,18 @@ function describeLead({ lead, callback, attempts, decisions, findings }: LeadDet
 function describeCertificate(view: ReturnType<typeof evidenceView>): string[] {
   if (!view) return [];
   return ["", "Consent certificate", ...renderFields([...evidenceFields(view), ["answer", fieldText(view.raw) as string | null]])];
+}
+
+/** Each check's answer, one line each: name, stage, outcome, reason (a final-stage one's requests and error after it). */
+function describeChecks(checks: LeadDetail["checks"]): string[] {
+  if (checks.length === 0) return [];
+  const width = Math.max(...checks.map((view) => view.check.length));
+  const line = (view: LeadDetail["checks"][number]) => {
+    const asked =
+      view.attempts === undefined ? "" : `  (${view.attempts} request${view.attempts === 1 ? "" : "s"}${view.error ? `, last error: ${view.error}` : ""})`;
+    return `  ${view.check.padEnd(width)}  ${view.stage.padEnd(6)}  ${view.outcome.padEnd(7)}  ${view.reason ?? "—"}${asked}`;
+  };
+  return ["", "Checks", ...checks.map(line)];
 }
 
 /** `callbacks show`: the callback, every attempt, and the lead's final result it carries. */

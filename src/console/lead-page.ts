@@ -55,6 +55,7 @@ ${actions(detail, viewer)}
 <h2>Timeline</h2>
 ${timeline(detail)}
 ${certificateSection(detail)}
+${checksSection(detail)}
 <h2>Fields</h2>
 ${fieldsTable(detail)}
 <h2>Raw request</h2>
@@ -140,6 +141,17 @@ function certificateSection({ lead, findings }: LeadDetail): Html | string {
       : html`<h3>Provider's answer${view.raw_truncated ? " (cut)" : ""}</h3><pre class="mono">${viewText(indentedJson(view.raw, RAW_REQUEST_CHARS))}</pre>`;
   return html`<h2>Consent certificate</h2>
 <table>${rows.map(([name, value]) => html`<tr><th>${name}</th><td class="mono">${value}</td></tr>`)}</table>${raw}`;
+}
+
+/** Each external check's answer for the lead, at intake and at the final stage, when any was asked. */
+function checksSection({ checks }: LeadDetail): Html | string {
+  if (checks.length === 0) return "";
+  const row = (view: LeadDetail["checks"][number]) =>
+    html`<tr><td class="mono">${view.check}</td><td>${view.stage}</td><td class="mono">${view.outcome}</td><td>${view.reason ?? "—"}</td><td>${
+      view.attempts ?? "—"
+    }</td><td class="mono">${view.error ?? ""}</td></tr>`;
+  return html`<h2>Checks</h2>
+<table><tr><th>check</th><th>stage</th><th>outcome</th><th>reason</th><th>requests</th><th>last error</th></tr>${checks.map(row)}</table>`;
 }
 
 function fieldsTable({ lead }: LeadDetail): Html {

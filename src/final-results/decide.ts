@@ -1,5 +1,5 @@
-// The post-posting checks of docs/contract.md §7, then the policy's final rules (§10), as one pure
-// rule, in the contract's order.
+// The post-posting checks of docs/contract.md §7, then the policy's final-stage checks (§11) and
+// final rules (§10), as one pure rule, in the contract's order.
 import type { FinalResult } from "../callbacks/payload.ts";
 import { REASON_OPERATOR, REASON_SUPPRESSED } from "../contract/texts.ts";
 
@@ -16,14 +16,19 @@ export interface PostPostingChecks {
   operatorDecision: { decision: "accept" | "reject"; reason: string | null } | null;
   /** Certificate verification (the reachability check, or TrustedForm's evidence): null when it is off (or was not needed). */
   certificate: CertificateCheck;
+  /** The refusals of the policy's final-stage checks in scope (a fail's reason, on_error's rejection), in document order (none: absent or empty). */
+  failingChecks?: readonly string[];
   /** The reasons of the policy's final rules in scope that the lead fails, in document order (none: absent or empty). */
   failingFinalRules?: readonly string[];
 }
 
 /**
- * An operator's decision is final (§7: "that decision"): an accept wins over final rules, which
- * judge only the leads nobody decided by hand. Final rules come after the §7 checks, so a
- * suppressed number or a failed certificate is rejected for that reason alone.
+ * An operator's decision is final (§7: "that decision"): an accept wins over final checks and
+ * rules, which judge only the leads nobody decided by hand. The first that rejects gives the
+ * reasons: the §7 checks, the certificate, the final-stage checks (§11: each refusing check's
+ * reason), then the final rules. So a suppressed number or a failed certificate is rejected for
+ * that reason alone, and a lead a check refused is not also told which final rules it fails (a
+ * rule may read that check's answer: its refusal would restate the check's).
  */
 export function decideFinalResult(checks: PostPostingChecks): FinalResult {
   if (checks.suppressedNow) return { status: "rejected", reasons: [REASON_SUPPRESSED] };
@@ -32,6 +37,8 @@ export function decideFinalResult(checks: PostPostingChecks): FinalResult {
     return { status: "rejected", reasons: [operator.reason ? `${REASON_OPERATOR}: ${operator.reason}` : `${REASON_OPERATOR}.`] };
   if (operator?.decision === "accept") return { status: "accepted" };
   if (checks.certificate && !checks.certificate.verified) return { status: "rejected", reasons: [checks.certificate.reason] };
+  const refusedByChecks = checks.failingChecks ?? [];
+  if (refusedByChecks.length > 0) return { status: "rejected", reasons: [...refusedByChecks] };
   const failing = checks.failingFinalRules ?? [];
   if (failing.length > 0) return { status: "rejected", reasons: [...failing] };
   return { status: "accepted" };

@@ -10,7 +10,7 @@ import { callbackPayload } from "../callbacks/payload.ts";
 import { storedReasons } from "../contract/rejection-reasons.ts";
 import type { CompiledPolicy } from "../policy/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
-import { failingFinalRulesOf } from "./final-rules.ts";
+import { finalStageVerdict, hasFinalStage, readsCheckFindings } from "./checks.ts";
 import { certificateJudgement, checksNow, decideNow, NO_CERTIFICATE, recordIfStill, type CertificateCheck } from "./record.ts";
 import type { CertificateSource } from "./trustedform.ts";
 import { classifyCertificateUrl } from "../certificates/index.ts";
@@ -37,7 +37,7 @@ export interface FinalResultJobDeps {
   batches?: DecisionBatches;
 }
 
-/** The policy a pass decides by: null when it has no final rules (nothing more is read). */
+/** The policy a pass decides by: null when it has no final rules nor final-stage checks (nothing more is read). */
 interface RulesInForce {
   policy: CompiledPolicy | null;
   version: number;
@@ -98,16 +98,17 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
   ): Promise<void> {
     const { policy } = rules;
     const facts = await batches.checksOf(due, policy !== null);
-    const judgedByTrustedForm = due.filter((_, i) => certificates[i]!.kind === "trustedform").map((lead) => lead.id);
-    const findings = judgedByTrustedForm.length === 0 ? [] : await store.read((t) => op(t.findings.of(judgedByTrustedForm, "certificate")));
+    const { findings, intakeAnswers } = await findingsOf(due, certificates, policy);
     const now = deps.clock();
     const decided = due.flatMap((lead, i) => {
       const leadFacts = facts.get(lead.id);
       if (!leadFacts) return [];
       const judged = certificateJudgement(certificates[i]!, findings, lead.id);
-      const failingFinalRules =
-        policy && leadFacts.stored && certificateCheckMatters(leadFacts) ? failingFinalRulesOf(policy, lead, leadFacts.stored, judged.facts) : undefined;
-      const result = decideFinalResult({ ...leadFacts, certificate: judged.check, failingFinalRules });
+      const final =
+        policy && leadFacts.stored && certificateCheckMatters(leadFacts)
+          ? finalStageVerdict(policy, lead, leadFacts.stored, findings, intakeAnswers.get(lead.id) ?? null, judged.facts)
+          : {};
+      const result = decideFinalResult({ ...leadFacts, certificate: judged.check, ...final });
       return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version }];
     });
     for (const { lead, result } of decided) logFinalResult(lead, result, rules);
@@ -130,6 +131,19 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     );
   }
 
+  /**
+   * What a batch's decisions read besides its facts, after them (a finding stored since bumped the
+   * lead's version, so the write leaves it out): the TrustedForm evidence of the leads judged by
+   * it, the final-stage checks' answers when the policy has such checks, and the intake checks'
+   * answers (never changed after intake) when it has final rules to read them.
+   */
+  async function findingsOf(due: DueLead[], certificates: CertificateSource[], policy: CompiledPolicy | null) {
+    const ids = readsCheckFindings(policy) ? due.map((lead) => lead.id) : due.filter((_, i) => certificates[i]!.kind === "trustedform").map((lead) => lead.id);
+    const findings = ids.length === 0 ? [] : await store.read((t) => op(t.findings.of(ids)));
+    const intake = policy?.hasFinalRules ? await store.read((t) => op(t.findings.intakeAnswersOf(due.map((lead) => lead.id)))) : [];
+    return { findings, intakeAnswers: new Map(intake.map((row) => [row.leadId, row.checkAnswers])) };
+  }
+
   function logFinalResult(lead: DueLead, result: FinalResult, rules: RulesInForce): void {
     log.info("final_result", {
       lead_id: lead.id,
@@ -148,7 +162,7 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    */
   function rulesInForce(): RulesInForce {
     const policy = deps.policy?.current();
-    return policy?.hasFinalRules ? { policy, version: deps.policy!.version() } : { policy: null, version: 0 };
+    return policy && hasFinalStage(policy) ? { policy, version: deps.policy!.version() } : { policy: null, version: 0 };
   }
 
   return {

@@ -9,7 +9,7 @@ import type { Tables } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
 import { evidenceOfFinding, trustedFormFindingOf } from "../certificates/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
-import { failingFinalRulesOf } from "./final-rules.ts";
+import { finalStageNow, hasFinalStage } from "./checks.ts";
 import { type CertificateJudgement, type CertificateSource, judgeTrustedForm } from "./trustedform.ts";
 
 export type { CertificateCheck } from "./decide.ts";
@@ -19,8 +19,9 @@ export const NO_CERTIFICATE: CertificateSource = { kind: "checked", check: null 
 
 /**
  * Suppression and operator decision as they stand now and, when no §7 check decided the lead
- * already, its certificate's verdict (TrustedForm's evidence read now) and the final rules of
- * `policy` it fails; null when the lead is gone.
+ * already, its certificate's verdict (TrustedForm's evidence read now), the refusals of the
+ * final-stage checks of `policy` (their answers read now) and the final rules it fails; null when
+ * the lead is gone.
  */
 export function* checksNow(t: Tables, lead: DueLead, source: CertificateSource, policy: CompiledPolicy | null = null): Script<PostPostingChecks | null> {
   const operator = yield* op(t.leads.operatorDecisionOf(lead.id));
@@ -32,9 +33,9 @@ export function* checksNow(t: Tables, lead: DueLead, source: CertificateSource, 
   const findings = source.kind === "trustedform" ? yield* op(t.findings.of([lead.id], "certificate")) : [];
   const judged = certificateJudgement(source, findings, lead.id);
   checks.certificate = judged.check;
-  if (policy?.hasFinalRules) {
+  if (policy && hasFinalStage(policy)) {
     const stored = yield* op(t.leads.storedForRules(lead.id));
-    if (stored) checks.failingFinalRules = failingFinalRulesOf(policy, lead, stored, judged.facts);
+    if (stored) Object.assign(checks, yield* finalStageNow(t, policy, lead, stored, judged.facts));
   }
   return checks;
 }
@@ -59,7 +60,7 @@ export function* recordDecision(t: Tables, lead: DueLead, token: string, result:
   return true;
 }
 
-/** The final result by the checks as they stand now (suppression, operator decision, certificate, final rules of `policy`), or null if the lead is gone. */
+/** The final result by the checks as they stand now (suppression, operator decision, certificate, final checks and rules of `policy`), or null if the lead is gone. */
 export function* decideNow(t: Tables, lead: DueLead, source: CertificateSource, policy: CompiledPolicy | null = null): Script<FinalResult | null> {
   const checks = yield* checksNow(t, lead, source, policy);
   return checks && decideFinalResult(checks);

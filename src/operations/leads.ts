@@ -10,6 +10,7 @@ import type { Store, Tables } from "../store/index.ts";
 import { idPrefixRange } from "../store/leads/search.ts";
 import { e164OrNull } from "../suppression/index.ts";
 import type { LeadFilter, LeadSummary, StoredLead } from "../store/leads/index.ts";
+import { type CheckAnswerView, checkAnswersView } from "../checks/stored.ts";
 
 export type { CallbackAttempt } from "../store/callbacks/index.ts";
 export type { LeadSummary, StoredLead } from "../store/leads/index.ts";
@@ -38,6 +39,8 @@ export interface LeadDetail {
   decisions: AuditEntry[];
   /** What providers answered about it during its hold (its TrustedForm evidence: certificates/view.ts). */
   findings: Finding[];
+  /** What each external check answered it: at intake (stored with the lead), then at the final stage (its findings of kind "check"). */
+  checks: CheckAnswerView[];
 }
 
 export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null> {
@@ -46,7 +49,8 @@ export function* leadDetail(t: Tables, leadId: string): Script<LeadDetail | null
   const callback = yield* op(t.callbacks.detailOf(leadId));
   const decisions = lead.operator_decision === null ? [] : yield* op(t.audit.about(leadId, DECISION_ACTION, decisionWindow(lead)));
   const findings = yield* op(t.findings.of([leadId]));
-  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [], decisions, findings };
+  const checks = checkAnswersView(typeof lead.check_answers === "string" ? lead.check_answers : null, findings);
+  return { lead, callback: callback?.callback ?? null, attempts: callback?.attempts ?? [], decisions, findings, checks };
 }
 
 /** When the lead's decisions can have been recorded: while it was pending, give or take the instances' clocks. */

@@ -1,16 +1,16 @@
 // Intake's questions (intake/policy-port.ts) answered by the policy in force at the moment of each
 // request: what it refuses, the caps in scope that the database then counts (store/cap-usage/),
 // and the intake checks in scope (checks/intake.ts), compiled once per policy version.
-import { type CompiledCheck, checksInScope, compileChecks } from "../checks/entry.ts";
+import { checksInScope, stageChecksCompiler } from "../checks/entry.ts";
 import type { IntakeChecks } from "../checks/intake.ts";
 import type { CapToTake, IntakePolicy, PolicyAnswer, ValidPing } from "../intake/policy-port.ts";
 import type { ValidLead } from "../intake/lead-schema.ts";
-import { type CompiledPolicy, factsOfLead, type Verdict } from "../policy/index.ts";
+import { factsOfLead, type Verdict } from "../policy/index.ts";
 import type { PolicyInForce } from "./loader.ts";
 
 /** `checks`: runs a lead's intake checks; without it the policy's checks are kept, not run (the CLI's `rules test`). */
 export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: IntakeChecks): IntakePolicy {
-  const intakeChecksOf = intakeChecksCompiler();
+  const intakeChecksOf = stageChecksCompiler("intake");
   return {
     postLead(vendor, lead, at) {
       const policy = inForce.current();
@@ -32,22 +32,6 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: I
       const inScopeOf = checksInScope(compiled, "intake", vendor, lead.vendorCampaignName);
       return inScopeOf.length === 0 ? null : () => checks.run(inScopeOf, factsOfLead(vendor, lead));
     },
-  };
-}
-
-/**
- * The enabled intake checks of a policy, compiled when the policy in force changes (a new version
- * is a new CompiledPolicy object) and kept until it does: a lead costs one comparison.
- */
-function intakeChecksCompiler(): (policy: CompiledPolicy) => readonly CompiledCheck[] {
-  let compiledFor: CompiledPolicy | undefined;
-  let compiled: readonly CompiledCheck[] = [];
-  return (policy) => {
-    if (policy !== compiledFor) {
-      compiled = compileChecks(policy.document).filter((check) => check.stage === "intake");
-      compiledFor = policy;
-    }
-    return compiled;
   };
 }
 

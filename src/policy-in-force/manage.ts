@@ -23,34 +23,33 @@ export function readPolicyText(text: string): PolicyReading {
 export type ImportOutcome = { kind: "invalid"; problems: Problem[] } | { kind: "imported"; version: number; changes: string[]; notApplied: string[] };
 
 /**
- * Notes on the entries of a valid document this release does not fully apply, by path and name:
- * final-stage checks (docs/contract.md §11) are kept but not applied (intake's are), and a final
- * rule reading their facts (`certificate.*`, `check.*`) is applied with those facts blank. Final
- * rules are otherwise applied when a lead is decided.
+ * Notes on the entries of a valid document whose effect depends on more than the document, by path
+ * and name. Every entry is applied, final-stage checks and the check.<name>.* facts included
+ * (docs/contract.md §11); but a final rule reading `certificate.*` reads facts only a service with a
+ * TrustedForm key fills (--trustedform-api-key, docs/certificates.md): elsewhere they are blank, and
+ * the document alone cannot tell the operator which.
  */
 export function notAppliedYet(policy: Policy): string[] {
-  const finalRules = (policy.rules ?? []).flatMap((rule, i) =>
-    rule.stage === "final" && readsCheckFacts(rule)
-      ? [`/rules/${i} (${rule.name}): a final rule reading certificate.* or check.* facts, which are blank until checks are applied`]
+  return (policy.rules ?? []).flatMap((rule, i) =>
+    rule.stage === "final" && readsCertificateFacts(rule)
+      ? [
+          `/rules/${i} (${rule.name}): a final rule reading certificate.* facts, which are blank unless the service verifies TrustedForm certificates (--trustedform-api-key)`,
+        ]
       : [],
   );
-  const checks = (policy.checks ?? []).flatMap((check, i) =>
-    check.stage === "final" ? [`/checks/${i} (${check.name}): final-stage checks are kept but not applied yet by this release`] : [],
-  );
-  return [...finalRules, ...checks];
 }
 
-const CHECK_FACT = /^(certificate|check)\./;
+const CERTIFICATE_FACT = /^certificate\./;
 
-/** Whether a rule's condition or reason template names a fact of §11's checks. */
-function readsCheckFacts(rule: { require: unknown; reason?: string }): boolean {
+/** Whether a rule's condition or reason template names a certificate.* fact. */
+function readsCertificateFacts(rule: { require: unknown; reason?: string }): boolean {
   const reads = (condition: unknown): boolean => {
     if (typeof condition !== "object" || condition === null) return false;
     const node = condition as Record<string, unknown>;
-    if (typeof node.field === "string" && CHECK_FACT.test(node.field)) return true;
+    if (typeof node.field === "string" && CERTIFICATE_FACT.test(node.field)) return true;
     return [node.not, ...(Array.isArray(node.all) ? node.all : []), ...(Array.isArray(node.any) ? node.any : [])].some(reads);
   };
-  return reads(rule.require) || /\{(certificate|check)\./.test(rule.reason ?? "");
+  return reads(rule.require) || /\{certificate\./.test(rule.reason ?? "");
 }
 
 /**

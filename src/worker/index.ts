@@ -2,13 +2,16 @@
 // delivering callbacks. Apart, because in one loop a pass waited for both jobs, so deliveries were
 // claimed at most once per decision batch and fell far behind (bench/README.md, bench:steady).
 // With a TrustedForm key, a third verifies certificates during the hold (certificates/job.ts):
-// apart too, so a slow TrustedForm never holds a decision back.
+// apart too, so a slow TrustedForm never holds a decision back. A fourth asks the policy's final-stage
+// checks during the hold (checks/final-job.ts), apart for the same reason; it asks nothing while
+// the policy in force has no such check.
 import { attemptDelivery } from "../callbacks/attempt.ts";
 import { createDeliveryJob } from "../callbacks/job.ts";
 import type { Config } from "../config/index.ts";
 import { leadCreatedAt } from "../db/schema.ts";
 import { createMaintenanceJob } from "./maintenance.ts";
 import { createCertificateJob, trustedFormVerifier } from "../certificates/index.ts";
+import { finalChecksJob } from "./final-checks.ts";
 import { certificateVerifier } from "../final-results/certificate.ts";
 import { createFinalResultJob, type FinalResultJobDeps } from "../final-results/job.ts";
 import { errorText, type Logger } from "../log/index.ts";
@@ -120,6 +123,8 @@ export function startWorker(deps: WorkerDeps): Worker {
   // Polls, never woken by requests: a lead's hold (60 s by default) leaves time, and a read per request would not be free.
   const certificates = certificateJob(deps, clock);
   const certificateLoop = certificates && startLoop(async () => (await certificates.runOnce()) > 0, loopOptions("certificates"));
+  const checks = deps.policy && finalChecksJob({ ...deps, policy: deps.policy }, clock);
+  const checkLoop = checks && startLoop(checks.runOnce, loopOptions("checks"));
   return {
     wake() {
       decisionLoop.wake();
@@ -128,7 +133,13 @@ export function startWorker(deps: WorkerDeps): Worker {
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       certificates?.stop();
-      const cutShort = await Promise.all([decisionLoop.stop(timeoutMs), deliveryLoop.stop(timeoutMs), certificateLoop?.stop(timeoutMs) ?? false]);
+      checks?.stop();
+      const cutShort = await Promise.all([
+        decisionLoop.stop(timeoutMs),
+        deliveryLoop.stop(timeoutMs),
+        certificateLoop?.stop(timeoutMs) ?? false,
+        checkLoop?.stop(timeoutMs) ?? false,
+      ]);
       await deliveries.stop(Math.max(0, deadline - Date.now()));
       return cutShort.includes(true) || deliveries.inFlight() > 0;
     },

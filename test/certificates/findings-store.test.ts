@@ -3,7 +3,8 @@
 // and runs out after a crash, answers stored only while open, and evidence stored only for a lead
 // still pending, bumping its facts version so a decision read before it is not recorded.
 import { expect, test } from "bun:test";
-import { findingAnswer, storeEvidence, TRUSTEDFORM_FINDING } from "../../src/certificates/stored.ts";
+import { findingAnswer, TRUSTEDFORM_FINDING } from "../../src/certificates/stored.ts";
+import { storeFinding } from "../../src/hold/asking.ts";
 import { evidenceFromAnswer } from "../../src/certificates/index.ts";
 import { describeOnBothBackends } from "../helpers/store-backends.ts";
 import { leadFields, vendorRow } from "../helpers/tables.ts";
@@ -63,13 +64,13 @@ describeOnBothBackends("findings", (backend: StoreBackend) => {
   test("an unreachable answer is asked again when due; a settled one is never overwritten nor asked again", async () => {
     const id = await lead(CERT);
     await backend.tables.findings.claim(KEY, [id], NOW, NOW + 5_000);
-    expect(await backend.store.write((t) => storeEvidence(t, id, findingAnswer(DOWN, NOW + 100, NOW + 600)))).toBe(true);
+    expect(await backend.store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, id, findingAnswer(DOWN, NOW + 100, NOW + 600)))).toBe(true);
     expect(await backend.tables.findings.askableByCertificate(KEY, "https://cert.trustedform.com/", NOW + 599, 10)).toHaveLength(0);
     expect(await backend.tables.findings.askableByCertificate(KEY, "https://cert.trustedform.com/", NOW + 600, 10)).toHaveLength(1);
     await backend.tables.findings.claim(KEY, [id], NOW + 600, NOW + 5_600);
-    expect(await backend.store.write((t) => storeEvidence(t, id, findingAnswer(VERIFIED, NOW + 700, NOW + 700)))).toBe(true);
+    expect(await backend.store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, id, findingAnswer(VERIFIED, NOW + 700, NOW + 700)))).toBe(true);
     // A late answer from a slower asker does not replace the settled one.
-    expect(await backend.store.write((t) => storeEvidence(t, id, findingAnswer(DOWN, NOW + 800, NOW + 900)))).toBe(false);
+    expect(await backend.store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, id, findingAnswer(DOWN, NOW + 800, NOW + 900)))).toBe(false);
     expect(await backend.tables.findings.of([id])).toMatchObject([{ outcome: "verified", attempts: 2, checkedAt: NOW + 700 }]);
     expect(await backend.tables.findings.askableByCertificate(KEY, "https://cert.trustedform.com/", NOW + 10_000, 10)).toHaveLength(0);
   });
@@ -78,10 +79,10 @@ describeOnBothBackends("findings", (backend: StoreBackend) => {
     const id = await lead(CERT);
     await backend.tables.findings.claim(KEY, [id], NOW, NOW + 5_000);
     const before = await version(id);
-    await backend.store.write((t) => storeEvidence(t, id, findingAnswer(DOWN, NOW + 100, NOW + 600)));
+    await backend.store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, id, findingAnswer(DOWN, NOW + 100, NOW + 600)));
     expect(await version(id)).toBe(before + 1);
     await backend.rows("UPDATE leads SET status = 'accepted' WHERE id = $1", id);
-    expect(await backend.store.write((t) => storeEvidence(t, id, findingAnswer(VERIFIED, NOW + 700, NOW + 700)))).toBe(false);
+    expect(await backend.store.write((t) => storeFinding(t, TRUSTEDFORM_FINDING, id, findingAnswer(VERIFIED, NOW + 700, NOW + 700)))).toBe(false);
     expect(await backend.tables.findings.of([id])).toMatchObject([{ outcome: "unreachable" }]);
   });
 

@@ -4,7 +4,7 @@
 // and the operator's view of it (certificates/view.ts).
 import { describe, expect, test } from "bun:test";
 import { evidenceFromAnswer, type CertificateEvidence } from "../../src/certificates/index.ts";
-import { nextTryAt, RETRY_FIRST_MS, RETRY_MAX_MS } from "../../src/certificates/retry.ts";
+import { nextTryAt, RETRY_FIRST_MS, RETRY_MAX_MS } from "../../src/hold/retry.ts";
 import { evidenceOfFinding, findingAnswer, TRUSTEDFORM_FINDING } from "../../src/certificates/stored.ts";
 import { evidenceFields, evidenceView } from "../../src/certificates/view.ts";
 import { judgeTrustedForm } from "../../src/final-results/trustedform.ts";

@@ -66,7 +66,7 @@ test("an invalid document changes nothing, exits 1 and names every problem by it
   expect(stored()).toEqual(before.stored);
 });
 
-test("final rules are imported and applied, without a note; only those reading the facts of checks (not applied yet) get a note", async () => {
+test("final rules and final-stage checks are imported and applied, without a note; only rules reading certificate.* facts (filled with a TrustedForm key only) get one", async () => {
   const withFinal = await file(
     JSON.stringify({ rules: [{ name: "owners", stage: "final", require: { field: "extra_data.home_owner", op: "equals", value: true } }] }),
   );
@@ -77,7 +77,14 @@ test("final rules are imported and applied, without a note; only those reading t
   const withCertificate = await file(JSON.stringify({ rules: [{ name: "owners", stage: "final", require: { field: "state", op: "not_blank" } }, certified] }));
   const noted = await rules("import", withCertificate);
   expect(noted.code).toBe(0);
-  expect(noted.err).toBe("note: /rules/1 (certified): a final rule reading certificate.* or check.* facts, which are blank until checks are applied\n");
+  expect(noted.err).toBe(
+    "note: /rules/1 (certified): a final rule reading certificate.* facts, which are blank unless the service verifies TrustedForm certificates (--trustedform-api-key)\n",
+  );
+  const checked = {
+    rules: [{ name: "no-landline", stage: "final", require: { field: "check.linetype.reason", op: "not_equals", value: "landline" } }],
+    checks: [{ name: "linetype", stage: "final", url: "https://lines.example.com/check", send: ["phone_number"] }],
+  };
+  expect(await rules("import", await file(JSON.stringify(checked)))).toMatchObject({ code: 0, err: "" });
 });
 
 test("a document with caps is imported: caps are enforced", async () => {

@@ -14,6 +14,7 @@ import type { ServiceStore, Tables } from "../../src/store/index.ts";
 import { compilePolicy } from "../../src/policy/index.ts";
 import { groupCommittedStore } from "../../src/store/sqlite.ts";
 import { decisionJob as decisionJobOn } from "./decision-job.ts";
+import { arrangeFinalChecks, FINAL_CHECKS_POLICY } from "./final-checks-fixture.ts";
 import { leadFields, now, pendingLead, tablesOf, vendorRow } from "../helpers/tables.ts";
 
 const VENDOR = vendorRow("vendor-a");
@@ -201,4 +202,18 @@ test("with final rules in force the batch reads the fields: a lead failing two i
   ]);
   const payload = JSON.parse((handle.sqlite.query("SELECT payload FROM callbacks WHERE lead_id = ?").get(failing) as { payload: string }).payload);
   expect(payload.message).toEqual([{ error: "State not served: NY" }, { error: "Area 212" }]);
+});
+
+test("with final-stage checks in force the batch reads their answers: a fail and an error (on_error reject) reject, a final rule reads an intake check's reason", async () => {
+  const leads = [await heldLead("+12125550001"), await heldLead("+12125550002"), await heldLead("+12125550003"), await heldLead("+12125550004")];
+  const expected = await arrangeFinalChecks(
+    leads,
+    (script) => store.write(script),
+    async (leadId, json) => handle.sqlite.query("UPDATE leads SET check_answers = ? WHERE id = ?").run(json, leadId),
+    CREATED + 1_000,
+  );
+  const { job, decided } = decisionJobOn(store, batches, { decidedAt: DECIDED, leaseMs: LEASE, policy: FINAL_CHECKS_POLICY });
+  await job.runOnce();
+  expect(decided).toHaveLength(4);
+  expect(leadRows().map((row) => row.rejection_reason)).toEqual(expected);
 });

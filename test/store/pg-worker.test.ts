@@ -10,6 +10,7 @@ import type { Store, Tables } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgWorkerBatches } from "../../src/backend/pg-worker.ts";
 import { compilePolicy } from "../../src/policy/index.ts";
+import { arrangeFinalChecks, FINAL_CHECKS_POLICY } from "../final-results/final-checks-fixture.ts";
 import type { WorkerBatches } from "../../src/store/batches/index.ts";
 import { usePgDatabase } from "../helpers/store-backends.ts";
 import { decisionJob as decisionJobOn } from "../final-results/decision-job.ts";
@@ -213,4 +214,18 @@ test("with final rules in force the batch reads the fields: a lead failing two i
   ]);
   const payload = JSON.parse((await pg.handle.sql`SELECT payload FROM callbacks WHERE lead_id = ${failing}`)[0]!.payload);
   expect(payload.message).toEqual([{ error: "State not served: NY" }, { error: "Area 212" }]);
+});
+
+test("with final-stage checks in force the batch reads their answers: a fail and an error (on_error reject) reject, a final rule reads an intake check's reason", async () => {
+  const leads = [await heldLead("+12125550001"), await heldLead("+12125550002"), await heldLead("+12125550003"), await heldLead("+12125550004")];
+  const expected = await arrangeFinalChecks(
+    leads,
+    (script) => store.write(script),
+    (leadId, json) => pg.handle.sql`UPDATE leads SET check_answers = ${json} WHERE id = ${leadId}`,
+    CREATED + 1_000,
+  );
+  const { job, decided } = decisionJobOn(store, batches.decisions, { decidedAt: DECIDED, leaseMs: LEASE, policy: FINAL_CHECKS_POLICY });
+  await job.runOnce();
+  expect(decided).toHaveLength(4);
+  expect((await leadRows()).map((row) => row.rejection_reason)).toEqual(expected);
 });

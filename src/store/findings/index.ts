@@ -5,6 +5,7 @@
 // decision (final-results/) and shown to the operator (operations/leads.ts).
 import type { Op } from "../../db/script.ts";
 import type { leadFindings } from "../../db/schema.ts";
+import type { LeadFields } from "../leads/index.ts";
 
 export type Finding = typeof leadFindings.$inferSelect;
 
@@ -14,8 +15,11 @@ export interface FindingKey {
   name: string;
 }
 
-/** Outcomes that are asked again: none yet ("pending"), and a provider that could not answer. Any other is settled. */
-export const OPEN_OUTCOMES = ["pending", "unreachable"] as const;
+/**
+ * Outcomes that are asked again: none yet ("pending"), a provider that could not answer (a
+ * certificate's "unreachable", a check's "error"). Any other is settled.
+ */
+export const OPEN_OUTCOMES = ["pending", "unreachable", "error"] as const;
 
 /** A lead that may be asked about: pending, its hold not over, with no settled finding and none claimed or due later. */
 export interface AskableLead {
@@ -25,6 +29,20 @@ export interface AskableLead {
   email: string;
   certificateUrl: string;
   decideAfter: number;
+}
+
+/** A lead a final-stage check may ask about: as AskableLead, with every field it may send. */
+export interface AskableCheckLead {
+  id: string;
+  vendorName: string;
+  decideAfter: number;
+  fields: LeadFields;
+}
+
+/** A check's scope as the database filters it: vendor names, campaigns lower-cased; null: all. */
+export interface CheckScope {
+  vendors: readonly string[] | null;
+  campaigns: readonly string[] | null;
 }
 
 /** A provider's answer as stored. */
@@ -47,6 +65,11 @@ export interface FindingsTable {
    */
   askableByCertificate(key: FindingKey, urlPrefix: string, now: number, limit: number): Op<AskableLead[]>;
   /**
+   * Leads pending at `now` whose hold ends after it, in `scope`, without an operator's decision, and
+   * with no finding of `key` but an open one due by `now`: the soonest decided first, `limit` at most.
+   */
+  askableInScope(key: FindingKey, scope: CheckScope, now: number, limit: number): Op<AskableCheckLead[]>;
+  /**
    * Claims the asking for each lead until `leaseUntil`: a new pending row, or an open row due by
    * `now` whose attempts go up by one. Answers the leads claimed with their attempt's number.
    */
@@ -57,4 +80,6 @@ export interface FindingsTable {
   settleUnasked(key: FindingKey, leadId: string, answer: FindingAnswer): Op<void>;
   /** The findings of these leads (of `kind` when given). */
   of(leadIds: readonly string[], kind?: string): Op<Finding[]>;
+  /** What the intake checks answered these leads (leads.check_answers, JSON; null: none ran), by lead id. */
+  intakeAnswersOf(leadIds: readonly string[]): Op<{ leadId: string; checkAnswers: string | null }[]>;
 }

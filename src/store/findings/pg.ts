@@ -2,8 +2,9 @@ import { eq } from "drizzle-orm";
 import type { PgDb } from "../../db/pg/client.ts";
 import { leadFindings, leads, vendors } from "../../db/pg/schema.ts";
 import { changed, type PgOn } from "../pg-session.ts";
+import { leadFieldColumns } from "../rows.ts";
 import type { AskableLead, FindingsTable } from "./index.ts";
-import { askable, claimAgain, claimRow, findingOfLead, ofLeads, openFinding, unaskedRow } from "./sql.ts";
+import { askable, askableCheckLead, askableInScope, claimAgain, claimRow, findingOfLead, leadsOfIds, ofLeads, openFinding, unaskedRow } from "./sql.ts";
 
 export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
   return (on) => ({
@@ -23,6 +24,17 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
         .where(askable(leadFindings, leads, urlPrefix, now))
         .orderBy(leads.decideAfter)
         .limit(limit)) as AskableLead[],
+    askableInScope: async (key, scope, now, limit) =>
+      (
+        await on
+          .select({ id: leads.id, vendorName: vendors.name, decideAfter: leads.decideAfter, ...leadFieldColumns(leads) })
+          .from(leads)
+          .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+          .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
+          .where(askableInScope(leadFindings, leads, vendors.name, scope, now))
+          .orderBy(leads.decideAfter)
+          .limit(limit)
+      ).map(askableCheckLead),
     claim: async (key, leadIds, now, leaseUntil) => {
       if (leadIds.length === 0) return [];
       return await on
@@ -51,5 +63,7 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
             .select()
             .from(leadFindings)
             .where(ofLeads(leadFindings, leadIds, kind)),
+    intakeAnswersOf: async (leadIds) =>
+      leadIds.length === 0 ? [] : await on.select({ leadId: leads.id, checkAnswers: leads.checkAnswers }).from(leads).where(leadsOfIds(leads, leadIds)),
   });
 }

@@ -1,25 +1,51 @@
 // The findings' conditions and values, the same on both databases (sqlite.ts, pg.ts build their
 // statements around them with their dialect's builder).
 import { and, eq, inArray, isNull, lte, or, sql, type Column, type SQL } from "drizzle-orm";
-import { type FindingAnswer, type FindingKey, OPEN_OUTCOMES } from "./index.ts";
+import { leadKey } from "../../db/schema.ts";
+import type { LeadFields } from "../leads/index.ts";
+import { type AskableCheckLead, type CheckScope, type FindingAnswer, type FindingKey, OPEN_OUTCOMES } from "./index.ts";
 
 /** The columns read here, of either dialect's table. */
 type Findings = Record<"leadId" | "kind" | "name" | "outcome" | "attempts" | "nextAt", Column>;
-type Leads = Record<"id" | "status" | "decideAfter" | "operatorDecision" | "certificateUrl", Column>;
+type Leads = Record<"id" | "idKey" | "status" | "decideAfter" | "operatorDecision" | "certificateUrl" | "vendorCampaignName", Column>;
 
 /** The join of a lead to its finding of `key`. */
 export const findingOfLead = (f: Findings, l: Leads, key: FindingKey): SQL => and(eq(f.leadId, l.id), eq(f.kind, key.kind), eq(f.name, key.name))!;
 
-/** askableByCertificate's filter over a lead `l` left-joined to its finding `f`. */
-export function askable(f: Findings, l: Leads, urlPrefix: string, now: number): SQL {
-  return and(
+/** A lead still in its hold, no operator's decision, and no finding of the joined key but an open one due by `now`. */
+function inHold(f: Findings, l: Leads, now: number): SQL[] {
+  return [
     eq(l.status, "pending"),
     sql`${l.decideAfter} > ${now}`,
     isNull(l.operatorDecision),
-    sql`substr(lower(${l.certificateUrl}), 1, ${urlPrefix.length}) = ${urlPrefix}`,
-    or(isNull(f.leadId), and(inArray(f.outcome, [...OPEN_OUTCOMES]), lte(f.nextAt, now))),
-  )!;
+    or(isNull(f.leadId), and(inArray(f.outcome, [...OPEN_OUTCOMES]), lte(f.nextAt, now)))!,
+  ];
 }
+
+/** askableByCertificate's filter over a lead `l` left-joined to its finding `f`. */
+export function askable(f: Findings, l: Leads, urlPrefix: string, now: number): SQL {
+  return and(...inHold(f, l, now), sql`substr(lower(${l.certificateUrl}), 1, ${urlPrefix.length}) = ${urlPrefix}`)!;
+}
+
+/**
+ * askableInScope's filter over a lead `l` joined to its vendor `v` and left-joined to its finding
+ * `f`. Campaigns compare lower-cased, as the policy folds them (its trim is intake's: stored trimmed).
+ */
+export function askableInScope(f: Findings, l: Leads, vendorName: Column, scope: CheckScope, now: number): SQL {
+  const conditions = inHold(f, l, now);
+  if (scope.vendors !== null) conditions.push(inArray(vendorName, [...scope.vendors]));
+  if (scope.campaigns !== null) conditions.push(inArray(sql`lower(${l.vendorCampaignName})`, [...scope.campaigns]));
+  return and(...conditions)!;
+}
+
+/** A row of askableInScope's select (the lead's fields spread, its id, vendor and hold's end beside them) as an AskableCheckLead. */
+export function askableCheckLead(row: Record<string, unknown>): AskableCheckLead {
+  const { id, vendorName, decideAfter, ...fields } = row;
+  return { id: id as string, vendorName: vendorName as string, decideAfter: Number(decideAfter), fields: fields as LeadFields };
+}
+
+/** The leads of these ids, by their key and id (the leads table's primary key is the key). */
+export const leadsOfIds = (l: Leads, leadIds: readonly string[]): SQL => and(inArray(l.idKey, leadIds.map(leadKey)), inArray(l.id, [...leadIds]))!;
 
 /** A new claim's row. */
 export const claimRow = (key: FindingKey, leadId: string, now: number, leaseUntil: number) => ({

@@ -2,8 +2,9 @@ import { eq } from "drizzle-orm";
 import { changedRows } from "../../db/changes.ts";
 import type { Db } from "../../db/client.ts";
 import { leadFindings, leads, vendors } from "../../db/schema.ts";
+import { leadFieldColumns } from "../rows.ts";
 import type { AskableLead, FindingsTable } from "./index.ts";
-import { askable, claimAgain, claimRow, findingOfLead, ofLeads, openFinding, unaskedRow } from "./sql.ts";
+import { askable, askableCheckLead, askableInScope, claimAgain, claimRow, findingOfLead, leadsOfIds, ofLeads, openFinding, unaskedRow } from "./sql.ts";
 
 export function sqliteFindings(db: Db): FindingsTable {
   return {
@@ -24,6 +25,17 @@ export function sqliteFindings(db: Db): FindingsTable {
         .orderBy(leads.decideAfter)
         .limit(limit)
         .all() as AskableLead[],
+    askableInScope: (key, scope, now, limit) =>
+      db
+        .select({ id: leads.id, vendorName: vendors.name, decideAfter: leads.decideAfter, ...leadFieldColumns(leads) })
+        .from(leads)
+        .innerJoin(vendors, eq(vendors.id, leads.vendorId))
+        .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
+        .where(askableInScope(leadFindings, leads, vendors.name, scope, now))
+        .orderBy(leads.decideAfter)
+        .limit(limit)
+        .all()
+        .map(askableCheckLead),
     claim: (key, leadIds, now, leaseUntil) => {
       if (leadIds.length === 0) return [];
       return db
@@ -55,5 +67,7 @@ export function sqliteFindings(db: Db): FindingsTable {
             .from(leadFindings)
             .where(ofLeads(leadFindings, leadIds, kind))
             .all(),
+    intakeAnswersOf: (leadIds) =>
+      leadIds.length === 0 ? [] : db.select({ leadId: leads.id, checkAnswers: leads.checkAnswers }).from(leads).where(leadsOfIds(leads, leadIds)).all(),
   };
 }

@@ -1,6 +1,7 @@
-// When an unreachable TrustedForm is asked again (docs/contract.md §11: "retried until the decision
-// is due"): a backoff doubling from RETRY_FIRST_MS to RETRY_MAX_MS, and one last try fitted in
-// before the decision when the backoff would pass it. Pure.
+// When a provider that could not answer about a held lead is asked again (docs/contract.md §11:
+// TrustedForm unreachable, a final-stage check's error, "retried until the decision is due"): a
+// backoff doubling from RETRY_FIRST_MS to RETRY_MAX_MS, and one last try fitted in before the
+// decision when the backoff would pass it. Pure.
 
 export const RETRY_FIRST_MS = 500;
 export const RETRY_MAX_MS = 30_000;
