@@ -1,5 +1,6 @@
 // The vendor portal in a real browser (Debian's Chromium, playwright-core): a vendor signs in with
-// its API credentials, finds a failed callback and resends it and sees it delivered, sends a test
+// its API credentials, finds a failed callback and resends it and sees it delivered, resends every
+// dead one since today after seeing how many, sends a test
 // callback to the mock receiver and sees its answer, finds a refused request with its reason; then
 // a sign-in link signs it in. No page runs or loads a script, and every request stays on the API's
 // origin. Screenshots: $PORTAL_SCREENSHOTS or artifacts/portal-*.png.
@@ -106,6 +107,20 @@ test("sign in; a failed callback found, resent and delivered; a test callback; a
   await expect(page.locator("#callback .status-delivered").count()).resolves.toBe(1);
   await expect(page.locator("#attempts tbody tr").count()).resolves.toBe(3);
   await screenshot(page, "portal-lead-delivered.png");
+
+  // Every dead callback since today: counted first, then resent, and delivered.
+  receiver.setBehaviour({ path: "/failing-many", status: 503, failFirst: 4 });
+  const many: string[] = [];
+  for (let i = 0; i < 2; i++) many.push((await vendorPost({ call_back_url: `${receiver.url.origin}/failing-many` })).body.lead_id as string);
+  for (const id of many) await waitUntil(async () => (await callbackStatus(id)) === "dead", 15_000);
+  await page.click('nav a:has-text("Callbacks")');
+  await page.fill('input[name="since"]', new Date().toISOString().slice(0, 10));
+  await page.click('button:has-text("Count them")');
+  await expect(page.locator("#resend-count").textContent()).resolves.toStartWith("2 dead callbacks");
+  await screenshot(page, "portal-resend-failed.png");
+  await page.click('button:has-text("Resend 2")');
+  await page.waitForSelector('p.notice:has-text("queued again")');
+  for (const id of many) await waitUntil(async () => (await callbackStatus(id)) === "delivered", 15_000);
 
   // A test callback to the mock receiver: its answer on the page.
   await page.click('nav a:has-text("Integration")');
