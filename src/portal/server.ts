@@ -65,6 +65,8 @@ export function createPortal(deps: PortalDeps): (request: Request) => Promise<Re
   });
 
   async function answer(request: Request, url: URL): Promise<Response> {
+    // Routed on the target as sent (/portal/…), the URL's dot segments resolved: it may have left the portal.
+    if (url.pathname !== PORTAL_PATH && !url.pathname.startsWith(`${PORTAL_PATH}/`)) return refused(404, "Not found.");
     const path = url.pathname.slice(PORTAL_PATH.length);
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (method !== "GET" && method !== "POST") return refused(405, "Method not allowed.");

@@ -12,6 +12,7 @@ import { postLead } from "../helpers/api.ts";
 import { validLead } from "../helpers/leads.ts";
 import { addPortalVendor, portalSignIn, sessionFrom, startPortalTestServer } from "../helpers/portal-client.ts";
 import { basicAuth, VENDOR, type ApiTestServer } from "../helpers/server.ts";
+import { exchange, rawRequest } from "../helpers/raw-http.ts";
 import { postFormTrusted, withTlsTestServer } from "../helpers/tls-server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -197,3 +198,11 @@ test("under TLS the portal's session cookie is Secure", () =>
     expect(answer.status).toBe(303);
     expect(answer.headers.get("set-cookie")).toEndWith("; Path=/portal; Max-Age=43200; HttpOnly; SameSite=Strict; Secure");
   }));
+
+test("a target that resolves out of /portal is not found there", async () => {
+  const session = await portalSignIn(server.url, ACME);
+  const port = Number(new URL(server.url).port);
+  const answer = await exchange(port, rawRequest("GET /portal/../overview HTTP/1.1", ["Host: 127.0.0.1", `Cookie: ${session.cookie}`]));
+  expect(answer.status).toBe(404);
+  expect(answer.body).not.toContain("Overview");
+});
