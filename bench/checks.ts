@@ -4,15 +4,19 @@
 // process) answers `pass` after 20 ms; driven by the same closed-loop load (postLead accept, a new
 // number each) at the same concurrency, in alternating rounds (A first in odd rounds, B first in
 // even ones), so the VM's drift falls on both alike. Prints req/s per round, the median of the pair
-// ratios B/A (the goal: at least 0.8, the wait must not hold a core) and each side's p50/p99.
+// ratios B/A (the goal: at least 0.8, the wait must not hold a core), each side's p50/p99 and the
+// server's CPU per lead (/proc: ours alone), the check service's CPU per check, and the load
+// average (the machine is shared: a figure taken at a high load says little).
 // Then C: the check's service hangs (timeout_ms HANG_TIMEOUT_MS): every lead is answered (on_error
-// accept), and none waits much longer than the timeout (p50 and p99 printed).
+// accept), and none waits much longer than the timeout (p50 and p99 printed, and the server's own
+// histogram of check waits: how many ended within the timeout plus 50 ms, and how: timed out, or
+// answered at once while the check was paused).
 //
 // Concurrency matters: in a closed loop, throughput ≤ connections / latency, so B's 20 ms wait per
 // lead caps it at connections / 0.02 s. The default, 200 connections, lets B reach 10,000 req/s,
 // above what one core accepts, so the ratio measures the server's cost, not the loop's.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { basicAuth, PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
 import { cpuSeconds } from "./cpu.ts";
@@ -28,15 +32,18 @@ const WARMUP_SECONDS = 2;
 const ANSWER_MS = 20;
 const HANG_TIMEOUT_MS = 200;
 
-// The check service: /pass answers after ANSWER_MS, /hang never (until the server gives up).
+// The check service, as cheap as a service can be (it shares the machine with the server): /pass
+// answers a fixed body after ANSWER_MS, /hang never (until the server gives up).
+const ANSWER = JSON.stringify({ outcome: "pass", reason: "clean" });
+const ANSWER_HEADERS = { "content-type": "application/json" };
 const service = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   async fetch(request) {
     await request.arrayBuffer();
-    if (new URL(request.url).pathname === "/hang") return new Promise<Response>(() => {});
+    if (request.url.endsWith("/hang")) return new Promise<Response>(() => {});
     await Bun.sleep(ANSWER_MS);
-    return Response.json({ outcome: "pass", reason: "clean" });
+    return new Response(ANSWER, { headers: ANSWER_HEADERS });
   },
 });
 
@@ -71,12 +78,17 @@ const median = (values: number[]) => {
 interface Measured extends LoadResult {
   /** The server's CPU per request (µs, /proc), the warm-up's requests estimated at the measured rate; the check service's is not in it. */
   cpuMicros: number;
+  /** This process's CPU per request (µs): the check service's, when the side has a check (the load generator is another process). */
+  serviceMicros: number;
+  /** The 1-minute load average at the end of the run. */
+  load: number;
 }
 
 let phoneBase = 1 + Math.floor(Math.random() * 1_000_000_000);
 async function load(server: BenchServer): Promise<Measured> {
   phoneBase += 5_000_000;
   const cpuBefore = cpuSeconds(server.pid);
+  const serviceBefore = process.cpuUsage();
   const result = await runLoad({
     url: server.url,
     path: "/v1/postLead",
@@ -89,12 +101,31 @@ async function load(server: BenchServer): Promise<Measured> {
     phoneStart: phoneBase,
     phoneCount: 5_000_000,
   });
-  const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / (result.total + result.requestsPerSec * WARMUP_SECONDS);
-  return { ...result, cpuMicros };
+  const requests = result.total + result.requestsPerSec * WARMUP_SECONDS;
+  const service = process.cpuUsage(serviceBefore);
+  const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / requests;
+  return { ...result, cpuMicros, serviceMicros: (service.user + service.system) / requests, load: loadavg()[0] ?? 0 };
 }
 
 const describe = (side: Side, r: Measured) =>
-  `${side} ${r.requestsPerSec.toFixed(0)} req/s p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms CPU ${r.cpuMicros.toFixed(0)} µs/req [${Object.keys(r.statusCodes).join(",")}]`;
+  `${side} ${r.requestsPerSec.toFixed(0)} req/s p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms CPU ${r.cpuMicros.toFixed(0)} µs/req ` +
+  `(service ${r.serviceMicros.toFixed(0)}) load ${r.load.toFixed(1)} [${Object.keys(r.statusCodes).join(",")}]`;
+
+/** From the server's metrics: how many check waits ended within the timeout plus 50 ms, and the answers by outcome. */
+async function checkWaits(server: BenchServer): Promise<string> {
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const value = (prefix: string) =>
+    Number(
+      metrics
+        .split("\n")
+        .find((line) => line.startsWith(prefix))
+        ?.split(" ")[1] ?? Number.NaN,
+    );
+  const within = value('lead_ingress_check_duration_seconds_bucket{check="hangs",le="0.25"}');
+  const all = value('lead_ingress_check_duration_seconds_bucket{check="hangs",le="+Inf"}');
+  const errors = value('lead_ingress_check_answers_total{check="hangs",outcome="error"}');
+  return `requests sent ${all}, ended within ${HANG_TIMEOUT_MS + 50} ms: ${within}; errors (timeouts, and leads answered at once while the check was paused) ${errors}`;
+}
 
 const servers: Partial<Record<Side, BenchServer>> = {};
 try {
@@ -117,7 +148,8 @@ try {
     `RESULT one intake check answering in ${ANSWER_MS} ms, ${connections} connections: A ${median(rate("A")).toFixed(0)} B ${median(rate("B")).toFixed(0)} req/s; ` +
       `median pair ratio B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((x) => x.toFixed(2)).join(",")}; goal ≥ 0.8); ` +
       `p99 A ${median(measured.A.map((r) => r.p99Ms)).toFixed(1)} B ${median(measured.B.map((r) => r.p99Ms)).toFixed(1)} ms; ` +
-      `server CPU µs/req A ${median(measured.A.map((r) => r.cpuMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.cpuMicros)).toFixed(0)}`,
+      `server CPU µs/req A ${median(measured.A.map((r) => r.cpuMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.cpuMicros)).toFixed(0)}; ` +
+      `check service CPU µs/check ${median(measured.B.map((r) => r.serviceMicros)).toFixed(0)}; load ${median([...measured.A, ...measured.B].map((r) => r.load)).toFixed(1)}`,
   );
   await Promise.all([servers.A.stop(), servers.B.stop()]);
   servers.A = servers.B = undefined;
@@ -125,7 +157,8 @@ try {
   servers.C = await start("C", await policyFile("hangs", "/hang", HANG_TIMEOUT_MS));
   const hung = await load(servers.C);
   console.log(
-    `RESULT a hanging check service, timeout_ms ${HANG_TIMEOUT_MS}: ${describe("C", hung)}; every lead answered 200: ${Object.keys(hung.statusCodes).join(",") === "200"}`,
+    `RESULT a hanging check service, timeout_ms ${HANG_TIMEOUT_MS}: ${describe("C", hung)}; every lead answered 200: ${Object.keys(hung.statusCodes).join(",") === "200"}; ` +
+      (await checkWaits(servers.C)),
   );
 } finally {
   await Promise.all(Object.values(servers).map((server) => server?.stop()));

@@ -27,6 +27,7 @@ import { noted } from "./http/request-note.ts";
 import { intakePolicy } from "./policy-in-force/intake.ts";
 import type { PolicyInForce } from "./policy-in-force/loader.ts";
 import { isV1, methodNotAllowed, notFound } from "./http/unmatched.ts";
+import { createPortal } from "./portal/server.ts";
 
 export interface AppDeps {
   config: Config;
@@ -48,10 +49,11 @@ export function createApp(deps: AppDeps) {
   const { store } = backend;
   const clock = deps.clock ?? Date.now;
   const policyInForce = deps.policy;
+  const clientAddress = createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined));
   const auth = createVendorAuth({
     authenticator: createAuthenticator(backend.credentialsOf, { clock }),
     rateLimiter: createRateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }, clock),
-    clientAddress: createClientAddress(config.trustedProxies, deps.peerAddress ?? (() => undefined)),
+    clientAddress,
     isVendor: (name) => backend.credentialsOf(name) !== null,
   });
   const intake: IntakeDeps = {
@@ -93,6 +95,9 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
+  // The vendor portal: its own sessions, forms and pages (portal/server.ts); the body is its to read.
+  const portal = createPortal({ config, store, log, clock, clientAddress, policy: policyInForce });
+  for (const path of ["/portal", "/portal/*"]) app.all(path, ({ request }) => portal(request), { parse: "none", detail: { hide: true } });
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.
   app

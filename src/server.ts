@@ -150,7 +150,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     const checksSecret = await ensureChecksSecret(opened.store);
     const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
-      startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log }),
+      startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log, apiOrigin: url.origin }),
     );
     listener.reload({
       ...serveOptions(),

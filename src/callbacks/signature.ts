@@ -50,9 +50,17 @@ export function callbackHeaders(callback: Omit<CallbackToSign, "secret"> & { sec
   };
 }
 
+// The last secret's key: intake's checks sign every request with one secret, so it is decoded once,
+// not per lead. Only a well-formed secret is kept, so a malformed one keeps throwing.
+let lastSecret = "";
+let lastKey: Buffer | undefined;
+
 /** The HMAC key: the secret's base64 part, decoded. Throws on a malformed secret rather than sign with garbage. */
 function secretKey(secret: string): Buffer {
+  if (secret === lastSecret && lastKey !== undefined) return lastKey;
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : "";
   if (!BASE64.test(encoded)) throw new Error('signing secret must look like "whsec_<base64>"');
-  return Buffer.from(encoded, "base64");
+  lastKey = Buffer.from(encoded, "base64");
+  lastSecret = secret;
+  return lastKey;
 }

@@ -147,6 +147,11 @@ function parseAddress(ip: string): Uint8Array | null {
   return Uint8Array.from(groups.flatMap((g) => [g >> 8, g & 0xff]));
 }
 
+/** `promise`, or a rejection as soon as `signal` aborts (for work that cannot itself be cancelled). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return Promise.race([promise, rejectOnAbort(signal)]);
+}
+
 /** Rejects when the signal aborts; handled up front, because once a race is won nobody listens. */
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   const promise = new Promise<never>((_, reject) => {
@@ -186,7 +191,7 @@ export async function resolveCallbackTarget(
     try {
       // A system lookup cannot be cancelled, so it races the caller's deadline instead.
       const lookup = (options.lookup ?? systemLookup)(host);
-      addresses = await (options.signal ? Promise.race([lookup, rejectOnAbort(options.signal)]) : lookup);
+      addresses = await (options.signal ? untilAborted(lookup, options.signal) : lookup);
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const { code, message } = error as { code?: string; message?: string };

@@ -27,6 +27,17 @@ export const slowAfterMs = (timeoutMs: number): number => Math.max(1, Math.min(S
 
 export const checkEndpoint = (check: Pick<CompiledCheck, "name" | "url">): Endpoint => endpointOf(`check:${check.name}`, check.url);
 
+// A compiled check lives as long as its policy version: its endpoint is worked out once, not per lead.
+const endpoints = new WeakMap<CompiledCheck, Endpoint>();
+function endpointOfCheck(check: CompiledCheck): Endpoint {
+  let endpoint = endpoints.get(check);
+  if (endpoint === undefined) {
+    endpoint = checkEndpoint(check);
+    endpoints.set(check, endpoint);
+  }
+  return endpoint;
+}
+
 /** Why an exchange was not attempted, or "sent". */
 export type Admitted = "sent" | "paused" | "busy";
 
@@ -47,7 +58,7 @@ export function createCheckGuard(options: { maxSlow?: number; onChange?: (change
   let requests = 0;
   return {
     guard(check, now, exchange) {
-      const endpoint = checkEndpoint(check);
+      const endpoint = endpointOfCheck(check);
       const admission = endpoints.admit(endpoint, now());
       if (admission.kind === "open")
         return {

@@ -6,6 +6,7 @@
 import type { EndpointChange } from "../callbacks/endpoints.ts";
 import type { Lookup } from "../callbacks/ssrf.ts";
 import type { LeadFacts } from "../policy/index.ts";
+import { checkAddresses } from "./address.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
 import { type Admitted, createCheckGuard } from "./guard.ts";
@@ -39,7 +40,7 @@ export interface CheckRunnerDeps {
 export interface CheckRunner {
   /** Runs `checks` for a lead (`leadId` at the final stage only); results in the order of `checks`. */
   run(checks: readonly CompiledCheck[], facts: LeadFacts, leadId?: string): Promise<CheckResult[]>;
-  /** Forgets the guard's endpoints and the cached answers (the service stops, or a test starts over). */
+  /** Forgets the guard's endpoints, the cached answers and addresses (the service stops, or a test starts over). */
   forget(): void;
 }
 
@@ -59,6 +60,8 @@ export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
   const cache = deps.cache ?? createAnswerCache();
   const guard = createCheckGuard({ maxSlow: deps.maxSlowPerCheck, onChange: deps.onPause });
   const fetchImpl: FetchLike = deps.fetch ?? ((url, init) => fetch(url, init));
+  const addresses = checkAddresses({ allowPrivate: deps.allowPrivate, lookup: deps.lookup });
+  const send = { fetch: fetchImpl, allowPrivate: deps.allowPrivate, lookup: deps.lookup, addresses };
 
   async function runOne(check: CompiledCheck, facts: LeadFacts, leadId: string | undefined): Promise<CheckResult> {
     const phone = facts.lead.phoneE164;
@@ -76,7 +79,6 @@ export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
       // A malformed secret is the operator's to fix; the lead is judged by on_error meanwhile.
       return { check, answer: { outcome: "error", error: `not signed: ${(error as Error).message}` }, source: "request", durationMs: 0 };
     }
-    const send = { fetch: fetchImpl, allowPrivate: deps.allowPrivate, lookup: deps.lookup };
     const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, controller.signal));
     if (admitted !== "sent") return { check, answer: await answer, source: admitted, durationMs: 0 };
     const timeout = deadline(check.timeoutMs, controller);
@@ -91,6 +93,7 @@ export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
     forget() {
       guard.forgetAll(deps.clock());
       cache.clear();
+      addresses.clear();
     },
   };
 }

@@ -1,10 +1,11 @@
-// One exchange with a check service: the address checked as a callback's is (src/callbacks/ssrf.ts,
-// refused when private unless allowed, then connected to the very address checked), the signed
-// request POSTed with a timeout, and the answer read (at most MAX_ANSWER_BYTES) and judged. Never
-// throws: whatever goes wrong is an error answer, with a short description for logs.
-import { pinnedFetchInit } from "../callbacks/pinned-fetch.ts";
-import { type Lookup, resolveCallbackTarget } from "../callbacks/ssrf.ts";
+// One exchange with a check service: the address checked as a callback's is (address.ts: refused
+// when private unless allowed, then connected to the very address checked), the signed request
+// POSTed with a timeout, and the answer read (at most MAX_ANSWER_BYTES) and judged. Never throws:
+// whatever goes wrong is an error answer, with a short description for logs.
+import { pinnedInit } from "../callbacks/pinned-fetch.ts";
+import type { Lookup } from "../callbacks/ssrf.ts";
 import { checkFailed } from "../contract/texts.ts";
+import { type CheckAddresses, resolveCheckTarget } from "./address.ts";
 import type { SignedRequest } from "./request.ts";
 
 /** What a check answered: pass or fail with its reason, or an error (no usable answer). */
@@ -17,6 +18,8 @@ export interface SendDeps {
   /** Development and tests: private and loopback addresses allowed (the callbacks' setting). */
   allowPrivate: boolean;
   lookup?: Lookup;
+  /** The checked targets kept per URL (the runner's); without it each request resolves its URL anew. */
+  addresses?: CheckAddresses;
 }
 
 /** An answer is a small JSON object; anything larger is not one. */
@@ -49,13 +52,20 @@ export function parseAnswer(text: string, checkName: string): CheckAnswer {
   return { outcome, reason: reasonOf(reason, outcome === "fail" ? checkFailed(checkName) : null) ?? "" };
 }
 
-/** The body's text, or null when it is longer than `limit` bytes (reading stops there). */
+/**
+ * The body's text, or null when it is longer than `limit` bytes. A body of a declared length, not
+ * compressed, is read whole (fetch reads no byte past that length); any other is streamed and
+ * reading stops past `limit`, so a chunked or compressed answer cannot grow without bound.
+ */
 async function readBounded(response: Response, limit: number): Promise<string | null> {
-  const declared = Number(response.headers.get("content-length"));
+  const length = response.headers.get("content-length");
+  const declared = length === null ? Number.NaN : Number(length);
   if (declared > limit) {
     await response.body?.cancel().catch(() => {});
     return null;
   }
+  const encoding = response.headers.get("content-encoding");
+  if (declared >= 0 && (encoding === null || encoding === "identity")) return response.text();
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -79,11 +89,10 @@ async function readBounded(response: Response, limit: number): Promise<string | 
  */
 export async function sendCheck(url: string, checkName: string, request: SignedRequest, deps: SendDeps, signal: AbortSignal): Promise<CheckAnswer> {
   try {
-    const parsed = new URL(url);
-    const target = await resolveCallbackTarget(parsed, { allowPrivate: deps.allowPrivate, lookup: deps.lookup, signal, what: "check" });
+    const target = await (deps.addresses ? deps.addresses.target(url, signal) : resolveCheckTarget(url, deps, signal));
     if (!target.ok) return { outcome: "error", error: target.error };
-    const pinned = pinnedFetchInit(parsed, target, { method: "POST", headers: request.headers, body: request.body, signal });
-    const response = await deps.fetch(pinned.url, pinned.init);
+    const init = pinnedInit(target.pinned, { method: "POST", headers: request.headers, body: request.body, signal });
+    const response = await deps.fetch(target.pinned.url, init);
     if (response.status < 200 || response.status > 299) {
       await response.body?.cancel().catch(() => {});
       return { outcome: "error", error: `HTTP ${response.status}` };

@@ -3,6 +3,7 @@ import { addVendor, listVendors, rotatePassword, rotateSigningSecret, rotationCo
 import { overlapEnd } from "../callbacks/signing-secrets.ts";
 import { loadConfig } from "../config/index.ts";
 import { findVendorOverview, type VendorOverview } from "../operations/vendors.ts";
+import { createSignInLink, portalOrigin } from "../portal-access/sessions.ts";
 import type { CommandContext, CommandGroup, Subcommand } from "./command.ts";
 import { OperatorError, takeFlag, takeRequired, takeSwitch } from "./args.ts";
 import { count, isoTime, json, renderFields, renderListing, tableTime } from "./output.ts";
@@ -114,14 +115,14 @@ export const vendorsGroup: CommandGroup = {
         "Makes a new callback signing secret for a vendor and prints it once, with when the old one stops signing: until then every callback carries both signatures (the overlap: --signing-secret-overlap, else $LEAD_INGRESS_SIGNING_SECRET_OVERLAP, else 24h; 0s stops the old one at once). Rotating again during an overlap drops the oldest secret at once.",
       async run(args, context) {
         const name = takeRequired(args, "NAME");
-        const overlap = takeFlag(args, "--signing-secret-overlap");
-        const { signingSecretOverlapMs } = loadConfig(context.env, overlap === undefined ? [] : ["--signing-secret-overlap", overlap]);
+        const { signingSecretOverlapMs } = configWithFlags(args, context, ["--signing-secret-overlap"]);
         const rotated = await context.useDatabase(args, (database) => rotateSigningSecret(database.store, name, context.actor, signingSecretOverlapMs));
         return printSecrets(
           context,
           [
             ["vendor:", name],
             ["signing secret:", rotated.signingSecret],
+
             // To the millisecond: the moment a receiver's clock is compared against.
             ["old secret signs until:", isoTime(rotated.oldSecretStopsAt) ?? "-"],
           ],
@@ -129,8 +130,36 @@ export const vendorsGroup: CommandGroup = {
         );
       },
     },
+    "portal-link": {
+      args: "NAME [--public-url URL] [--portal-link-lifetime DURATION]",
+      about:
+        "Prints a one-time link that signs the vendor in to its portal (/portal on the API's listener), valid for --portal-link-lifetime (else $LEAD_INGRESS_PORTAL_LINK_LIFETIME, else 15m) and only once. The link starts with --public-url (else $LEAD_INGRESS_PUBLIC_URL, else the listener's own address from --host and --port). Audited.",
+      async run(args, context) {
+        const name = takeRequired(args, "NAME");
+        const config = configWithFlags(args, context, ["--public-url", "--portal-link-lifetime"]);
+        const link = await context.useDatabase(args, (database) => createSignInLink(database.store, name, context.actor, config.portalLinkLifetimeMs));
+        return printSecrets(
+          context,
+          [
+            ["vendor:", name],
+            ["sign-in link:", `${portalOrigin(config)}${link.path}`],
+            ["valid until:", isoTime(link.expiresAt) ?? "-"],
+          ],
+          "Give it to the vendor by a channel you trust: anyone with it can sign in as the vendor until it is used or expires.",
+        );
+      },
+    },
   },
 };
+
+/** The service's configuration from the environment and these of the service's flags, taken from `args`. */
+function configWithFlags(args: string[], context: CommandContext, flags: string[]) {
+  const given = flags.flatMap((flag) => {
+    const value = takeFlag(args, flag);
+    return value === undefined ? [] : [flag, value];
+  });
+  return loadConfig(context.env, given);
+}
 
 function overviewAsJson({ vendor, leadsByStatus }: VendorOverview, now: number) {
   return {

@@ -83,6 +83,12 @@ export interface Config {
   consolePort: number | undefined;
   /** How long a console sign-in lasts, however active. */
   consoleSessionLifetimeMs: number;
+  /** How long a vendor's portal sign-in lasts (src/portal/). */
+  portalSessionLifetimeMs: number;
+  /** How long a one-time portal sign-in link is valid (`vendors portal-link`). */
+  portalLinkLifetimeMs: number;
+  /** Where vendors reach the API (a proxy's address): the portal's links and endpoint URLs; undefined: this listener's own. */
+  publicUrl: string | undefined;
 }
 
 interface Option<K extends keyof Config> {
@@ -154,6 +160,9 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "consoleHost", flag: "--console-host", env: "LEAD_INGRESS_CONSOLE_HOST", default: "127.0.0.1", parse: parseHost, doc: "Address the operator's console listens on." }),
   option({ key: "consolePort", flag: "--console-port", env: "LEAD_INGRESS_CONSOLE_PORT", default: "off", parse: parseConsolePort, doc: "TCP port of the operator's console, a listener of its own (0 picks a free one; off or unset: no console)." }),
   option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),
+  option({ key: "portalSessionLifetimeMs", flag: "--portal-session-lifetime", env: "LEAD_INGRESS_PORTAL_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a vendor's portal sign-in lasts before it signs in again." }),
+  option({ key: "portalLinkLifetimeMs", flag: "--portal-link-lifetime", env: "LEAD_INGRESS_PORTAL_LINK_LIFETIME", default: "15m", parse: within(parseDuration, 60_000, 86_400_000, ms), doc: "How long a one-time portal sign-in link (vendors portal-link) can be used." }),
+  option({ key: "publicUrl", flag: "--public-url", env: "LEAD_INGRESS_PUBLIC_URL", parse: parseHttpUrl, doc: "The API's address as vendors reach it (behind a proxy): portal sign-in links and the endpoint URLs the portal shows; unset: this listener's own." }),
   option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: "false", parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];
 

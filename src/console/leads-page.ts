@@ -132,16 +132,17 @@ function searchForm(typed: Record<SearchField, string>, vendorNames: string[]): 
 </form>`;
 }
 
-function leadTable(leads: LeadSummary[]): Html {
-  return html`<table>
-<thead><tr><th>Received</th><th>Lead</th><th>Status</th><th>Reason</th><th>Vendor</th><th>Phone</th><th>Campaign</th><th>Callback</th></tr></thead>
+/** The leads as a table; `leadHref` links each to its page. Without `vendor` (the portal's: one vendor's own) no vendor column. */
+export function leadTable(leads: LeadSummary[], leadHref = (id: string) => `/leads/${encodeURIComponent(id)}`, vendor = true): Html {
+  return html`<table id="leads">
+<thead><tr><th>Received</th><th>Lead</th><th>Status</th><th>Reason</th>${vendor ? html`<th>Vendor</th>` : ""}<th>Phone</th><th>Campaign</th><th>Callback</th></tr></thead>
 <tbody>${leads.map(
     (lead) => html`<tr>
 <td class="mono">${timeText(lead.created_at)}</td>
-<td class="mono"><a href="/leads/${encodeURIComponent(lead.id)}">${lead.id}</a></td>
+<td class="mono"><a href="${leadHref(lead.id)}">${lead.id}</a></td>
 <td class="status-${lead.status}">${lead.status}${lead.test ? html` <strong class="muted" title="A test lead (X-Test-Lead): it claimed no number and took no cap slot">test</strong>` : ""}</td>
 <td>${reasonsText(lead.rejection_reason)}</td>
-<td>${lead.vendor}</td>
+${vendor ? html`<td>${lead.vendor}</td>` : ""}
 <td class="mono">${lead.phone_e164}</td>
 <td>${lead.vendor_campaign_name}</td>
 <td${lead.callback_status ? html` class="status-${lead.callback_status}"` : ""}>${lead.callback_status ?? "none"}</td>
@@ -173,11 +174,12 @@ const CSV_COLUMNS = [
   "test",
 ] as const;
 
-function csvLine(lead: LeadSummary): string {
+/** A lead's CSV line of `columns`, times in ISO 8601. */
+export function leadCsvLine(columns: readonly (keyof LeadSummary)[]): (lead: LeadSummary) => string {
   const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  const cell = (column: (typeof CSV_COLUMNS)[number]) =>
+  const cell = (lead: LeadSummary, column: keyof LeadSummary) =>
     column === "created_at" || column === "decided_at" ? at(lead[column]) : column === "test" ? String(lead.test) : lead[column];
-  return `${CSV_COLUMNS.map((column) => csvCell(cell(column))).join(",")}\r\n`;
+  return (lead) => `${columns.map((column) => csvCell(cell(lead, column))).join(",")}\r\n`;
 }
 
 /** GET /leads.csv: every lead the search selects (not only a page), newest first. */
@@ -191,5 +193,5 @@ export async function leadsCsv({ store, url }: PageContext): Promise<Response> {
     olderThan = leads.at(-1)?.id;
     return leads;
   };
-  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, csvLine);
+  return csvDownload("leads.csv", CSV_COLUMNS.join(","), EXPORT_PAGE, nextPage, leadCsvLine(CSV_COLUMNS));
 }

@@ -30,6 +30,8 @@ export interface PageContext {
   log: Logger;
   /** The value of a cookie the request carries. */
   cookie: (name: string) => string | undefined;
+  /** Vendors' portal sign-in links: the address they start with, and how long one is valid. */
+  portalLinks: { origin: string; lifetimeMs: number };
 }
 
 /** Who the audit log says made a change: the viewer. The operations record it with the change. */
@@ -48,6 +50,22 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "referrer-policy": "same-origin",
 };
 
+/** A site's frame (the console's, the portal's): its name, sections, stylesheet and sign-out form. */
+export interface SiteFrame {
+  brand: string;
+  sections: { path: string; title: string }[];
+  stylesheet: string;
+  signOut: string;
+  /** Where its icon is (the browser asks /favicon.ico, outside the portal, without one). */
+  icon?: string;
+}
+
+/** Who a page is shown to, by any site: a name, and the CSRF token of the session. */
+export interface Signed {
+  name: string;
+  csrfToken: string;
+}
+
 const SECTIONS = [
   { path: "/overview", title: "Overview" },
   { path: "/leads", title: "Leads" },
@@ -59,27 +77,35 @@ const SECTIONS = [
   { path: "/audit", title: "Audit log" },
 ];
 
+const CONSOLE_FRAME: SiteFrame = { brand: "Lead Ingress", sections: SECTIONS, stylesheet: "/assets/console.css", signOut: "/logout" };
+
 /** The hidden field that carries the session's CSRF token in a form. */
-export const csrfField = (viewer: Viewer): Html => html`<input type="hidden" name="csrf" value="${viewer.csrfToken}">`;
+export const csrfField = (viewer: Pick<Viewer, "csrfToken">): Html => html`<input type="hidden" name="csrf" value="${viewer.csrfToken}">`;
 
 /** `refreshSeconds`: the browser reloads the page that often (a meta refresh: no script). */
 export function layout(title: string, viewer: Viewer | null, content: Html, refreshSeconds?: number): Html {
-  const navigation = viewer
-    ? html`<nav>${SECTIONS.map((section) => html`<a href="${section.path}"${section.title === title ? html` class="current"` : ""}>${section.title}</a>`)}</nav>
-<span>${viewer.operatorName}</span>
-<form method="post" action="/logout">${csrfField(viewer)}<button type="submit">Sign out</button></form>`
+  return framedPage(CONSOLE_FRAME, title, viewer && { name: viewer.operatorName, csrfToken: viewer.csrfToken }, content, refreshSeconds);
+}
+
+/** A page of a site in its frame; without `signed`, no sections (the sign-in page). */
+export function framedPage(frame: SiteFrame, title: string, signed: Signed | null, content: Html, refreshSeconds?: number): Html {
+  const navigation = signed
+    ? html`<nav>${frame.sections.map((section) => html`<a href="${section.path}"${section.title === title ? html` class="current"` : ""}>${section.title}</a>`)}</nav>
+<span>${signed.name}</span>
+<form method="post" action="${frame.signOut}">${csrfField(signed)}<button type="submit">Sign out</button></form>`
     : html`<nav></nav>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Lead Ingress</title>
+<title>${title} · ${frame.brand}</title>
 ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ""}
-<link rel="stylesheet" href="/assets/console.css">
+<link rel="stylesheet" href="${frame.stylesheet}">
+${frame.icon ? html`<link rel="icon" href="${frame.icon}">` : ""}
 </head>
 <body>
-<header><span class="brand">Lead Ingress</span>${navigation}</header>
+<header><span class="brand">${frame.brand}</span>${navigation}</header>
 <main>${content}</main>
 </body>
 </html>`;
@@ -121,6 +147,6 @@ export const callbackStatusText = (callback: { status: string; discarded_at?: un
 export const noticeFor = (url: URL, notices: Record<string, string>): string | null => notices[url.searchParams.get("done") ?? ""] ?? null;
 
 /** A form of one button (and hidden fields) that POSTs a change with the viewer's CSRF token. */
-export function actionButton(viewer: Viewer, action: string, label: string, fields: Record<string, string> = {}, secondary = false): Html {
+export function actionButton(viewer: Pick<Viewer, "csrfToken">, action: string, label: string, fields: Record<string, string> = {}, secondary = false): Html {
   return html`<form method="post" action="${action}" class="inline">${csrfField(viewer)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${secondary ? html` class="secondary"` : ""}>${label}</button></form>`;
 }

@@ -79,8 +79,8 @@ function filterForm(typed: Record<Field, string>, vendorNames: string[]): Html {
 </form>`;
 }
 
-/** The stored JSON array of reasons; a row that does not parse is shown as stored. */
-function reasonsOf(stored: string): string[] {
+/** The stored JSON array of a refusal's reasons; a row that does not parse is shown as stored. */
+export function refusalReasons(stored: string): string[] {
   try {
     const parsed: unknown = JSON.parse(stored);
     return Array.isArray(parsed) ? parsed.map(String) : [stored];
@@ -89,17 +89,18 @@ function reasonsOf(stored: string): string[] {
   }
 }
 
-function refusalTable(rows: ListedRefusal[], vendorNames: ReadonlyMap<string, string>): Html {
-  return html`<table>
-<thead><tr><th>When</th><th>Vendor</th><th>Campaign</th><th>Phone</th><th>Status</th><th>Reasons</th><th>Request id</th></tr></thead>
+/** The refusals as a table; without `vendorNames` (the portal's: one vendor's own) no vendor column. */
+export function refusalTable(rows: ListedRefusal[], vendorNames: ReadonlyMap<string, string> | null): Html {
+  return html`<table id="refusals">
+<thead><tr><th>When</th>${vendorNames ? html`<th>Vendor</th>` : ""}<th>Campaign</th><th>Phone</th><th>Status</th><th>Reasons</th><th>Request id</th></tr></thead>
 <tbody>${rows.map(
     (row) => html`<tr>
 <td class="mono">${timeText(row.at)}</td>
-<td>${vendorNames.get(row.vendorId) ?? row.vendorId}</td>
+${vendorNames ? html`<td>${vendorNames.get(row.vendorId) ?? row.vendorId}</td>` : ""}
 <td>${row.campaign ?? ""}</td>
 <td class="mono">${row.phoneMasked ?? ""}</td>
 <td class="mono">${String(row.status)}</td>
-<td>${reasonsOf(row.reasons).map((reason) => html`<div>${reason}</div>`)}</td>
+<td>${refusalReasons(row.reasons).map((reason) => html`<div>${reason}</div>`)}</td>
 <td class="mono">${row.requestId}</td>
 </tr>`,
   )}</tbody>

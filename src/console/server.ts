@@ -2,13 +2,14 @@
 // Every route but the sign-in page and the stylesheet needs a live session; every change (POST)
 // also needs the session's CSRF token and, when the browser names one, the console's own origin.
 import type { Config } from "../config/index.ts";
-import { isDatabaseUnavailable } from "../backend/index.ts";
 import { createClientAddress, type PeerAddress } from "../http/client-address.ts";
-import { errorText, type Logger } from "../log/index.ts";
+import type { Logger } from "../log/index.ts";
 import type { Store } from "../store/index.ts";
 import { withOwnConnection } from "../store/own-connection.ts";
 import { importSuppressionFile } from "../suppression/import.ts";
+import { portalOrigin } from "../portal-access/sessions.ts";
 import { consoleAsset } from "./assets.ts";
+import { guarded } from "./guarded.ts";
 import { auditPage } from "./audit-page.ts";
 import { refusalsPage } from "./refusals-page.ts";
 import { callbacksPage, discardOne, replayConfirmation, replaySelection } from "./callbacks-page.ts";
@@ -17,9 +18,10 @@ import { leadAction, leadPage } from "./lead-page.ts";
 import { leadsCsv, leadsPage } from "./leads-page.ts";
 import { overviewJson, overviewPage } from "./overview-page.ts";
 import { policyEntryEnabled, policyPage, policySave } from "./policy-page.ts";
-import { htmlResponse, layout, problemBox, redirect, SECURITY_HEADERS, type PageContext } from "./page.ts";
+import { htmlResponse, layout, problemBox, redirect, type PageContext } from "./page.ts";
 import { createSignIn, signInPage } from "./sign-in.ts";
 import { cookieValue, csrfHolds, currentSession } from "./sessions.ts";
+import { formOf, routed, sameOrigin, type Route } from "../web/forms.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { suppressionCsv } from "./suppression-list.ts";
 import { suppressionAction, suppressionImport, suppressionPage } from "./suppression-page.ts";
@@ -35,18 +37,15 @@ export interface ConsoleDeps {
   clock?: () => number;
   /** The socket's peer, for throttling failed sign-ins per client. */
   peerAddress?: PeerAddress;
+  /** The API listener's address, where vendors' portal links point unless --public-url says otherwise. */
+  apiOrigin?: string;
 }
 
-/** A change larger than this is no form of the console's. */
-const FORM_LIMIT_BYTES = 64 * 1024;
 /** The one multipart form: a suppression CSV. A million numbers with reasons are about 30 MB. */
 const UPLOAD_PATH = "/suppression/import";
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 
-/** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */
-type Route = ["GET" | "POST", RegExp, (context: PageContext, ...parts: string[]) => Promise<Response>];
-
-const ROUTES: Route[] = [
+const ROUTES: Route<PageContext>[] = [
   ["GET", /^\/$/, async () => redirect("/overview")],
   ["GET", /^\/overview$/, overviewPage],
   ["GET", /^\/overview\.json$/, overviewJson],
@@ -61,7 +60,11 @@ const ROUTES: Route[] = [
   ["GET", /^\/vendors$/, (context) => vendorsPage(context)],
   ["POST", /^\/vendors\/add$/, (context) => vendorAction(context, context.form.get("name")?.trim() ?? "", "add")],
   ["GET", /^\/vendors\/([^/]+)\/(disable|rotate-password|rotate-secret)$/, (context, name, action) => vendorConfirmation(context, name!, action!)],
-  ["POST", /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret)$/, (context, name, action) => vendorAction(context, name!, action!)],
+  [
+    "POST",
+    /^\/vendors\/([^/]+)\/(disable|enable|rotate-password|rotate-secret|portal-link)$/,
+    (context, name, action) => vendorAction(context, name!, action!),
+  ],
   ["GET", /^\/suppression$/, (context) => suppressionPage(context)],
   ["GET", /^\/suppression\.csv$/, suppressionCsv],
   ["POST", /^\/suppression\/(add|remove)$/, (context, action) => suppressionAction(context, action as "add" | "remove")],
@@ -127,77 +130,14 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       signingSecretOverlapMs: deps.config.signingSecretOverlapMs,
       log,
       cookie: (name) => cookieValue(request.headers.get("cookie"), name),
+      portalLinks: { origin: portalOrigin(deps.config, deps.apiOrigin), lifetimeMs: deps.config.portalLinkLifetimeMs },
     };
-    for (const [routeMethod, pattern, handle] of ROUTES) {
-      const parts = routeMethod === method ? pattern.exec(path)?.slice(1).map(decoded) : undefined;
-      if (parts && !parts.includes(null)) return handle(context, ...(parts as string[]));
-    }
-    return htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404);
+    return (
+      routed(ROUTES, method, path, context) ?? htmlResponse(layout("Not found", context.viewer, html`<h1>Not found</h1><p><a href="/leads">Leads</a></p>`), 404)
+    );
   }
 
-  return async (request) => {
-    const url = new URL(request.url);
-    let response: Response;
-    try {
-      response = await answer(request, url);
-    } catch (error) {
-      const unavailable = isDatabaseUnavailable(error);
-      if (!unavailable) log.error("console_error", { method: request.method, path: url.pathname, error: errorText(error) });
-      response = refused(
-        unavailable ? 503 : 500,
-        unavailable ? "The database is unavailable; try again shortly." : "Something failed; it is in the service's log.",
-      );
-    }
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-    return response;
-  };
-}
-
-/** A path segment URI-decoded; null when it is malformed (`%E0%A4%A`), which no route matches. */
-function decoded(part: string): string | null {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A browser names the page a form came from (Origin); a change from another site is refused. Hosts
- * are compared, not schemes: behind a proxy that ends TLS the console sees http:// while the
- * browser says https:// (the proxy must pass the Host header on).
- */
-function sameOrigin(request: Request, url: URL): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    return new URL(origin).host === url.host;
-  } catch {
-    return false;
-  }
-}
-
-async function formOf(request: Request): Promise<URLSearchParams | null> {
-  const type = request.headers.get("content-type") ?? "";
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (!type.startsWith("application/x-www-form-urlencoded") || length > FORM_LIMIT_BYTES) return null;
-  const text = await textUpTo(request, FORM_LIMIT_BYTES);
-  return text === null ? null : new URLSearchParams(text);
-}
-
-/**
- * The body as text, or null past `limit` bytes, read no further: a chunked body names no length,
- * and the listener accepts bodies as large as an upload, on any path, before anyone signed in.
- */
-async function textUpTo(request: Request, limit: number): Promise<string | null> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return guarded(answer, refused, log, "console_error");
 }
 
 /** A multipart form's text fields, and its file (the first one, if any); null when it is no such form or too large. */

@@ -1,12 +1,14 @@
 // Console sessions: a random token in an HttpOnly, SameSite=Strict cookie (Secure under TLS); the
 // database keeps its SHA-256, the operator, a CSRF token for its forms, and when it expires. In the
 // database, so every instance sharing it knows every session, and signing out ends it everywhere.
-import { timingSafeEqual } from "node:crypto";
 import { op, type Script } from "../db/script.ts";
 import type { Store, Tables } from "../store/index.ts";
 import type { OperatorSession, SessionOperator } from "../store/operator-sessions/index.ts";
 import type { Operator } from "../store/operators/index.ts";
+import { cookieValue, randomToken, sessionCookie as cookieOf, tokenHash } from "../web/session-tokens.ts";
 import { auditEntry, consoleActor } from "./audit.ts";
+
+export { cookieValue, csrfHolds } from "../web/session-tokens.ts";
 
 export const SESSION_COOKIE = "lead_ingress_console";
 
@@ -14,9 +16,6 @@ export const SESSION_COOKIE = "lead_ingress_console";
 export interface ConsoleSession extends SessionOperator {
   tokenHash: string;
 }
-
-const randomToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-const tokenHash = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
 
 /** Starts a session for an operator who just signed in; answers the cookie's token. */
 export async function openSession(store: Store, operator: Operator, lifetimeMs: number, now: number): Promise<string> {
@@ -58,22 +57,4 @@ function* signOut(t: Tables, session: ConsoleSession, now: number): Script<void>
 }
 
 /** The Set-Cookie value of a session; a max age of 0 removes the cookie. */
-export function sessionCookie(token: string, maxAgeMs: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`;
-}
-
-/** Whether the token a form sent is the session's (compared in constant time). */
-export function csrfHolds(session: ConsoleSession, sent: unknown): boolean {
-  if (typeof sent !== "string") return false;
-  const [expected, given] = [Buffer.from(session.csrfToken), Buffer.from(sent)];
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
-
-/** A cookie's value in a Cookie header. */
-export function cookieValue(header: string | null, name: string): string | undefined {
-  for (const part of header?.split(";") ?? []) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
-}
+export const sessionCookie = (token: string, maxAgeMs: number, secure: boolean): string => cookieOf(SESSION_COOKIE, token, maxAgeMs, secure);

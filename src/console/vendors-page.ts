@@ -1,6 +1,6 @@
 // The Vendors page: add one (its password and signing secret shown once), disable and enable,
 // rotate the password or the signing secret (shown once; the old secret signs beside it for the
-// overlap, whose end the list shows); disabling and rotating are confirmed first
+// overlap, whose end the list shows), make a one-time portal sign-in link (shown once); disabling and rotating are confirmed first
 // (vendor-confirmation.ts). The CLI's operations, audited. Each
 // vendor's volume (leads taken and refused) and acceptance (of its leads decided, the share
 // accepted) over the last day and week, from the rollup (stats/series.ts).
@@ -14,6 +14,7 @@ import {
   signingSecretStatus,
   VendorError,
 } from "../auth/vendors.ts";
+import { createSignInLink } from "../portal-access/sessions.ts";
 import { REFUSED_KINDS } from "../stats/kinds.ts";
 import { readVendorVolumes, type VendorVolume } from "../stats/series.ts";
 import { html, type Html } from "./html.ts";
@@ -45,7 +46,7 @@ ${noticeBox(problem ? null : noticeFor(context.url, NOTICES))}${problemBox(probl
 ${volumeCells(volumes.get(vendor.name))}
 <td class="mono">${timeText(vendor.createdAt)}</td>
 <td class="mono">${timeText(vendor.updatedAt)}</td>
-<td>${vendor.enabled ? html`<a class="button" href="${path(vendor.name, "disable")}">Disable…</a>` : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)} <a class="button" href="${path(vendor.name, "rotate-password")}">New password…</a> <a class="button" href="${path(vendor.name, "rotate-secret")}">New signing secret…</a></td>
+<td>${vendor.enabled ? html`<a class="button" href="${path(vendor.name, "disable")}">Disable…</a>` : actionButton(viewer, path(vendor.name, "enable"), "Enable", {}, true)} <a class="button" href="${path(vendor.name, "rotate-password")}">New password…</a> <a class="button" href="${path(vendor.name, "rotate-secret")}">New signing secret…</a>${vendor.enabled ? html` ${actionButton(viewer, path(vendor.name, "portal-link"), "Portal sign-in link", {}, true)}` : ""}</td>
 </tr>`,
   )}</tbody>
 </table>`;
@@ -115,6 +116,19 @@ async function changeVendor(context: PageContext, name: string, action: string):
         ["Old secret signs until", timeText(rotated.oldSecretStopsAt)],
       ],
       rotationConsequence(rotated, timeText),
+    );
+  }
+  if (action === "portal-link") {
+    const link = await createSignInLink(store, name, actorOf(context), context.portalLinks.lifetimeMs, now);
+    return secretsPage(
+      context,
+      `Portal sign-in link for ${name}`,
+      [
+        ["Vendor", name],
+        ["Sign-in link", `${context.portalLinks.origin}${link.path}`],
+        ["Valid until", timeText(link.expiresAt)],
+      ],
+      "It signs the vendor in to its portal once.",
     );
   }
   const enabled = action === "enable";

@@ -270,3 +270,4 @@ export { refusals } from "./refusals-schema.ts";
 export { capUsage } from "./cap-usage-schema.ts";
 export { leadFindings } from "./findings-schema.ts";
 export { secrets } from "./secrets-schema.ts";
+export { portalSessions } from "./portal-schema.ts";

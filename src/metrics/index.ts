@@ -160,6 +160,7 @@ export function routeLabel(path: string, test = false): string {
   if (V1_ROUTES.has(path) || path === "/healthz" || path === "/readyz" || path === "/metrics") return path;
   if (path.startsWith("/v1/leads/")) return "/v1/leads/:lead_id";
   if (path === "/swagger" || path.startsWith("/swagger/")) return "/swagger";
+  if (path === "/portal" || path.startsWith("/portal/")) return "/portal";
   return "other";
 }
 

@@ -15,6 +15,7 @@ import type { OperatorsTable } from "./operators/index.ts";
 import type { OutcomeCountsTable } from "./outcome-counts/index.ts";
 import type { PausedEndpointsTable } from "./paused-endpoints/index.ts";
 import type { PhoneClaimsTable } from "./phone-claims/index.ts";
+import type { PortalSessionsTable } from "./portal-sessions/index.ts";
 import type { PolicyTable } from "./policy/index.ts";
 import type { RefusalsTable } from "./refusals/index.ts";
 import type { SecretsTable } from "./secrets/index.ts";
@@ -38,6 +39,7 @@ export interface Tables {
   capUsage: CapUsageTable;
   findings: FindingsTable;
   secrets: SecretsTable;
+  portalSessions: PortalSessionsTable;
 }
 
 /**

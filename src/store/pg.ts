@@ -15,6 +15,7 @@ import { pgOutcomeCounts } from "./outcome-counts/pg.ts";
 import { pgPausedEndpoints } from "./paused-endpoints/pg.ts";
 import type { PgOn } from "./pg-session.ts";
 import { pgPhoneClaims } from "./phone-claims/pg.ts";
+import { pgPortalSessions } from "./portal-sessions/pg.ts";
 import { pgPolicy } from "./policy/pg.ts";
 import { pgFindings } from "./findings/pg.ts";
 import { pgRefusals } from "./refusals/pg.ts";
@@ -45,6 +46,7 @@ function tablesOn(db: PgDb): TablesOn {
     const capUsage = pgCapUsage(db);
     const findings = pgFindings(db);
     const secrets = pgSecrets(db);
+    const portalSessions = pgPortalSessions(db);
     build = (on) => ({
       leads: leads(on),
       callbacks: callbacks(on),
@@ -62,6 +64,7 @@ function tablesOn(db: PgDb): TablesOn {
       capUsage: capUsage(on),
       findings: findings(on),
       secrets: secrets(on),
+      portalSessions: portalSessions(on),
     });
     tablesByDb.set(db, build);
   }

@@ -18,6 +18,7 @@ import { sqliteOperators } from "./operators/sqlite.ts";
 import { sqliteOutcomeCounts } from "./outcome-counts/sqlite.ts";
 import { sqlitePausedEndpoints } from "./paused-endpoints/sqlite.ts";
 import { sqlitePhoneClaims } from "./phone-claims/sqlite.ts";
+import { sqlitePortalSessions } from "./portal-sessions/sqlite.ts";
 import { sqlitePolicy } from "./policy/sqlite.ts";
 import { sqliteFindings } from "./findings/sqlite.ts";
 import { sqliteRefusals } from "./refusals/sqlite.ts";
@@ -71,6 +72,7 @@ function tablesOf(connection: Connection): ConnectionTables {
       capUsage: capUsage.table,
       findings: sqliteFindings(db),
       secrets: sqliteSecrets(db),
+      portalSessions: sqlitePortalSessions(db),
     };
     found = { tables, participants: [capUsage.tally] };
     tablesByConnection.set(sqlite, found);

@@ -11,33 +11,24 @@
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
 // binary with LEAD_INGRESS_TEST_BINARY=/path/to/lead-ingress.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { createOperator } from "../../src/console/operators.ts";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { launchChromium } from "./chromium.ts";
 import { basicAuth, openTestStore, post } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 const ROOT = join(import.meta.dir, "../..");
-const CHROMIUM = Bun.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "artifacts");
 const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const OPERATOR = { name: "browser-operator", password: "browser-operator-password" };
 const HOSTILE = `"'><img src=x onerror=alert(1)><script>alert(2)</script>`;
 const STEP_TIMEOUT_MS = 15_000;
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let temp: string;
 let server: ServerProcess;
@@ -49,7 +40,6 @@ let store: Awaited<ReturnType<typeof openTestStore>>;
 const callbacks: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (as root)`);
   temp = mkdtempSync(join(tmpdir(), "lead-ingress-console-browser-"));
   receiver = Bun.serve({
     hostname: "127.0.0.1",
@@ -76,13 +66,7 @@ beforeAll(async () => {
   consoleUrl = String(server.logs.find((entry) => entry.event === "console_listening")!.url);
   store = await openTestStore(database);
   await createOperator(store.store, OPERATOR.name, "cli:browser-test", OPERATOR.password);
-  browser = await chromium.launchPersistentContext(join(temp, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    timeout: 30_000,
-    viewport: { width: 1280, height: 900 },
-  });
+  browser = await launchChromium(join(temp, "profile"), { width: 1280, height: 900 });
 });
 
 afterAll(async () => {

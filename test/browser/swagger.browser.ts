@@ -8,46 +8,27 @@
 // this one runs only when named by path: `bun run test:browser` (bun test ./test/browser/...).
 // Against the compiled binary: LEAD_INGRESS_TEST_BINARY=/path/to/lead-ingress bun run test:browser
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { BrowserContext, Locator, Page } from "playwright-core";
 import { spawnServer, type ServerProcess } from "../helpers/process.ts";
+import { launchChromium } from "./chromium.ts";
 
 const ROOT = join(import.meta.dir, "../..");
-const CHROMIUM = Bun.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "artifacts");
 const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const PHONE = "(212) 555-0123";
 const STEP_TIMEOUT_MS = 15_000;
-
-// Loopback only and nothing in the background: no updates, sync, QUIC or first-run pages.
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let temp: string;
 let server: ServerProcess;
 let browser: BrowserContext;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-chromium.sh (as root)`);
   temp = mkdtempSync(join(tmpdir(), "lead-ingress-browser-"));
   server = await spawnServer(["--database", join(temp, "test.db"), "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false"]);
-  // A persistent context is how playwright takes a user-data-dir: a fresh one, so no profile leaks in.
-  browser = await chromium.launchPersistentContext(join(temp, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    timeout: 30_000,
-    viewport: { width: 1280, height: 1000 },
-  });
+  browser = await launchChromium(join(temp, "profile"), { width: 1280, height: 1000 });
 });
 
 afterAll(async () => {

@@ -98,3 +98,20 @@ test("a malformed secret is an error for the lead (on_error decides), not a thro
   expect(result?.answer).toMatchObject({ outcome: "error", error: expect.stringContaining("not signed") });
   expect(sent).toHaveLength(0);
 });
+
+test("a check's host is looked up once for many leads (address.ts keeps it), and each request still goes to the address checked", async () => {
+  let lookups = 0;
+  const lookup = async () => {
+    lookups++;
+    return [{ address: "93.184.216.34", family: 4 }];
+  };
+  const { fetch, sent } = fakeFetch(() => answer({ outcome: "pass" }));
+  const run = createCheckRunner({ secret: () => SECRET, clock: () => Date.now(), allowPrivate: false, fetch, lookup });
+  const named = check({ url: "https://scrub.example/check" });
+  for (const phone of ["+12125550123", "+12125550124", "+12125550125"]) await run.run([named], lead(phone));
+  expect(lookups).toBe(1);
+  expect(sent.map((request) => [request.url.href, request.headers.host])).toEqual(Array(3).fill(["https://93.184.216.34/check", "scrub.example"]));
+  run.forget();
+  await run.run([named], lead());
+  expect(lookups).toBe(2);
+});

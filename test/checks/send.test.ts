@@ -56,16 +56,28 @@ describe("the answer", () => {
       outcome: "error",
       error: `answer larger than ${MAX_ANSWER_BYTES} bytes`,
     });
-    // Streamed without a length, in chunks: reading stops once past the bound.
-    let pulled = 0;
-    const stream = new ReadableStream({
-      pull(controller) {
-        pulled++;
-        controller.enqueue(new TextEncoder().encode("x".repeat(4096)));
-      },
-    });
-    expect(await send(fakeFetch(() => new Response(stream)).fetch)).toEqual({ outcome: "error", error: `answer larger than ${MAX_ANSWER_BYTES} bytes` });
-    expect(pulled).toBeLessThan(10);
+    // Streamed without a length, in chunks: reading stops once past the bound. Compressed, its
+    // declared length is not the size of its text: streamed and bounded as well.
+    for (const headers of [{}, { "content-length": "20", "content-encoding": "gzip" }]) {
+      let pulled = 0;
+      const stream = new ReadableStream({
+        pull(controller) {
+          pulled++;
+          controller.enqueue(new TextEncoder().encode("x".repeat(4096)));
+        },
+      });
+      expect(await send(fakeFetch(() => new Response(stream, { headers })).fetch)).toEqual({
+        outcome: "error",
+        error: `answer larger than ${MAX_ANSWER_BYTES} bytes`,
+      });
+      expect(pulled).toBeLessThan(10);
+    }
+  });
+
+  test("an answer of a declared length is read whole", async () => {
+    const text = JSON.stringify({ outcome: "fail", reason: "Known litigator" });
+    const declared = new Response(text, { headers: { "content-length": String(text.length) } });
+    expect(await send(fakeFetch(() => declared).fetch)).toEqual({ outcome: "fail", reason: "Known litigator" });
   });
 
   test("a failure to connect is an error with its description; the caller's signal ending the wait reads 'timed out'", async () => {

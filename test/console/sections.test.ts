@@ -128,3 +128,17 @@ test("every section is in the navigation and answers a signed-in operator", asyn
     expect([path, (await operator.get(path)).status]).toEqual([path, 200]);
   }
 });
+
+test("Vendors: a portal sign-in link, shown once on the API's address, signs the vendor in to its portal once; audited", async () => {
+  await operator.post("/vendors/add", { csrf: operator.csrf, name: "portal-co" });
+  expect((await operator.get("/vendors")).text).toContain('action="/vendors/portal-co/portal-link"');
+  const made = await operator.post("/vendors/portal-co/portal-link", { csrf: operator.csrf });
+  expect(made.status).toBe(200);
+  const link = shown(made.text, "Sign-in link")!;
+  expect(link).toStartWith(`${server.url}/portal/link?token=`);
+  const token = new URL(link).searchParams.get("token")!;
+  const post = () => fetch(`${server.url}/portal/link`, { method: "POST", body: new URLSearchParams({ token }), redirect: "manual" });
+  expect((await post()).status).toBe(303);
+  expect((await post()).status).toBe(401);
+  expect((await operator.get("/audit")).text).toMatch(/portal\.link<\/td><td class="mono">portal-co/);
+});

@@ -3,10 +3,7 @@
 // vendor credentials never open it; failed sign-ins are throttled; sessions end on sign-out, on
 // expiry and when the operator is disabled.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
+import { postFormTrusted, withTlsTestServer } from "../helpers/tls-server.ts";
 import { setOperatorEnabled } from "../../src/console/operators.ts";
 import { currentSession, SESSION_COOKIE } from "../../src/console/sessions.ts";
 import { op } from "../../src/db/script.ts";
@@ -212,30 +209,14 @@ test("a flood of guesses for a name from addresses that failed lately gets 429, 
   }
 });
 
-test("under TLS the console speaks HTTPS too, and its session cookie is Secure", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-console-tls-"));
-  const [certFile, keyFile] = [join(dir, "cert.pem"), join(dir, "key.pem")];
-  writeFileSync(certFile, CALLBACK_TEST_CERT);
-  writeFileSync(keyFile, CALLBACK_TEST_KEY);
-  const own = await startApiTestServer({ consolePort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile });
-  try {
+test("under TLS the console speaks HTTPS too, and its session cookie is Secure", () =>
+  withTlsTestServer({ consolePort: 0 }, async (own) => {
     await addOperator(own.store);
     expect(own.consoleUrl).toStartWith("https://");
-    // The fixture certificate names callback.test: trusted by name through `ca`.
-    const answer = await fetch(`${own.consoleUrl}/login`, {
-      method: "POST",
-      body: new URLSearchParams(OPERATOR).toString(),
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      redirect: "manual",
-      tls: { ca: CALLBACK_TEST_CERT, serverName: "callback.test" },
-    });
+    const answer = await postFormTrusted(`${own.consoleUrl}/login`, OPERATOR);
     expect(answer.status).toBe(303);
     expect(answer.headers.get("set-cookie")).toEndWith("; HttpOnly; SameSite=Strict; Secure");
-  } finally {
-    await own.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 test("a form larger than 64 KiB is refused unread, even sent in chunks with no length (the listener takes uploads far larger)", async () => {
   const chunk = new TextEncoder().encode(`name=${"a".repeat(16 * 1024)}&`);

@@ -103,9 +103,9 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
     sqlite
       .query("SELECT * FROM leads ORDER BY id")
       .all()
-      .map(({ id_key: _, facts_version: __, check_answers: ___, test: ____, ...row }: any) => row), // facts_version, check_answers, test: later migrations' (0012, 0015, 0019)
+      .map(({ id_key: _, facts_version: __, check_answers: ___, test: ____, ...row }: any) => row), // facts_version, check_answers, test: later migrations' (0012, 0015, 0020)
   ).toEqual(leadsBefore);
-  // Every lead stored before test mode (0019) is a real one.
+  // Every lead stored before test mode (0020) is a real one.
   expect(sqlite.query("SELECT DISTINCT test FROM leads").all()).toEqual([{ test: 0 }]);
   expect(sqlite.query(`SELECT ${CALLBACK_COLUMNS} FROM callbacks ORDER BY id`).all()).toEqual(callbacksBefore);
   expect(() => sqlite.run("INSERT INTO leads SELECT * FROM leads WHERE id = ?", [ids[0]!])).toThrow(/UNIQUE/);

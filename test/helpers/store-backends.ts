@@ -18,7 +18,7 @@ export interface StoreBackend {
 }
 
 const EVERY_TABLE =
-  "vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys, operators, operator_sessions, audit_log, outcome_counts, paused_endpoints, policy, cap_usage, lead_findings";
+  "vendors, leads, callbacks, callback_attempts, phone_claims, suppressions, idempotency_keys, operators, operator_sessions, audit_log, outcome_counts, paused_endpoints, policy, cap_usage, lead_findings, portal_sessions";
 
 /** A cluster with one migrated database, started before the enclosing describe's tests and stopped after them. */
 export function usePgDatabase(poolSize = 4): { handle: PostgresHandle; cluster: PgCluster; url: string } {

@@ -65,5 +65,6 @@ test("routeLabel keeps label cardinality bounded", () => {
   expect(routeLabel("/v1/postLead")).toBe("/v1/postLead");
   expect(routeLabel("/v1/leads/0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69")).toBe("/v1/leads/:lead_id");
   expect(routeLabel("/swagger/json")).toBe("/swagger");
+  expect(routeLabel("/portal/leads/0193a5c2-7b1e-7cc0-9a63-3f1d2e4b5a69")).toBe("/portal");
   expect(routeLabel("/wp-admin/../../etc/passwd")).toBe("other");
 });

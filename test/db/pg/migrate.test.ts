@@ -55,6 +55,7 @@ test("on a fresh database the embedded migrations create every table and are rec
     "paused_endpoints",
     "phone_claims",
     "policy",
+    "portal_sessions",
     "refusals",
     "secrets",
     "suppressions",

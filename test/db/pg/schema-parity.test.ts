@@ -31,6 +31,7 @@ sameRowTypes<typeof lite.operators, typeof pg.operators>(true);
 sameRowTypes<typeof lite.operatorSessions, typeof pg.operatorSessions>(true);
 sameRowTypes<typeof lite.auditLog, typeof pg.auditLog>(true);
 sameRowTypes<typeof lite.capUsage, typeof pg.capUsage>(true);
+sameRowTypes<typeof lite.portalSessions, typeof pg.portalSessions>(true);
 
 interface Shape {
   columns: { name: string; notNull: boolean; primary: boolean; unique: boolean; hasDefault: boolean }[];
