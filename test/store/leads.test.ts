@@ -173,6 +173,7 @@ describeOnBothBackends("leads", (backend) => {
     expect(await listed(false)).toEqual([[real, false]]);
     // The vendor's business counts are its real leads'.
     expect(await t.leads.countByStatus("vendor-a")).toEqual([{ status: "pending", n: 1 }]);
+    expect(await t.leads.tally(0)).toEqual([{ vendor: "vendor-a", status: "pending", leads: 1, decisionMsTotal: 0 }]);
     const due = await t.leads.claimDue(clock + HOLD, 10, 1_000, "token");
     expect(due.map((lead) => [lead.id, Boolean(lead.test)]).sort()).toEqual(
       [

@@ -141,7 +141,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           })
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-          .where(leadSearch(searchColumns, { createdFrom: since }))
+          .where(leadSearch(searchColumns, { createdFrom: since, test: false }))
           .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
         ((
