@@ -229,11 +229,14 @@ type Parameter = { name: string };
  * A route's /v1/test/ twin (docs/contract.md §12): the same request and answers, every request a
  * test, so it needs no X-Test-Lead header.
  */
-const testVariant = <D extends { operationId: string; summary: string; description: string; parameters?: Parameter[] }>(doc: D): D => ({
+const testVariant = <D extends { operationId: string; summary: string; description: string; parameters?: Parameter[]; callbacks?: object }>({
+  callbacks,
+  ...doc
+}: D): Omit<D, "callbacks"> => ({
   ...doc,
   operationId: `test${doc.operationId[0]!.toUpperCase()}${doc.operationId.slice(1)}`,
   summary: `Test mode: ${doc.summary[0]!.toLowerCase()}${doc.summary.slice(1)}`,
-  description: `The same as its real route, as a test (as with \`X-Test-Lead: true\`): every check runs and the answer is the real one, but nothing a real request is judged by changes: no phone number is claimed, no cap slot is taken. A test lead is stored marked as a test, decided after a short hold, and its callback carries \`"test": true\`.\n\n${doc.description}`,
+  description: `The same as its real route, as a test (as with \`X-Test-Lead: true\`): every check runs and the answer is the real one, but nothing a real request is judged by changes: no phone number is claimed, no cap slot is taken. A test lead is stored marked as a test, decided after a short hold, and its callback carries \`"test": true\`${callbacks ? " (the real route documents the callback; an operation id names one operation only)" : ""}.\n\n${doc.description}`,
   tags: ["Test mode"],
   parameters: doc.parameters?.filter((parameter) => parameter !== testLeadHeader),
 });
