@@ -30,7 +30,7 @@ const STEP_TIMEOUT_MS = 15_000;
 const REAL_HOLD = "100ms";
 const TEST_HOLD_MS = 2_000;
 /** Long enough for a lead posted just after the rotation to be called back within it, on a loaded machine. */
-const OVERLAP = "8s";
+const OVERLAP = "15s";
 
 let temp: string;
 let server: ServerProcess;
@@ -106,7 +106,7 @@ function verifies(secret: string, callback: { body: string; headers: Record<stri
 /** The portal's Leads searched with its real/test selector set to `traffic`: the lead ids listed. */
 async function leadsListed(traffic: "" | "real" | "test"): Promise<string[]> {
   await page.goto(`${server.url}/portal/leads`);
-  await page.selectOption('select[name="traffic"]', traffic);
+  await page.selectOption('select[name="traffic"]', { value: traffic });
   await page.click('form.filters button:has-text("Search")');
   await page.waitForURL((url) => url.searchParams.get("traffic") === traffic);
   return page.locator("#leads tbody tr td:nth-child(2)").allTextContents();
@@ -159,19 +159,22 @@ test("the signing secret rotated from the Integration page: both secrets verify 
   expect(newSecret).toStartWith("whsec_");
   expect(newSecret).not.toBe(oldSecret);
   const until = (await vendorRecord()).previousSecretUntil!;
-
-  // During the overlap: two signatures, the new secret's first; a receiver holding either accepts it.
-  const during = await callbackAt((await postLead()).path);
-  expect(Number(during.headers["webhook-timestamp"]) * 1000).toBeLessThan(until);
-  const [first, second] = during.headers["webhook-signature"]!.split(" ");
-  expect(during.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
-  expect([verifies(newSecret, during, first), verifies(oldSecret, during, second)]).toEqual([true, true]);
-  expect([verifies(newSecret, during), verifies(oldSecret, during)]).toEqual([true, true]);
+  const posted = await postLead();
   await screenshot("portal-secret-rotated.png");
   await page.goto(`${server.url}/portal/integration`);
   await expect(page.locator("#secret-status").textContent()).resolves.toStartWith("rotated: old and new both sign until");
   await expect(page.locator("#new-secret").count()).resolves.toBe(0);
   await screenshot("portal-secret-overlap.png");
+
+  // During the overlap: two signatures, the new secret's first; a receiver holding either accepts it.
+  const during = await callbackAt(posted.path);
+  expect(Number(during.headers["webhook-timestamp"]) * 1000).toBeLessThan(until);
+  const signatures = during.headers["webhook-signature"]!.split(" ");
+  expect(signatures).toHaveLength(2);
+  const [first, second] = signatures;
+  expect([verifies(newSecret, during, first), verifies(oldSecret, during, first)]).toEqual([true, false]);
+  expect([verifies(oldSecret, during, second), verifies(newSecret, during, second)]).toEqual([true, false]);
+  expect([verifies(newSecret, during), verifies(oldSecret, during)]).toEqual([true, true]);
 
   // After it: the new secret's signature alone.
   await Bun.sleep(Math.max(0, until - Date.now()));
