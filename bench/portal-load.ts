@@ -101,19 +101,20 @@ async function signIn(vendor: { name: string; password: string }): Promise<strin
   return answer.headers.get("set-cookie")!.split(";")[0]!;
 }
 
-/** The 50 sessions reading pages until stopped: each page's time, and any answer but 200. */
+/** The 50 sessions reading pages until stopped: each page's time, by page, and any answer but 200. */
 function startReaders(sessions: Session[]) {
-  const times: number[] = [];
+  const times = new Map(PAGES.map((page) => [page, [] as number[]]));
   const failures: string[] = [];
   let running = true;
   const read = async (session: Session, offset: number) => {
     await Bun.sleep(Math.random() * thinkMs); // spread over the pause, not all at once
     for (let page = offset; running; page++) {
-      const path = PAGES[page % PAGES.length]!.replace("{lead}", session.leadId);
+      const name = PAGES[page % PAGES.length]!;
+      const path = name.replace("{lead}", session.leadId);
       const started = performance.now();
       const answer = await fetch(`${server!.url}${path}`, { headers: { cookie: session.cookie } });
       await answer.arrayBuffer();
-      times.push(performance.now() - started);
+      times.get(name)!.push(performance.now() - started);
       if (answer.status !== 200) failures.push(`${path}: ${answer.status}`);
       if (thinkMs > 0) await Bun.sleep(thinkMs);
     }
@@ -123,12 +124,14 @@ function startReaders(sessions: Session[]) {
   return async () => {
     running = false;
     await Promise.all(loops);
-    const sorted = Float64Array.from(times).sort();
+    const all = [...times.values()].flat();
+    const p = (values: number[], q: number) => percentile(Float64Array.from(values).sort(), q);
     return {
-      pages: times.length,
-      perSec: times.length / ((performance.now() - started) / 1000),
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
+      pages: all.length,
+      perSec: all.length / ((performance.now() - started) / 1000),
+      p50: p(all, 0.5),
+      p99: p(all, 0.99),
+      byPage: [...times].map(([name, values]) => `${name.replace("/portal/", "")} ${ms(p(values, 0.5))}`).join(", "),
       failures,
     };
   };
@@ -163,7 +166,7 @@ async function intakeRun(withPortal: boolean, sessions: Session[], phoneStart: n
     `  ${withPortal ? "with the portal   " : "without the portal"}: intake ${intake.answeredPerSec.toFixed(0)}/s p50 ${ms(intake.p50Ms)} p99 ${ms(intake.p99Ms)} ms` +
       `${unexpected > 0 ? ` (${unexpected} unexpected: ${JSON.stringify(intake.statuses)})` : ""}; server ${serverCores.toFixed(2)} cores; load ${run.load.toFixed(2)}` +
       (pages
-        ? `; pages ${pages.pages} (${pages.perSec.toFixed(1)}/s) p50 ${ms(pages.p50)} p99 ${ms(pages.p99)} ms${pages.failures.length > 0 ? `, FAILED ${pages.failures.length}: ${pages.failures[0]}` : ""}`
+        ? `; pages ${pages.pages} (${pages.perSec.toFixed(1)}/s) p50 ${ms(pages.p50)} p99 ${ms(pages.p99)} ms (p50 by page: ${pages.byPage})${pages.failures.length > 0 ? `, FAILED ${pages.failures.length}: ${pages.failures[0]}` : ""}`
         : ""),
   );
   return run;
