@@ -30,7 +30,7 @@ const STEP_TIMEOUT_MS = 15_000;
 const REAL_HOLD = "100ms";
 const TEST_HOLD_MS = 2_000;
 /** Long enough for a lead posted just after the rotation to be called back within it, on a loaded machine. */
-const OVERLAP = "15s";
+const OVERLAP = "15 s";
 
 let temp: string;
 let server: ServerProcess;
@@ -53,7 +53,7 @@ beforeAll(async () => {
     "--test-hold-period",
     `${TEST_HOLD_MS}ms`,
     "--signing-secret-overlap",
-    OVERLAP,
+    OVERLAP.replace(" ", ""),
     "--allow-private-callbacks",
     "--worker-poll-interval",
     "50ms",
@@ -154,6 +154,7 @@ test("the signing secret rotated from the Integration page: both secrets verify 
   const oldSecret = (await vendorRecord()).signingSecret;
   await page.goto(`${server.url}/portal/integration`);
   await expect(page.locator("#secret-status").textContent()).resolves.toBe("one secret signs");
+  await expect(page.locator("#secret-status + p").textContent()).resolves.toContain(`For ${OVERLAP} every callback carries both signatures`);
   await page.click('button:has-text("Rotate the signing secret")');
   const newSecret = (await page.locator("#new-secret .secret").textContent())!.trim();
   expect(newSecret).toStartWith("whsec_");
