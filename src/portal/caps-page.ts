@@ -27,7 +27,8 @@ export async function capsPage(context: PortalContext): Promise<Response> {
   const schedules = (document.schedules ?? []).filter(applies);
   const [uses, recent] = await Promise.all([
     compiled && caps.length > 0 ? capUse(store, compiled, now) : [],
-    listLeads(store, { vendorName: viewer.vendorName, createdFrom: startOfUtcWeek(now), limit: LEADS_READ }),
+    // Its campaigns matter only to a cap counted per campaign; reading its leads for none slows every view.
+    caps.some((cap) => cap.each === "campaign") ? listLeads(store, { vendorName: viewer.vendorName, createdFrom: startOfUtcWeek(now), limit: LEADS_READ }) : [],
   ]);
   const ownCampaigns = new Set(recent.map((lead) => foldCampaign(lead.vendor_campaign_name)));
   const visible = (cap: (typeof caps)[number], use: CapUse) =>

@@ -42,7 +42,9 @@ ${actionButton(context.viewer, "/portal/integration/rotate-secret", "Rotate the 
   return portalPage("Integration", context.viewer, content, status);
 }
 
-const overlapText = (ms: number) => (ms === 0 ? "no time at all" : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 60_000)} min`);
+/** The overlap setting in words: hours when whole, else minutes, or seconds under a minute (never "0 min"). */
+const overlapText = (ms: number) =>
+  ms === 0 ? "no time at all" : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms < 60_000 ? `${Math.ceil(ms / 1_000)} s` : `${Math.round(ms / 60_000)} min`;
 
 /** POST /portal/integration/rotate-secret: the new secret, shown on this answer only. */
 export async function rotateSecret(context: PortalContext): Promise<Response> {

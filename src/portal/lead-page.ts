@@ -20,8 +20,9 @@ export async function leadPage(context: PortalContext, leadId: string): Promise<
   const { lead, callback, attempts } = detail;
   const reasons = reasonsOf(lead.rejection_reason);
   const content = html`<h1>Lead <span class="mono">${lead.id}</span></h1>
+${lead.test ? html`<p class="notice" id="test-lead">A test lead (sent with <span class="mono">X-Test-Lead: true</span>): it claimed no number and took no cap slot, was decided after the short test hold, and its callback says <span class="mono">"test": true</span>.</p>` : ""}
 <table class="fields" id="outcome"><tbody>
-<tr><th>Outcome</th><td class="status-${lead.status}">${lead.status}</td></tr>
+<tr><th>Outcome</th><td class="status-${lead.status}">${lead.status}${lead.test ? " (test)" : ""}</td></tr>
 <tr><th>Reasons</th><td>${reasons.length === 0 ? html`<span class="muted">none</span>` : html`<ul>${reasons.map((reason) => html`<li>${reason}</li>`)}</ul>`}</td></tr>
 <tr><th>Received</th><td class="mono">${timeText(Number(lead.created_at))}</td></tr>
 <tr><th>Decided</th><td class="mono">${timeText(lead.decided_at)}</td></tr>

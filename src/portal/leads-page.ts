@@ -1,5 +1,5 @@
 // The portal's Leads: the vendor's own leads searched by phone (any spelling), campaign (its name as sent),
-// status and UTC days, newest first, fifty a page with "Older" after the last; the same search
+// status, real or test leads (docs/contract.md §12 "Test mode") and UTC days, newest first, fifty a page with "Older" after the last; the same search
 // as CSV. The console's search (console/leads-page.ts parseSearch) with its vendor fixed to the
 // signed-in one, whatever the URL says.
 import { LEAD_STATUSES } from "../db/schema.ts";
@@ -13,7 +13,7 @@ import { portalHref, portalPage, type PortalContext, type PortalViewer } from ".
 
 const PAGE_SIZE = 50;
 const EXPORT_PAGE = 1_000;
-const FIELDS = ["phone", "campaign", "status", "since", "until"] as const;
+const FIELDS = ["phone", "campaign", "status", "traffic", "since", "until"] as const;
 
 /** The vendor's search: the console's, with its vendor fixed and no id prefix (a vendor searches its own by phone). */
 function vendorSearch(params: URLSearchParams, viewer: PortalViewer) {
@@ -42,11 +42,13 @@ ${leads.length === 0 ? html`<p class="muted">No leads match.</p>` : leadTable(le
 }
 
 function searchForm(typed: Record<string, string>, query: URLSearchParams): Html {
-  const option = (value: string, label: string) => html`<option value="${value}"${value === typed.status ? html` selected` : ""}>${label}</option>`;
+  const option = (value: string, label: string, selected = typed.status) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
   return html`<form class="filters" method="get" action="${portalHref("/leads")}">
 <label>Phone<input name="phone" value="${typed.phone}" placeholder="(212) 555-0123" inputmode="tel"></label>
 <label>Campaign<input name="campaign" value="${typed.campaign}" placeholder="its name"></label>
 <label>Status<select name="status">${option("", "any")}${LEAD_STATUSES.map((status) => option(status, status))}</select></label>
+<label>Leads<select name="traffic">${option("", "real and test", typed.traffic)}${option("real", "real", typed.traffic)}${option("test", "test", typed.traffic)}</select></label>
 <label>Received from (UTC)<input name="since" type="date" value="${typed.since}"></label>
 <label>to (UTC)<input name="until" type="date" value="${typed.until}"></label>
 <button type="submit">Search</button>
@@ -56,7 +58,7 @@ function searchForm(typed: Record<string, string>, query: URLSearchParams): Html
 }
 
 /** The vendor's own columns: what it sent and what became of it (no vendor column: it is always the vendor). */
-const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status"] as const;
+const CSV_COLUMNS = ["created_at", "id", "status", "rejection_reason", "phone_e164", "vendor_campaign_name", "decided_at", "callback_status", "test"] as const;
 
 /** GET /portal/leads.csv: every lead of the vendor the search selects, newest first. */
 export async function leadsCsv({ store, viewer, url }: PortalContext): Promise<Response> {

@@ -30,18 +30,17 @@ export async function overviewPage(context: PortalContext): Promise<Response> {
   ];
   const week = periods[1]!.since;
   const [tallies, refusals, delivered, failing, dead] = await Promise.all([
-    store.read((t) => op(t.leads.tally(week))),
+    store.read((t) => op(t.leads.tally(week, viewer.vendorName))),
     searchRefusals(store, { vendorId: viewer.vendorId, from: week, limit: REFUSALS_COUNTED }),
     countCallbacks(store, { vendorName: viewer.vendorName, status: "delivered", receivedFrom: week }, CALLBACKS_COUNTED),
     countCallbacks(store, { vendorName: viewer.vendorName, status: "pending", receivedFrom: week }, CALLBACKS_COUNTED),
     countCallbacks(store, { vendorName: viewer.vendorName, status: "dead", receivedFrom: week }, CALLBACKS_COUNTED),
   ]);
   // The tally is by creation day: today's share is counted again from the leads of today alone.
-  const today = await store.read((t) => op(t.leads.tally(periods[0]!.since)));
-  const own = (rows: typeof tallies) => rows.filter((row) => row.vendor === viewer.vendorName);
+  const today = await store.read((t) => op(t.leads.tally(periods[0]!.since, viewer.vendorName)));
   const content = html`<h1>Overview</h1>
 <p class="muted">Times are UTC; the week starts on Monday.</p>
-${leadTable(periods, [own(today), own(tallies)])}
+${leadTable(periods, [today, tallies])}
 <h2>Refused requests this week by reason</h2>
 ${reasonTable(
   refusals.map((row) => refusalReasons(row.reasons)),

@@ -109,4 +109,9 @@ describeOnBothBackends("lead search", (backend) => {
       { vendor: "vendor-b", status: "pending", leads: 1, decisionMsTotal: 0 },
     ]);
   });
+
+  test("tally of one vendor counts its leads alone (the portal's overview)", async () => {
+    expect(await backend.tables.leads.tally(START + 3 * DAY, "vendor-b")).toEqual([{ vendor: "vendor-b", status: "pending", leads: 1, decisionMsTotal: 0 }]);
+    expect(await backend.tables.leads.tally(START, "no-such-vendor")).toEqual([]);
+  });
 });

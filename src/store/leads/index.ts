@@ -180,8 +180,11 @@ export interface LeadsTable {
   list(filter: LeadFilter): Op<LeadSummary[]>;
   /** The distinct campaign names in order, at most `limit` (search.ts: campaignNamesQuery). */
   campaignNames(limit: number): Op<string[]>;
-  /** Real leads created at or after `since`, counted by vendor and status (a range of the leads' key); test leads (docs/contract.md §12) are not counted. */
-  tally(since: number): Op<LeadTally[]>;
+  /**
+   * Real leads created at or after `since`, counted by vendor and status (a range of the leads' key),
+   * of one vendor when named (its leads alone are read); test leads (docs/contract.md §12) are not counted.
+   */
+  tally(since: number, vendorName?: string): Op<LeadTally[]>;
   /** Every stored column (but the key) and the vendor's name. */
   detail(leadId: string): Op<StoredLead | null>;
 }

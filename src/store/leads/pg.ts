@@ -131,7 +131,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           .limit(filter.limit),
       campaignNames: async (limit) => (await on.execute<{ name: string }>(campaignNamesQuery(limit))).map((row) => row.name),
       // async: drizzle's builder is a thenable, not a Promise, and a script's op() awaits only Promises.
-      tally: async (since) =>
+      tally: async (since, vendorName) =>
         await on
           .select({
             vendor: vendors.name,
@@ -141,7 +141,7 @@ export function pgLeads(db: PgDb): (on: PgOn) => LeadsTable {
           })
           .from(leads)
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-          .where(leadSearch(searchColumns, { createdFrom: since, test: false }))
+          .where(leadSearch(searchColumns, { createdFrom: since, test: false, vendorName }))
           .groupBy(vendors.name, leads.status),
       detail: async (leadId) =>
         ((

@@ -118,7 +118,7 @@ export function sqliteLeads(db: Db): LeadsTable {
         .limit(filter.limit)
         .all(),
     campaignNames: (limit) => db.all<{ name: string }>(campaignNamesQuery(limit)).map((row) => row.name),
-    tally: (since) =>
+    tally: (since, vendorName) =>
       db
         .select({
           vendor: vendors.name,
@@ -128,7 +128,7 @@ export function sqliteLeads(db: Db): LeadsTable {
         })
         .from(leads)
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
-        .where(leadSearch(searchColumns, { createdFrom: since, test: false }))
+        .where(leadSearch(searchColumns, { createdFrom: since, test: false, vendorName }))
         .groupBy(vendors.name, leads.status)
         .all(),
     detail: (leadId) =>
