@@ -3,29 +3,25 @@
 // accepted without a verified certificate (--trustedform-unreachable accept). Never the API key:
 // the evidence holds none.
 import type { Finding } from "../store/findings/index.ts";
+import type { CertificateEvidence } from "./evidence.ts";
 import { evidenceOfFinding, TRUSTEDFORM_FINDING } from "./stored.ts";
 
-export interface EvidenceView {
+/** What TrustedForm answered (the evidence's own fields, as stored), with how and when it was asked. */
+export interface EvidenceView
+  extends Pick<
+    CertificateEvidence,
+    "reason" | "phone_match" | "email_match" | "age_seconds" | "page_url" | "domain" | "expires_at" | "http_status" | "raw" | "raw_truncated"
+  > {
   provider: string;
   /** pending (asked, no answer yet), verified, not_verified or unreachable. */
   outcome: string;
   /** Accepted without a verified certificate: the provider had not answered when the lead was decided. */
   accepted_unverified: boolean;
-  reason: string | null;
-  phone_match: boolean | null;
-  email_match: boolean | null;
-  age_seconds: number | null;
-  page_url: string | null;
-  domain: string | null;
-  expires_at: string | null;
-  http_status: number | null;
   attempts: number;
   first_asked_at: string;
   answered_at: string | null;
   /** While unreachable on a pending lead: the next try. */
   next_try_at: string | null;
-  raw: string | null;
-  raw_truncated: boolean;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
