@@ -15,6 +15,8 @@
 // the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database:
 // SQLite's, or with BENCH_BACKEND=postgres a database of its own on a throwaway PostgreSQL cluster
 // (durable settings, BENCH_PG_SETTINGS as for bench:pg), one instance.
+// Before the rates, a reference step measures the peer's saturated postLead rate on this machine
+// (peer-reference.ts; BENCH_PEER=0 skips it), and the end prints the best rate as a ratio to it.
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -26,6 +28,7 @@ import { writeJson } from "./report.ts";
 import { startServer } from "./server.ts";
 import { startPgCluster, type PgCluster } from "../scripts/pg-cluster.ts";
 import { discardTmp, pgSettings, phoneBlocks, positiveInteger, runBenchmark, workloadShares } from "./settings.ts";
+import { measurePeerPostLead, peerRatioLine } from "./peer-reference.ts";
 import { byMinute, printMinutes, startSampler, type Sample } from "./steady-sample.ts";
 import { printVerdict, verdictOf, type Verdict } from "./steady-verdict.ts";
 
@@ -171,6 +174,8 @@ async function main() {
       .map((n) => n.toFixed(2))
       .join(" ")}`,
   );
+  const reference = await measurePeerPostLead(REPO_DIR);
+  console.log("rps" in reference ? `peer reference: saturated postLead ${reference.rps.toFixed(0)}/s` : `peer reference skipped: ${reference.skipped}`);
   const runs = await runRates();
   console.log("\nrate/s | intake/s | p99 ms | decided/s | delivered/s | server cores | server µs/lead | max RSS MiB | passed");
   for (const run of runs) {
@@ -198,10 +203,12 @@ async function main() {
   }
   const best = runs.filter(passed).sort((a, b) => b.rate - a.rate)[0];
   console.log("(decided/s, delivered/s and cores: the mean of the whole minutes after the first)");
-  console.log(best ? `highest sustained rate: ${best.rate} leads/s (goal 5,000)` : "no rate sustained");
+  console.log(best ? `highest sustained rate: ${best.rate} leads/s` : "no rate sustained");
+  console.log(peerRatioLine(best?.rate, reference, backend));
   const resultsPath = join(REPO_DIR, ".bench", backend === "sqlite" ? "steady.json" : "steady-postgres.json");
   writeJson(resultsPath, {
     finishedAt: new Date().toISOString(),
+    peerReference: reference,
     settings: { backend, postgres: cluster?.binaries, duration, holdSeconds, slackSeconds, shares, logLevel, extraFlags },
     runs,
   });
