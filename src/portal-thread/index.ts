@@ -1,0 +1,157 @@
+// The portal on a thread of its own (docs/portal.md "Its own thread"). On SQLite every read is
+// synchronous, so a page's queries and its rendering, on the thread that answers intake, stalled
+// every postLead that arrived meanwhile (bench/README.md "The portal under load"). Here the main
+// thread hands each /portal request, as plain data, to a Bun Worker (thread.ts) that has its own
+// connections and runs the portal's handler, and answers with what the thread answers.
+//
+// A thread that ends, fails or leaves a request unanswered for ANSWER_TIMEOUT_MS is reported, its
+// requests are answered 503, and another is started (at once, then after 1 s, doubling to 30 s
+// while starting keeps failing); meanwhile /portal answers 503.
+import type { Config } from "../config/index.ts";
+import { problemBox, SECURITY_HEADERS } from "../console/page.ts";
+import type { Logger } from "../log/index.ts";
+import { portalPage } from "../portal/page.ts";
+import { bodyStart, FORM_LIMIT_BYTES } from "../web/forms.ts";
+import type { FromThread, PlainResponse, ToThread } from "./protocol.ts";
+
+export interface PortalThreadOptions {
+  config: Config;
+  log: Logger;
+  /** The thread's entry module, thread.ts (resolved by server.ts, as the checkpointer's). */
+  threadUrl: URL;
+}
+
+export interface PortalThread {
+  /** The answer to a request under /portal; `peer`: its socket's peer address. */
+  handle(request: Request, peer: string | undefined): Promise<Response>;
+  /** Closes the thread's connections and ends it: within `waitMs`, then it is terminated. */
+  stop(waitMs: number): Promise<void>;
+}
+
+/** A page takes milliseconds; a test callback at most the callback timeout. Longer: the thread is stuck. */
+const ANSWER_TIMEOUT_MS = 60_000;
+const RESTART_MAX_MS = 30_000;
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, { answer: (response: PlainResponse | null) => void; timer: Timer }>;
+  closed: PromiseWithResolvers<void>;
+}
+
+/** Starts the thread; rejects when it cannot start (its database cannot be opened, say). */
+export async function startPortalThread(options: PortalThreadOptions): Promise<PortalThread> {
+  const { log } = options;
+  let current: Thread | null = await startThread(options, ended);
+  let stopping = false;
+  let failedStarts = 0;
+  let restartTimer: Timer | undefined;
+  let nextId = 0;
+
+  /** The thread failed (`reason`): its requests get 503, and another one starts. */
+  function ended(thread: Thread, reason: string) {
+    if (current !== thread || stopping) return;
+    current = null;
+    log.error("portal_thread_failed", { error: reason, action: "its requests answered 503; starting another" });
+    for (const { answer } of thread.pending.values()) answer(null);
+    thread.worker.terminate();
+    restartTimer = setTimeout(restart, failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
+  }
+
+  async function restart() {
+    try {
+      const thread = await startThread(options, ended);
+      if (stopping) {
+        await closeThread(thread, 0);
+        return;
+      }
+      current = thread;
+      failedStarts = 0;
+      log.info("portal_thread_restarted");
+    } catch (error) {
+      failedStarts++;
+      log.error("portal_thread_failed", { error: (error as Error).message, action: "retrying" });
+      restartTimer = setTimeout(restart, Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
+    }
+  }
+
+  return {
+    async handle(request, peer) {
+      const body = request.body ? await bodyStart(request, FORM_LIMIT_BYTES) : null;
+      const thread = current;
+      if (!thread) return unavailable();
+      const id = ++nextId;
+      return new Promise<Response>((resolve) => {
+        const timer = setTimeout(() => ended(thread, `no answer within ${ANSWER_TIMEOUT_MS} ms`), ANSWER_TIMEOUT_MS);
+        thread.pending.set(id, { answer: (plain) => resolve(plain ? responseOf(plain) : unavailable()), timer });
+        const message: ToThread = { kind: "request", id, request: { method: request.method, url: request.url, headers: [...request.headers], body, peer } };
+        thread.worker.postMessage(message);
+      });
+    },
+    async stop(waitMs) {
+      stopping = true;
+      clearTimeout(restartTimer);
+      const thread = current;
+      current = null;
+      if (thread) await closeThread(thread, waitMs);
+    },
+  };
+}
+
+function startThread(options: PortalThreadOptions, ended: (thread: Thread, reason: string) => void): Promise<Thread> {
+  const worker = new Worker(options.threadUrl.href);
+  // The listener keeps the process alive; a thread left running must not.
+  worker.unref();
+  const thread: Thread = { worker, pending: new Map(), closed: Promise.withResolvers() };
+  const started = Promise.withResolvers<Thread>();
+  worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
+    switch (data.kind) {
+      case "started":
+        return started.resolve(thread);
+      case "startFailed":
+        worker.terminate();
+        return started.reject(new Error(`the portal's thread could not start: ${data.error}`));
+      case "answer": {
+        const request = thread.pending.get(data.id);
+        if (!request) return;
+        thread.pending.delete(data.id);
+        clearTimeout(request.timer);
+        return request.answer(data.response);
+      }
+      case "log":
+        return options.log[data.level](data.event, data.fields);
+      case "closed":
+        return thread.closed.resolve();
+    }
+  };
+  const failed = (reason: string) => {
+    started.reject(new Error(`the portal's thread could not start: ${reason}`));
+    thread.closed.resolve();
+    ended(thread, reason);
+  };
+  worker.onerror = (event) => failed(event.message);
+  worker.addEventListener("close", () => failed("the thread exited"));
+  const start: ToThread = { kind: "start", config: options.config };
+  worker.postMessage(start);
+  return started.promise;
+}
+
+/** Asks the thread to close its connections (they are not left to its teardown), then ends it. */
+async function closeThread(thread: Thread, waitMs: number): Promise<void> {
+  const close: ToThread = { kind: "close" };
+  thread.worker.postMessage(close);
+  let timer: Timer | undefined;
+  await Promise.race([thread.closed.promise, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+  thread.worker.terminate();
+}
+
+const responseOf = (plain: PlainResponse) =>
+  // A 204 or 304 must have no body, not an empty one.
+  new Response(plain.body.byteLength === 0 ? null : plain.body, { status: plain.status, headers: plain.headers });
+
+/** /portal while its thread is being started again. */
+function unavailable(): Response {
+  const response = portalPage("Refused", null, problemBox("The portal is restarting; try again shortly."), 503, { "retry-after": "1" });
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+  return response;
+}

@@ -1,0 +1,31 @@
+// What the main thread and the portal's thread (thread.ts) say to each other: the main thread hands
+// over each /portal request as plain data and gets the answer back as plain data; the thread's log
+// lines come back too, to be written by the main thread's logger (one stdout, the tests' sinks).
+import type { Config } from "../config/index.ts";
+
+/** A request as the thread rebuilds it: `peer` is the socket's peer (the thread throttles sign-ins by client). */
+export interface PlainRequest {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+  peer: string | undefined;
+}
+
+/** An answer as the main thread rebuilds it. */
+export interface PlainResponse {
+  status: number;
+  headers: [string, string][];
+  body: ArrayBuffer;
+}
+
+/** Main → thread. `start` comes first, once: the configuration as validated at start. */
+export type ToThread = { kind: "start"; config: Config } | { kind: "request"; id: number; request: PlainRequest } | { kind: "close" };
+
+/** Thread → main. */
+export type FromThread =
+  | { kind: "started" }
+  | { kind: "startFailed"; error: string }
+  | { kind: "answer"; id: number; response: PlainResponse }
+  | { kind: "log"; level: "info" | "warn" | "error"; event: string; fields?: Record<string, unknown> }
+  | { kind: "closed" };
