@@ -53,10 +53,10 @@ export function idPrefixRange(prefix: string): { canonical: string; low: bigint;
 }
 
 /**
- * `unindexed` wraps a column whose index must not drive the plan (SQLite: unary +): a status or a
- * vendor matches most leads, and walking its index means sorting all of them by key before the
- * first page (seconds against milliseconds on a million leads: bench/README.md, "Behind the
- * code"); a rare value scans newest first instead.
+ * `unindexed` wraps a column whose index must not drive the plan (SQLite: unary +): a status
+ * matches most leads, and walking its index means sorting all of them by key before the first
+ * page (seconds against milliseconds on a million leads: bench/README.md, "Behind the code"); a
+ * rare value scans newest first instead. A vendor needs no such care: leads_vendor_key is in key order.
  */
 export function leadSearch(
   c: SearchColumns,
@@ -65,7 +65,7 @@ export function leadSearch(
 ): SQL | undefined {
   const prefix = filter.idPrefix === undefined ? undefined : idPrefixRange(filter.idPrefix);
   if (prefix === null) return sql`1 = 0`;
-  // Conditions only when given, so the planner can use leads_vendor_created for a vendor.
+  // Conditions only when given, so the planner can use leads_vendor_key for a vendor.
   return and(
     filter.status ? eq(unindexed(c.status), filter.status) : undefined,
     filter.vendorName ? eq(c.vendorName, filter.vendorName) : undefined,

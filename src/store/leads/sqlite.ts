@@ -110,8 +110,9 @@ export function sqliteLeads(db: Db): LeadsTable {
           test: leads.test,
         })
         .from(leads)
-        // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.
-        .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
+        // A vendor's leads are a walk of leads_vendor_key, newest first: no sort, however many it
+        // has; unless a phone or campaign names a narrower index (leads_phone, leads_campaign).
+        .innerJoin(vendors, eq(vendors.id, filter.phoneE164 || filter.campaign ? unindexed(leads.vendorId) : leads.vendorId))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
         .where(leadSearch(searchColumns, filter, unindexed))
         .orderBy(desc(leads.idKey))
