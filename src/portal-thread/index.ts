@@ -17,8 +17,10 @@ import type { FromThread, PlainResponse, ToThread } from "./protocol.ts";
 export interface PortalThreadOptions {
   config: Config;
   log: Logger;
-  /** The thread's entry module, thread.ts (resolved by server.ts, as the checkpointer's). */
+  /** The thread's entry module, thread.ts (resolved by server.ts, as the checkpointer's); tests pass a stand-in. */
   threadUrl: URL;
+  /** A request unanswered this long means the thread is stuck (default ANSWER_TIMEOUT_MS). */
+  answerTimeoutMs?: number;
 }
 
 export interface PortalThread {
@@ -40,8 +42,8 @@ interface Thread {
 
 /** Starts the thread; rejects when it cannot start (its database cannot be opened, say). */
 export async function startPortalThread(options: PortalThreadOptions): Promise<PortalThread> {
-  const { log } = options;
-  let current: Thread | null = await startThread(options, ended);
+  const { log, answerTimeoutMs = ANSWER_TIMEOUT_MS } = options;
+  let current: Thread | null = null;
   let stopping = false;
   let failedStarts = 0;
   let restartTimer: Timer | undefined;
@@ -74,6 +76,7 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
     }
   }
 
+  current = await startThread(options, ended);
   return {
     async handle(request, peer) {
       const body = request.body ? await bodyStart(request, FORM_LIMIT_BYTES) : null;
@@ -81,7 +84,7 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
       if (!thread) return unavailable();
       const id = ++nextId;
       return new Promise<Response>((resolve) => {
-        const timer = setTimeout(() => ended(thread, `no answer within ${ANSWER_TIMEOUT_MS} ms`), ANSWER_TIMEOUT_MS);
+        const timer = setTimeout(() => ended(thread, `no answer within ${answerTimeoutMs} ms`), answerTimeoutMs);
         thread.pending.set(id, { answer: (plain) => resolve(plain ? responseOf(plain) : unavailable()), timer });
         const message: ToThread = { kind: "request", id, request: { method: request.method, url: request.url, headers: [...request.headers], body, peer } };
         thread.worker.postMessage(message);
