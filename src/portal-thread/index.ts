@@ -12,7 +12,7 @@ import { problemBox, SECURITY_HEADERS } from "../console/page.ts";
 import type { Logger } from "../log/index.ts";
 import { portalPage } from "../portal/page.ts";
 import { bodyStart, FORM_LIMIT_BYTES } from "../web/forms.ts";
-import type { FromThread, PlainResponse, ToThread } from "./protocol.ts";
+import type { FromThread, ToThread } from "./protocol.ts";
 
 export interface PortalThreadOptions {
   config: Config;
@@ -34,9 +34,14 @@ export interface PortalThread {
 const ANSWER_TIMEOUT_MS = 60_000;
 const RESTART_MAX_MS = 30_000;
 
+/** What a request or a pull is answered with; null: the thread ended first. */
+type Reply = Extract<FromThread, { kind: "answer" | "chunk" }>;
+
 interface Thread {
   worker: Worker;
-  pending: Map<number, { answer: (response: PlainResponse | null) => void; timer: Timer }>;
+  /** Requests and pulls waiting for the thread's reply, by request id. */
+  waiting: Map<number, { receive: (reply: Reply | null) => void; timer: Timer }>;
+  ended: boolean;
   closed: PromiseWithResolvers<void>;
 }
 
@@ -51,11 +56,16 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
 
   /** The thread failed (`reason`): its requests get 503, and another one starts. */
   function ended(thread: Thread, reason: string) {
+    if (thread.ended) return;
+    thread.ended = true;
+    for (const { receive, timer } of thread.waiting.values()) {
+      clearTimeout(timer);
+      receive(null);
+    }
+    thread.worker.terminate();
     if (current !== thread || stopping) return;
     current = null;
     log.error("portal_thread_failed", { error: reason, action: "its requests answered 503; starting another" });
-    for (const { answer } of thread.pending.values()) answer(null);
-    thread.worker.terminate();
     restartTimer = setTimeout(restart, failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
   }
 
@@ -76,6 +86,30 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
     }
   }
 
+  /** Sends `message` (a request or a pull) and waits for the reply to `id`. */
+  function ask(thread: Thread, id: number, message: ToThread): Promise<Reply | null> {
+    if (thread.ended) return Promise.resolve(null);
+    return new Promise((receive) => {
+      const timer = setTimeout(() => ended(thread, `no answer within ${answerTimeoutMs} ms`), answerTimeoutMs);
+      thread.waiting.set(id, { receive, timer });
+      thread.worker.postMessage(message);
+    });
+  }
+
+  /** A body the thread streams: each chunk asked for when the client has taken the one before. */
+  function streamed(thread: Thread, id: number, first: Uint8Array): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      start: (controller) => controller.enqueue(first),
+      async pull(controller) {
+        const reply = await ask(thread, id, { kind: "pull", id });
+        if (reply?.kind !== "chunk") return controller.error(new Error("the portal's thread ended during the answer"));
+        if (reply.bytes.byteLength > 0) controller.enqueue(reply.bytes);
+        if (reply.end) controller.close();
+      },
+      cancel: () => thread.worker.postMessage({ kind: "cancel", id } satisfies ToThread),
+    });
+  }
+
   current = await startThread(options, ended);
   return {
     async handle(request, peer) {
@@ -83,19 +117,23 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
       const thread = current;
       if (!thread) return unavailable();
       const id = ++nextId;
-      return new Promise<Response>((resolve) => {
-        const timer = setTimeout(() => ended(thread, `no answer within ${answerTimeoutMs} ms`), answerTimeoutMs);
-        thread.pending.set(id, { answer: (plain) => resolve(plain ? responseOf(plain) : unavailable()), timer });
-        const message: ToThread = { kind: "request", id, request: { method: request.method, url: request.url, headers: [...request.headers], body, peer } };
-        thread.worker.postMessage(message);
-      });
+      const plain = { method: request.method, url: request.url, headers: [...request.headers], body, peer };
+      const reply = await ask(thread, id, { kind: "request", id, request: plain });
+      if (reply?.kind !== "answer") return unavailable();
+      const { status, headers, body: start } = reply.response;
+      // A 204 or 304 must have no body, not an empty one.
+      const content = !reply.end ? streamed(thread, id, start) : start.byteLength > 0 ? start : null;
+      return new Response(content, { status, headers });
     },
     async stop(waitMs) {
       stopping = true;
       clearTimeout(restartTimer);
       const thread = current;
       current = null;
-      if (thread) await closeThread(thread, waitMs);
+      if (!thread) return;
+      await closeThread(thread, waitMs);
+      // A download still streaming ends now rather than at its pull's timeout.
+      ended(thread, "stopped");
     },
   };
 }
@@ -104,7 +142,7 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
   const worker = new Worker(options.threadUrl.href);
   // The listener keeps the process alive; a thread left running must not.
   worker.unref();
-  const thread: Thread = { worker, pending: new Map(), closed: Promise.withResolvers() };
+  const thread: Thread = { worker, waiting: new Map(), ended: false, closed: Promise.withResolvers() };
   const started = Promise.withResolvers<Thread>();
   worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
     switch (data.kind) {
@@ -113,12 +151,13 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
       case "startFailed":
         worker.terminate();
         return started.reject(new Error(`the portal's thread could not start: ${data.error}`));
-      case "answer": {
-        const request = thread.pending.get(data.id);
-        if (!request) return;
-        thread.pending.delete(data.id);
-        clearTimeout(request.timer);
-        return request.answer(data.response);
+      case "answer":
+      case "chunk": {
+        const waiting = thread.waiting.get(data.id);
+        if (!waiting) return;
+        thread.waiting.delete(data.id);
+        clearTimeout(waiting.timer);
+        return waiting.receive(data);
       }
       case "log":
         return options.log[data.level](data.event, data.fields);
@@ -147,10 +186,6 @@ async function closeThread(thread: Thread, waitMs: number): Promise<void> {
   clearTimeout(timer);
   thread.worker.terminate();
 }
-
-const responseOf = (plain: PlainResponse) =>
-  // A 204 or 304 must have no body, not an empty one.
-  new Response(plain.body.byteLength === 0 ? null : plain.body, { status: plain.status, headers: plain.headers });
 
 /** /portal while its thread is being started again. */
 function unavailable(): Response {

@@ -12,20 +12,31 @@ export interface PlainRequest {
   peer: string | undefined;
 }
 
-/** An answer as the main thread rebuilds it. */
+/** An answer's status, headers and the start of its body (all of it unless the answer says more follows). */
 export interface PlainResponse {
   status: number;
   headers: [string, string][];
-  body: ArrayBuffer;
+  body: Uint8Array;
 }
 
-/** Main → thread. `start` comes first, once: the configuration as validated at start. */
-export type ToThread = { kind: "start"; config: Config } | { kind: "request"; id: number; request: PlainRequest } | { kind: "close" };
+/**
+ * Main → thread. `start` comes first, once: the configuration as validated at start. A body the
+ * thread streams (a CSV export) comes a chunk per `pull`, each read only when the client has taken
+ * the one before, as in the same thread; `cancel` when the client went away.
+ */
+export type ToThread =
+  | { kind: "start"; config: Config }
+  | { kind: "request"; id: number; request: PlainRequest }
+  | { kind: "pull"; id: number }
+  | { kind: "cancel"; id: number }
+  | { kind: "close" };
 
 /** Thread → main. */
 export type FromThread =
   | { kind: "started" }
   | { kind: "startFailed"; error: string }
-  | { kind: "answer"; id: number; response: PlainResponse }
+  /** `end`: the body is all there; else chunks follow, one per pull, the last with `end`. */
+  | { kind: "answer"; id: number; response: PlainResponse; end: boolean }
+  | { kind: "chunk"; id: number; bytes: Uint8Array; end: boolean }
   | { kind: "log"; level: "info" | "warn" | "error"; event: string; fields?: Record<string, unknown> }
   | { kind: "closed" };

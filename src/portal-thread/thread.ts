@@ -7,12 +7,12 @@ import { createClientAddress } from "../http/client-address.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import { loadPolicyInForce } from "../policy-in-force/loader.ts";
 import { createPortal } from "../portal/server.ts";
-import type { FromThread, PlainRequest, PlainResponse, ToThread } from "./protocol.ts";
+import type { FromThread, PlainRequest, ToThread } from "./protocol.ts";
 import { openPortalStore } from "./store.ts";
 
 declare const self: Worker;
 
-const say = (message: FromThread, transfer: ArrayBuffer[] = []) => self.postMessage(message, transfer);
+const say = (message: FromThread) => self.postMessage(message);
 
 const log: Logger = {
   info: (event, fields) => say({ kind: "log", level: "info", event, fields }),
@@ -23,7 +23,7 @@ const log: Logger = {
 };
 
 interface Running {
-  answer(request: PlainRequest): Promise<PlainResponse>;
+  answer(request: PlainRequest): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -40,11 +40,10 @@ async function start(config: Config): Promise<Running> {
     const clientAddress = createClientAddress(config.trustedProxies, (request) => peers.get(request));
     const portal = createPortal({ config, store: store.store, log, clock: Date.now, clientAddress, policy });
     return {
-      async answer(plain) {
+      answer(plain) {
         const request = new Request(plain.url, { method: plain.method, headers: plain.headers, body: plain.body });
         if (plain.peer !== undefined) peers.set(request, plain.peer);
-        const response = await portal(request);
-        return { status: response.status, headers: [...response.headers], body: await response.arrayBuffer() };
+        return portal(request);
       },
       async close() {
         policy.stop();
@@ -57,6 +56,38 @@ async function start(config: Config): Promise<Running> {
   }
 }
 
+/** What is used of an answer's body reader. */
+interface BodyReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): Promise<void>;
+}
+
+/** The bodies being streamed, each with its next chunk read ahead (so the last one can say it is). */
+const streams = new Map<number, { reader: BodyReader; ahead: Uint8Array }>();
+
+/** Reads `id`'s next chunk ahead; true when there is none. */
+async function readAhead(id: number, reader: BodyReader): Promise<boolean> {
+  const next = await reader.read();
+  if (next.done) streams.delete(id);
+  else streams.set(id, { reader, ahead: next.value });
+  return next.done;
+}
+
+/** The answer with its body's first chunk: most pages are one chunk, so they go whole in one message. */
+async function reply(id: number, response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  const first = reader ? await reader.read() : null;
+  const body = first?.value ?? new Uint8Array(0);
+  const end = !reader || first!.done || (await readAhead(id, reader));
+  say({ kind: "answer", id, response: { status: response.status, headers: [...response.headers], body }, end });
+}
+
+async function pull(id: number): Promise<void> {
+  const stream = streams.get(id);
+  if (!stream) return say({ kind: "chunk", id, bytes: new Uint8Array(0), end: true });
+  say({ kind: "chunk", id, bytes: stream.ahead, end: await readAhead(id, stream.reader) });
+}
+
 async function handle(message: ToThread): Promise<void> {
   switch (message.kind) {
     case "start":
@@ -67,11 +98,14 @@ async function handle(message: ToThread): Promise<void> {
         say({ kind: "startFailed", error: errorText(error) });
       }
       return;
-    case "request": {
-      const response = await running!.answer(message.request);
-      say({ kind: "answer", id: message.id, response }, [response.body]);
+    case "request":
+      return reply(message.id, await running!.answer(message.request));
+    case "pull":
+      return pull(message.id);
+    case "cancel":
+      await streams.get(message.id)?.reader.cancel();
+      streams.delete(message.id);
       return;
-    }
     case "close":
       await running?.close();
       running = null;

@@ -49,6 +49,11 @@ test("a request reaches the thread as sent (method, URL, headers, body, peer), a
   expect(events()).toContain("stand_in_starting");
 });
 
+test("a body the thread streams arrives a chunk per pull", async () => {
+  const thread = await start("normal");
+  expect(await (await thread.handle(new Request("http://127.0.0.1/portal/stream"), undefined)).text()).toBe("abc");
+});
+
 test("a thread that exits: its requests are answered 503, the failure is logged, and another thread answers the next", async () => {
   const thread = await start("normal");
   const hanging = thread.handle(new Request("http://127.0.0.1/portal/hang"), undefined);
