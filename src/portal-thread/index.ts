@@ -42,7 +42,10 @@ interface Thread {
   /** Requests and pulls waiting for the thread's reply, by request id. */
   waiting: Map<number, { receive: (reply: Reply | null) => void; timer: Timer }>;
   ended: boolean;
+  /** It said its connections are closed. */
   closed: PromiseWithResolvers<void>;
+  /** It has exited. */
+  exited: PromiseWithResolvers<void>;
 }
 
 /** Starts the thread; rejects when it cannot start (its database cannot be opened, say). */
@@ -142,7 +145,7 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
   const worker = new Worker(options.threadUrl.href);
   // The listener keeps the process alive; a thread left running must not.
   worker.unref();
-  const thread: Thread = { worker, waiting: new Map(), ended: false, closed: Promise.withResolvers() };
+  const thread: Thread = { worker, waiting: new Map(), ended: false, closed: Promise.withResolvers(), exited: Promise.withResolvers() };
   const started = Promise.withResolvers<Thread>();
   worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
     switch (data.kind) {
@@ -171,20 +174,32 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
     ended(thread, reason);
   };
   worker.onerror = (event) => failed(event.message);
-  worker.addEventListener("close", () => failed("the thread exited"));
+  worker.addEventListener("close", () => {
+    thread.exited.resolve();
+    failed("the thread exited");
+  });
   const start: ToThread = { kind: "start", config: options.config };
   worker.postMessage(start);
   return started.promise;
 }
 
-/** Asks the thread to close its connections (they are not left to its teardown), then ends it. */
+/**
+ * Asks the thread to close its connections, ends it, and waits until it has exited (all within
+ * `waitMs`). bun:sqlite leaves a connection with prepared statements open until they are collected:
+ * here at the thread's exit, which must come while the service's connection is still open, or that
+ * last close checkpoints the WAL while the process exits.
+ */
 async function closeThread(thread: Thread, waitMs: number): Promise<void> {
-  const close: ToThread = { kind: "close" };
-  thread.worker.postMessage(close);
-  let timer: Timer | undefined;
-  await Promise.race([thread.closed.promise, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-  clearTimeout(timer);
+  const deadline = Date.now() + waitMs;
+  const until = async (done: Promise<void>) => {
+    let timer: Timer | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+    clearTimeout(timer);
+  };
+  thread.worker.postMessage({ kind: "close" } satisfies ToThread);
+  await until(thread.closed.promise);
   thread.worker.terminate();
+  await until(thread.exited.promise);
 }
 
 /** /portal while its thread is being started again. */

@@ -80,6 +80,14 @@ test("a thread that cannot start fails the start, saying why", async () => {
   await expect(start("fail-start")).rejects.toThrow("the portal's thread could not start: no database here");
 });
 
+test("stop returns once the thread has closed and exited, not at the end of its wait", async () => {
+  const thread = await start("normal");
+  running = undefined;
+  const started = performance.now();
+  await thread.stop(5_000);
+  expect(performance.now() - started).toBeLessThan(1_000);
+});
+
 test("stop ends a thread that does not close within the wait", async () => {
   const thread = await start("ignore-close");
   running = undefined;
