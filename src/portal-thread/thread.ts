@@ -8,6 +8,7 @@ import { errorText, type Logger } from "../log/index.ts";
 import { loadPolicyInForce } from "../policy-in-force/loader.ts";
 import { createPortal } from "../portal/server.ts";
 import type { FromThread, PlainRequest, ToThread } from "./protocol.ts";
+import { lowerThisThreadsPriority } from "./priority.ts";
 import { openPortalStore } from "./store.ts";
 
 declare const self: Worker;
@@ -30,6 +31,7 @@ interface Running {
 let running: Running | null = null;
 
 async function start(config: Config): Promise<Running> {
+  lowerThisThreadsPriority(log);
   const store = await openPortalStore(config);
   try {
     const policy = await loadPolicyInForce(store.store, {
