@@ -7,7 +7,7 @@ import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "..
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 import { campaignNamesQuery, leadSearch } from "./search.ts";
 
-const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
+const searchColumns = { ...leads, phoneKey: phoneKeyOf(leads.phoneE164) };
 
 const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
@@ -110,9 +110,9 @@ export function sqliteLeads(db: Db): LeadsTable {
           test: leads.test,
         })
         .from(leads)
-        // A vendor's leads are a walk of leads_vendor_key, newest first: no sort, however many it
-        // has; unless a phone or campaign names a narrower index (leads_phone, leads_campaign).
-        .innerJoin(vendors, eq(vendors.id, filter.phoneE164 || filter.campaign ? unindexed(leads.vendorId) : leads.vendorId))
+        // Joined on +vendor_id (unindexed): the leads are walked newest first, by a vendor's index
+        // or another (leadSearch), and each one's vendor found by its key.
+        .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
         .where(leadSearch(searchColumns, filter, unindexed))
         .orderBy(desc(leads.idKey))
