@@ -166,7 +166,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   } catch (error) {
     listener.stop(true);
     policy?.stop();
-    await portal?.stop(0);
+    await portal?.stop(CLOSE_BUDGET_MS);
     await tally.stop();
     await refusals.stop();
     await consoleListener?.stop();
