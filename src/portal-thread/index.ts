@@ -1,8 +1,9 @@
-// The portal on a thread of its own (docs/portal.md "Its own thread"). On SQLite every read is
-// synchronous, so a page's queries and its rendering, on the thread that answers intake, stalled
-// every postLead that arrived meanwhile (bench/README.md "The portal under load"). Here the main
-// thread hands each /portal request, as plain data, to a Bun Worker (thread.ts) that has its own
-// connections and runs the portal's handler, and answers with what the thread answers.
+// The portal on a thread of its own (docs/architecture.md, "Off intake's thread: the portal"). On
+// SQLite every read is synchronous, so a page's queries and its rendering, on the thread that
+// answers intake, stalled every postLead that arrived meanwhile (bench/README.md, "The portal under
+// load"). Here the main thread hands each /portal request, as plain data, to a Bun Worker
+// (thread.ts) that has its own connections and runs the portal's handler, and answers with what
+// the thread answers; a streamed body (a CSV export) comes a chunk per pull, as the client takes it.
 //
 // A thread that ends, fails or leaves a request unanswered for ANSWER_TIMEOUT_MS is reported, its
 // requests are answered 503, and another is started (at once, then after 1 s, doubling to 30 s

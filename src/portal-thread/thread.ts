@@ -1,7 +1,8 @@
-// The portal's thread (docs/portal.md "Its own thread"): renders every /portal page off the thread
-// that answers intake. It runs the portal's handler (portal/server.ts) as the main thread would,
-// on connections of its own (store.ts), with the configuration the main thread validated at start
-// (sent once, in "start"). Its log lines go to the main thread's logger.
+// The portal's thread (docs/architecture.md, "Off intake's thread: the portal"): renders every
+// /portal page off the thread that answers intake. It runs the portal's handler (portal/server.ts)
+// as the main thread would, on connections of its own (store.ts), with the configuration the main
+// thread validated at start (sent once, in "start"), at a lower CPU priority (priority.ts). Its
+// log lines go to the main thread's logger.
 import type { Config } from "../config/index.ts";
 import { createClientAddress } from "../http/client-address.ts";
 import { errorText, type Logger } from "../log/index.ts";
