@@ -8,19 +8,19 @@ import { cpus } from "node:os";
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on Linux
 export const CORES = cpus().length;
 
-/** /proc/<pid>/stat's fields after the ")" that ends the command name (field 3 is index 0). */
-function statFields(pid: number | "self"): number[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** /proc/<pid>/stat's fields (or a thread's, /proc/<pid>/task/<tid>/stat) after the ")" that ends the command name (field 3 is index 0). */
+function statFields(pid: number | "self", thread?: number): number[] {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
   return stat
     .slice(stat.lastIndexOf(")") + 2)
     .split(" ")
     .map(Number);
 }
 
-/** User + system CPU seconds a process has used so far (0 once it is gone). */
-export function cpuSeconds(pid: number): number {
+/** User + system CPU seconds a process (or one of its threads: its main thread's id is the pid) has used so far (0 once it is gone). */
+export function cpuSeconds(pid: number, thread?: number): number {
   try {
-    const f = statFields(pid);
+    const f = statFields(pid, thread);
     return (f[11]! + f[12]!) / TICKS_PER_SECOND;
   } catch {
     return 0;

@@ -9,8 +9,9 @@
 // the bench vendor, once without and once with the 50 sessions each loading a page (overview,
 // leads, one of its leads, callbacks, caps, in turn) then pausing BENCH_THINK_MS, in this process.
 // The bench vendor is one of the 50: its overview counts the leads intake is adding.
-// Prints each run's intake p50 / p99 and the server's cores, the pages' own latency, then the
-// medians and the ratio with / without of intake's p99.
+// Prints each run's intake p50 / p99, the server's cores and its main thread's (intake's: the
+// portal has its own), other processes' cores (other people's work on the machine), the pages' own
+// latency, then the medians and the ratio with / without of intake's p99.
 //
 // Environment: BENCH_RATE (leads/s, 2000), BENCH_ROUNDS (pairs, 3), BENCH_DURATION (s measured, 10,
 // after 3 s warm-up; BENCH_QUICK=1: 2 s after 1 s, one round), BENCH_SESSIONS (50), BENCH_THINK_MS
@@ -23,7 +24,7 @@ import { createVendor } from "../src/auth/vendors.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { storeOn } from "../src/store/sqlite.ts";
 import { basicAuth, exampleCallbackBase, invalidLead, PHONE_SLOT, validLead, validLeadTemplate } from "./bodies.ts";
-import { cpuSeconds } from "./cpu.ts";
+import { busySeconds, cpuSeconds, machineSample, ownAndChildrenCpuSeconds } from "./cpu.ts";
 import { killLoad, runOpenLoopLoad } from "./drive.ts";
 import { percentile, type OpenLoopResult } from "./open-loop.ts";
 import { formattedPhone } from "./phones.mjs";
@@ -141,12 +142,22 @@ interface Run {
   withPortal: boolean;
   intake: OpenLoopResult;
   serverCores: number;
+  /** The server's main thread, the one that answers intake (the portal's pages run on a thread of their own). */
+  intakeThreadCores: number;
+  /** Other processes on the machine (other people's work): a run they disturbed says so. */
+  otherCores: number;
   load: number;
 }
 
 async function intakeRun(withPortal: boolean, sessions: Session[], phoneStart: number): Promise<Run> {
   const stopReaders = withPortal ? startReaders(sessions) : null;
-  const cpuBefore = cpuSeconds(server!.pid);
+  const cpu = () => ({
+    server: cpuSeconds(server!.pid),
+    intakeThread: cpuSeconds(server!.pid, server!.pid),
+    own: ownAndChildrenCpuSeconds(),
+    machine: machineSample(),
+  });
+  const before = cpu();
   const startedAt = performance.now();
   const intake = await runOpenLoopLoad({
     url: server!.url,
@@ -158,13 +169,17 @@ async function intakeRun(withPortal: boolean, sessions: Session[], phoneStart: n
     warmup,
     workload: { template: validLeadTemplate, slot: PHONE_SLOT, invalidBody: invalidLead, phoneStart, callbackBase: exampleCallbackBase },
   });
-  const serverCores = (cpuSeconds(server!.pid) - cpuBefore) / ((performance.now() - startedAt) / 1000);
+  const after = cpu();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const serverCores = (after.server - before.server) / seconds;
+  const intakeThreadCores = (after.intakeThread - before.intakeThread) / seconds;
+  const otherCores = (busySeconds(before.machine, after.machine).processes - (after.server - before.server) - (after.own - before.own)) / seconds;
   const pages = stopReaders ? await stopReaders() : null;
-  const run = { withPortal, intake, serverCores, load: loadavg()[0]! };
+  const run = { withPortal, intake, serverCores, intakeThreadCores, otherCores, load: loadavg()[0]! };
   const unexpected = intake.unexpected + intake.errors + intake.unanswered;
   console.log(
     `  ${withPortal ? "with the portal   " : "without the portal"}: intake ${intake.answeredPerSec.toFixed(0)}/s p50 ${ms(intake.p50Ms)} p99 ${ms(intake.p99Ms)} ms` +
-      `${unexpected > 0 ? ` (${unexpected} unexpected: ${JSON.stringify(intake.statuses)})` : ""}; server ${serverCores.toFixed(2)} cores; load ${run.load.toFixed(2)}` +
+      `${unexpected > 0 ? ` (${unexpected} unexpected: ${JSON.stringify(intake.statuses)})` : ""}; server ${serverCores.toFixed(2)} cores (intake's thread ${intakeThreadCores.toFixed(2)}); other processes ${otherCores.toFixed(2)} cores; load ${run.load.toFixed(2)}` +
       (pages
         ? `; pages ${pages.pages} (${pages.perSec.toFixed(1)}/s) p50 ${ms(pages.p50)} p99 ${ms(pages.p99)} ms (p50 by page: ${pages.byPage})${pages.failures.length > 0 ? `, FAILED ${pages.failures.length}: ${pages.failures[0]}` : ""}`
         : ""),
@@ -202,11 +217,13 @@ async function main(): Promise<void> {
     console.log(`round ${round + 1}`);
     for (const withPortal of round % 2 === 0 ? [false, true] : [true, false]) runs.push(await intakeRun(withPortal, sessions, blocks[`run${runs.length}`]!));
   }
-  const p99 = (withPortal: boolean) => runs.filter((run) => run.withPortal === withPortal).map((run) => run.intake.p99Ms);
-  const p50 = (withPortal: boolean) => runs.filter((run) => run.withPortal === withPortal).map((run) => run.intake.p50Ms);
-  const ratio = median(p99(true)) / median(p99(false));
+  const of = (withPortal: boolean, figure: (run: Run) => number) => median(runs.filter((run) => run.withPortal === withPortal).map(figure));
+  const p99 = (withPortal: boolean) => of(withPortal, (run) => run.intake.p99Ms);
+  const p50 = (withPortal: boolean) => of(withPortal, (run) => run.intake.p50Ms);
+  const ratio = p99(true) / p99(false);
   console.log(
-    `RESULT intake at ${rate}/s: p50 without ${ms(median(p50(false)))} with ${ms(median(p50(true)))} ms; p99 without ${ms(median(p99(false)))} with ${ms(median(p99(true)))} ms (medians of ${rounds}); ` +
+    `RESULT intake at ${rate}/s: p50 without ${ms(p50(false))} with ${ms(p50(true))} ms; p99 without ${ms(p99(false))} with ${ms(p99(true))} ms (medians of ${rounds}); ` +
+      `intake's thread without ${of(false, (run) => run.intakeThreadCores).toFixed(2)} with ${of(true, (run) => run.intakeThreadCores).toFixed(2)} cores; ` +
       `p99 with / without ${ratio.toFixed(3)} (goal ≤ ${GOAL_RATIO}: ${ratio <= GOAL_RATIO ? "met" : "NOT MET"}); load average at the end ${loadavg()
         .map((n) => n.toFixed(2))
         .join(" ")}`,

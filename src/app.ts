@@ -40,6 +40,8 @@ export interface AppDeps {
   clock?: () => number;
   /** The acceptance policy in force (policy-in-force/loader.ts); without it, none (nothing more is refused). */
   policy?: Pick<PolicyInForce, "current" | "version">;
+  /** The portal's handler: its own thread's (server.ts, portal-thread/); without it (tests of the app), the portal runs here. */
+  portal?: (request: Request) => Promise<Response>;
   /** The database's `checks` signing secret (checks/secret.ts); an app built without one (tests) signs with one of its own. */
   checksSecret?: string;
 }
@@ -96,7 +98,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(leadRoutes(auth, store, docs["GET /v1/leads/:lead_id"]));
   // The vendor portal: its own sessions, forms and pages (portal/server.ts); the body is its to read.
-  const portal = createPortal({ config, store, log, clock, clientAddress, policy: policyInForce });
+  const portal = deps.portal ?? createPortal({ config, store, log, clock, clientAddress, policy: policyInForce });
   for (const path of ["/portal", "/portal/*"]) app.all(path, ({ request }) => portal(request), { parse: "none", detail: { hide: true } });
   if (config.benchNoopRoute) app.post("/bench/noop", () => toResponse(success("success_bit", "ok")), { parse: "none", detail: { hide: true } });
   // Declared last, from the routes above: /v1's after authentication, as the routes themselves.

@@ -20,6 +20,7 @@ import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/lo
 import { startWorker } from "./worker/index.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 import { ensureChecksSecret } from "./checks/secret.ts";
+import { startPortalThread, type PortalThread } from "./portal-thread/index.ts";
 
 export interface RunningServer {
   url: URL;
@@ -68,6 +69,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   let stopped: Promise<StopOutcome> | undefined;
   let consoleListener: ConsoleListener | null = null;
   let policy: PolicyInForce | undefined;
+  let portal: PortalThread | undefined;
   // Nothing to count until the database is open.
   let tally: Tally = NO_TALLY;
   let refusals: RefusalLog = NO_REFUSAL_LOG;
@@ -148,7 +150,10 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
     });
     const checksSecret = await ensureChecksSecret(opened.store);
-    const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret });
+    // Resolved as the checkpointer's thread above; listed in package.json "build" too.
+    portal = await startPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url) });
+    const portalHandler = (request: Request) => portal!.handle(request, peerAddress(request));
+    const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret, portal: portalHandler });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>
       startConsole({ config, store: opened.store, vendorsChanged: opened.vendorsChanged, log, apiOrigin: url.origin }),
     );
@@ -161,6 +166,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   } catch (error) {
     listener.stop(true);
     policy?.stop();
+    await portal?.stop(CLOSE_BUDGET_MS);
     await tally.stop();
     await refusals.stop();
     await consoleListener?.stop();
@@ -221,6 +227,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       // HTTP and the worker wind down side by side, and the worker stops claiming new work at once.
       const stopped = await Promise.all([stopHttp(listener, workDeadline, config.shutdownDrainMs), worker?.stop(left(workDeadline)), consoleListener?.stop()]);
       cutShort = stopped.some(Boolean);
+      // Its requests have been answered: its connections close before the service's.
+      await portal?.stop(left(workDeadline));
       policy?.stop();
       // The last counts, once nothing more is counted (a failure is logged: chart figures only).
       await tally.stop();

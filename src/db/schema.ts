@@ -96,7 +96,9 @@ export const leads = sqliteTable(
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),
-    index("leads_vendor_created").on(t.vendorId, t.createdAt),
+    // A vendor's leads newest first (the portal's Leads, the console's search by vendor) as a walk,
+    // and its leads since a time (the portal's overview) as a range: the key is the creation time.
+    index("leads_vendor_key").on(t.vendorId, t.idKey),
     // The console's searches (store/leads/search.ts), each a scan of every lead without its index
     // (hundreds of ms against a few: bench/README.md, "Behind the code"). By phone: every lead with
     // the number, rejected ones too (phone_claims drops those), keyed by the number as an integer,
@@ -204,6 +206,9 @@ export const callbacks = sqliteTable(
     index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     // For the operator's replay of dead callbacks; only dead rows enter it, never intake's.
     index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+    // A vendor's delivered callbacks newest first (the portal's Callbacks and overview): a callback
+    // enters it once, when delivered, never at intake.
+    index("callbacks_vendor_delivered").on(t.vendorId, t.leadKey).where(sql`${t.status} = 'delivered'`),
     // The dead ones still waiting for an operator: what /metrics counts at every scrape.
     index("callbacks_dead_waiting").on(t.updatedAt).where(sql`${t.status} = 'dead' AND ${t.discardedAt} IS NULL`),
   ],

@@ -29,19 +29,32 @@ export async function formOf(request: Request): Promise<URLSearchParams | null> 
   return text === null ? null : new URLSearchParams(text);
 }
 
-/**
- * The body as text, or null past `limit` bytes, read no further: a chunked body names no length,
- * and a listener may accept bodies larger than a form, on any path, before anyone signed in.
- */
+/** The body as text, or null past `limit` bytes (see bodyStart). */
 async function textUpTo(request: Request, limit: number): Promise<string | null> {
+  const start = await bodyStart(request, limit);
+  return start.byteLength > limit ? null : Buffer.from(start.buffer, start.byteOffset, start.byteLength).toString("utf8");
+}
+
+/**
+ * The body's first `limit` bytes, and some more when it is longer, read no further: a chunked body
+ * names no length, and a listener may accept bodies larger than a form, on any path, before anyone
+ * signed in. (The main thread hands the portal's thread what its form reading would read.)
+ */
+export async function bodyStart(request: Request, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body ?? []) {
     size += chunk.byteLength;
-    if (size > limit) return null;
     chunks.push(chunk);
+    if (size > limit) break;
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /** A signed-in route: method, path (its groups, URI-decoded, are the handler's arguments), handler. */

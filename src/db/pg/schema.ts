@@ -71,7 +71,9 @@ export const leads = pgTable(
   },
   (t) => [
     index("leads_status_decide_after").on(t.status, t.decideAfter),
-    index("leads_vendor_created").on(t.vendorId, t.createdAt),
+    // A vendor's leads newest first (the portal's Leads, the console's search by vendor) as a walk,
+    // and its leads since a time (the portal's overview) as a range: the key is the creation time.
+    index("leads_vendor_key").on(t.vendorId, t.idKey),
     // The console's searches by phone and campaign (../schema.ts says why and what they cost).
     index("leads_phone").on(phoneKeyOf(t.phoneE164)),
     index("leads_campaign").on(t.vendorCampaignName, t.idKey),
@@ -126,6 +128,9 @@ export const callbacks = pgTable(
   (t) => [
     index("callbacks_due").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index("callbacks_dead").on(t.updatedAt).where(sql`${t.status} = 'dead'`),
+    // A vendor's delivered callbacks newest first (the portal's Callbacks and overview): a callback
+    // enters it once, when delivered, never at intake.
+    index("callbacks_vendor_delivered").on(t.vendorId, t.leadKey).where(sql`${t.status} = 'delivered'`),
     index("callbacks_dead_waiting").on(t.updatedAt).where(sql`${t.status} = 'dead' AND ${t.discardedAt} IS NULL`),
   ],
 );

@@ -9,7 +9,7 @@ import { callbackListing } from "./search.ts";
 import type { CallbacksTable, StoredCallback } from "./index.ts";
 
 const p = sql.placeholder;
-const listingColumns = { ...callbacks, vendorName: vendors.name };
+const listingColumns = callbacks;
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
 /** Dead and not discarded: the callbacks_dead_waiting index's condition, as literal SQL so the planner matches it. */
 const deadWaiting = sql`${callbacks.status} = 'dead' AND ${callbacks.discardedAt} IS NULL`;

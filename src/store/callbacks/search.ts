@@ -6,7 +6,7 @@
 // The lead's key is the tie-breaker, so "after this callback" (the next page) is a keyset.
 import { and, asc, desc, eq, sql, type Column, type SQL } from "drizzle-orm";
 import { leadKey, type CallbackStatus } from "../../db/schema.ts";
-import { keyAt } from "../leads/search.ts";
+import { keyAt, ofVendorNamed } from "../leads/search.ts";
 import type { CallbackSummary } from "./index.ts";
 
 /** The columns the listing reads, from either database's schema. */
@@ -15,7 +15,7 @@ export interface CallbackColumns {
   status: Column;
   updatedAt: Column;
   nextAttemptAt: Column;
-  vendorName: Column;
+  vendorId: Column;
 }
 
 /** Where a page ended: the last callback's lead and its value of the order's column. */
@@ -68,7 +68,7 @@ export function callbackListing(c: CallbackColumns, filter: Omit<CallbackFilter,
   return {
     where: and(
       filter.status ? eq(c.status, filter.status) : undefined,
-      filter.vendorName ? eq(c.vendorName, filter.vendorName) : undefined,
+      filter.vendorName ? ofVendorNamed(c.vendorId, filter.vendorName) : undefined,
       filter.receivedFrom !== undefined ? sql`${received} >= ${keyAt(filter.receivedFrom)}` : undefined,
       filter.receivedBefore !== undefined ? sql`${received} < ${keyAt(filter.receivedBefore)}` : undefined,
       filter.after ? afterCursor(c, column, direction, filter.after) : undefined,

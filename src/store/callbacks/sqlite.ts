@@ -12,7 +12,7 @@ const p = sql.placeholder;
 const byLead = (leadId: string) => and(eq(callbacks.leadKey, leadKey(leadId)), eq(callbacks.leadId, leadId));
 /** Dead and not discarded: the callbacks_dead_waiting index's condition, as literal SQL so the planner matches it. */
 const deadWaiting = sql`${callbacks.status} = 'dead' AND ${callbacks.discardedAt} IS NULL`;
-const listingColumns = { ...callbacks, vendorName: vendors.name };
+const listingColumns = callbacks;
 const notLeasedAt = (now: number) => or(isNull(callbacks.lockedUntil), lt(callbacks.lockedUntil, now));
 
 export function sqliteCallbacks(db: Db): CallbacksTable {

@@ -7,7 +7,7 @@ import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "..
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 import { campaignNamesQuery, leadSearch } from "./search.ts";
 
-const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
+const searchColumns = { ...leads, phoneKey: phoneKeyOf(leads.phoneE164) };
 
 const p = sql.placeholder;
 const byId = (id: string) => and(eq(leads.idKey, leadKey(id)), eq(leads.id, id));

@@ -7,7 +7,7 @@ import { columnsByName, everyColumn, leadFieldColumns, pendingLeadRow } from "..
 import type { LeadFields, LeadsTable, NewLead, StoredLead } from "./index.ts";
 import { campaignNamesQuery, leadSearch } from "./search.ts";
 
-const searchColumns = { ...leads, vendorName: vendors.name, phoneKey: phoneKeyOf(leads.phoneE164) };
+const searchColumns = { ...leads, phoneKey: phoneKeyOf(leads.phoneE164) };
 
 const p = sql.placeholder;
 /** A lead is found by its key and its id (leadKey: a key alone could match another UUID). */
@@ -110,7 +110,8 @@ export function sqliteLeads(db: Db): LeadsTable {
           test: leads.test,
         })
         .from(leads)
-        // Joined on +vendor_id (unindexed) for the reason leadSearch gives: newest first by key, then the vendor.
+        // Joined on +vendor_id (unindexed): the leads are walked newest first, by a vendor's index
+        // or another (leadSearch), and each one's vendor found by its key.
         .innerJoin(vendors, eq(vendors.id, unindexed(leads.vendorId)))
         .leftJoin(callbacks, eq(callbacks.leadKey, leads.idKey))
         .where(leadSearch(searchColumns, filter, unindexed))

@@ -1,0 +1,3 @@
+DROP INDEX "leads_vendor_created";--> statement-breakpoint
+CREATE INDEX "callbacks_vendor_delivered" ON "callbacks" USING btree ("vendor_id","lead_key") WHERE "callbacks"."status" = 'delivered';--> statement-breakpoint
+CREATE INDEX "leads_vendor_key" ON "leads" USING btree ("vendor_id","id_key");

@@ -1,0 +1,148 @@
+// The portal's thread (src/portal-thread/): the main thread hands it each /portal request and
+// answers with what it answers; a thread that dies or hangs is replaced and its requests answered
+// 503; one that cannot start fails the start; stop ends it within its wait. With a stand-in thread
+// (stand-in-thread.ts), then the real one on a SQLite file.
+import { afterEach, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { createVendor } from "../../src/auth/vendors.ts";
+import { defaultConfig, type Config } from "../../src/config/index.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { createLogger } from "../../src/log/index.ts";
+import { startPortalThread, type PortalThread } from "../../src/portal-thread/index.ts";
+import { storeOn } from "../../src/store/sqlite.ts";
+import { tempDatabasePath } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+const STAND_IN = new URL("./stand-in-thread.ts", import.meta.url);
+const REAL = new URL("../../src/portal-thread/thread.ts", import.meta.url);
+
+let running: PortalThread | undefined;
+let lines: { event: string; error?: string }[] = [];
+afterEach(async () => {
+  await running?.stop(1_000);
+  running = undefined;
+  lines = [];
+});
+
+async function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number): Promise<PortalThread> {
+  const config: Config = { ...defaultConfig(), databasePath };
+  const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
+  running = await startPortalThread({ config, log, threadUrl, answerTimeoutMs });
+  return running;
+}
+
+const events = () => lines.map((line) => line.event);
+
+/** The niceness of this process's threads (or of one), from /proc (field 19 of stat). */
+function threadNiceness(thread?: number): number[] {
+  const tasks = thread === undefined ? readdirSync("/proc/self/task") : [String(thread)];
+  return tasks.flatMap((task) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      return [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+}
+
+test("a request reaches the thread as sent (method, URL, headers, body, peer), and its answer comes back whole", async () => {
+  const thread = await start("normal");
+  const request = new Request("http://127.0.0.1/portal/login?x=1", { method: "POST", body: "name=acme", headers: { cookie: "lead_ingress_portal=t" } });
+  const answer = await thread.handle(request, "192.0.2.7");
+  expect(answer.status).toBe(201);
+  expect(answer.headers.getSetCookie()).toEqual(["a=1; Path=/portal", "b=2; Path=/portal"]);
+  expect(await answer.json()).toEqual({
+    method: "POST",
+    url: "http://127.0.0.1/portal/login?x=1",
+    cookie: "lead_ingress_portal=t",
+    peer: "192.0.2.7",
+    body: "name=acme",
+  });
+  // Its log lines are written by the main thread's logger.
+  expect(events()).toContain("stand_in_starting");
+});
+
+test("a body the thread streams arrives a chunk per pull", async () => {
+  const thread = await start("normal");
+  expect(await (await thread.handle(new Request("http://127.0.0.1/portal/stream"), undefined)).text()).toBe("abc");
+});
+
+test("a thread that exits: its requests are answered 503, the failure is logged, and another thread answers the next", async () => {
+  const thread = await start("normal");
+  const hanging = thread.handle(new Request("http://127.0.0.1/portal/hang"), undefined);
+  const died = await thread.handle(new Request("http://127.0.0.1/portal/die"), undefined);
+  expect(died.status).toBe(503);
+  expect(died.headers.get("content-security-policy")).toContain("default-src 'self'");
+  expect((await hanging).status).toBe(503);
+  expect(lines.find((line) => line.event === "portal_thread_failed")?.error).toBe("the thread exited");
+  await waitUntil(() => events().includes("portal_thread_restarted"));
+  expect((await thread.handle(new Request("http://127.0.0.1/portal/overview"), undefined)).status).toBe(201);
+});
+
+test("a request left unanswered past the timeout: answered 503, and the stuck thread replaced", async () => {
+  const thread = await start("normal", STAND_IN, 200);
+  const started = performance.now();
+  expect((await thread.handle(new Request("http://127.0.0.1/portal/hang"), undefined)).status).toBe(503);
+  expect(performance.now() - started).toBeLessThan(2_000);
+  expect(lines.find((line) => line.event === "portal_thread_failed")?.error).toBe("no answer within 200 ms");
+  await waitUntil(() => events().includes("portal_thread_restarted"));
+  expect((await thread.handle(new Request("http://127.0.0.1/portal/overview"), undefined)).status).toBe(201);
+});
+
+test("a thread that cannot start fails the start, saying why", async () => {
+  await expect(start("fail-start")).rejects.toThrow("the portal's thread could not start: no database here");
+});
+
+test("stop returns once the thread has closed and exited, not at the end of its wait", async () => {
+  const thread = await start("normal");
+  running = undefined;
+  const started = performance.now();
+  await thread.stop(5_000);
+  expect(performance.now() - started).toBeLessThan(1_000);
+});
+
+test("stop ends a thread that does not close within the wait", async () => {
+  const thread = await start("ignore-close");
+  running = undefined;
+  const started = performance.now();
+  await thread.stop(100);
+  expect(performance.now() - started).toBeLessThan(1_000);
+});
+
+test("the real thread answers the portal from its own connections: sign-in page, a wrong password, an oversized form", async () => {
+  const temp = tempDatabasePath();
+  const database = openDatabase(temp.path);
+  await createVendor(storeOn(database.db), "acme", "acme-password-1");
+  try {
+    const thread = await start(temp.path, REAL);
+    // On Linux it runs at a lower CPU priority than this (intake's) thread: under contention intake comes first.
+    if (process.platform === "linux") expect(Math.max(...threadNiceness())).toBe(Math.min(19, threadNiceness(process.pid)[0]! + 10));
+    const page = await thread.handle(new Request("http://127.0.0.1/portal/login"), "127.0.0.1");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(await page.text()).toContain("Vendor sign-in");
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const wrong = new Request("http://127.0.0.1/portal/login", { method: "POST", body: "name=acme&password=nope-nope-nope", headers: form });
+    expect((await thread.handle(wrong, "127.0.0.1")).status).toBe(401);
+    const right = new Request("http://127.0.0.1/portal/login", { method: "POST", body: "name=acme&password=acme-password-1", headers: form });
+    const signedIn = await thread.handle(right, "127.0.0.1");
+    expect([signedIn.status, signedIn.headers.get("location")]).toEqual([303, "/portal/overview"]);
+    // The session it wrote on its own connection is the service's too.
+    expect(database.sqlite.query("SELECT count(*) AS n FROM portal_sessions WHERE kind = 'session'").get()).toEqual({ n: 1 });
+    const chunk = new TextEncoder().encode(`name=${"a".repeat(16 * 1024)}&`);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 8; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const large = await thread.handle(new Request("http://127.0.0.1/portal/login", { method: "POST", body, headers: form }), "127.0.0.1");
+    expect([large.status, await large.text()]).toEqual([400, expect.stringContaining("Not a form of the portal.")]);
+  } finally {
+    await running?.stop(1_000);
+    running = undefined;
+    database.sqlite.close();
+    temp.cleanup();
+  }
+});
