@@ -18,6 +18,8 @@ import { openNote, type RequestNote } from "./http/request-note.ts";
 import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
 import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/log.ts";
 import { startWorker } from "./worker/index.ts";
+import { runsInThread, startWorkerThread } from "./worker/thread-host.ts";
+import { foregroundCounter } from "./worker/thread-messages.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 import { ensureChecksSecret } from "./checks/secret.ts";
 
@@ -62,6 +64,8 @@ export interface StartOptions {
 export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}, options: StartOptions = {}): Promise<RunningServer> {
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
+  // The same count for the worker thread, which cannot ask the server.
+  const foreground = foregroundCounter();
   const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
@@ -78,6 +82,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
    */
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
+    foreground.begin();
     const requestId = requestIdOf(request);
     const note: RequestNote = {};
     // Until the URL is parsed, the target as sent stands for the path (a failure there is answered
@@ -97,6 +102,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       log.error("server_error", { path, request_id: requestId, error: errorText(error) });
       response = toResponse(failure(flagForPath(path), 500, [INTERNAL_ERROR]));
     }
+    foreground.end();
     response.headers.set(REQUEST_ID_HEADER, requestId);
     const ms = performance.now() - started;
     const route = routeLabel(path, note.test);
@@ -167,9 +173,12 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker
-    ? startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy })
-    : null;
+  const worker = !config.worker
+    ? null
+    : runsInThread(config, standIns.database !== undefined)
+      ? // Resolved from src/ as the checkpoint thread's entry is (see above; package.json "build").
+        startWorkerThread({ config, log, metrics, tally, threadUrl: new URL("./worker/thread.ts", import.meta.url), foreground: foreground.shared })
+      : startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy });
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 
