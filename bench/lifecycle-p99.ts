@@ -107,7 +107,11 @@ function worstLag(log: string): number {
   return Math.max(0, ...[...log.matchAll(/^LAG .* p99=([\d.]+)/gm)].map((match) => Number(match[1])));
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length === 0 ? 0 : Number.isInteger(middle) ? (sorted[middle - 1]! + sorted[middle]!) / 2 : sorted[Math.floor(middle)]!;
+}
 
 async function main() {
   const load = () =>

@@ -6,8 +6,12 @@
 // then on a timer: db/batch.ts); the worker keeps its transactions short (worker/index.ts). The
 // thread's commits are made durable by its own WAL fsync, on the thread pool, as intake's are. It
 // leaves checkpoints to the main connection's checkpointer, with SQLite's automatic checkpoint as a
-// backstop at a larger size for when only the worker writes (intake idle: the checkpointer counts
-// intake's writes). PostgreSQL: a pool of its own, beside intake's.
+// checkpoint of its own for when only the worker writes (intake idle: the checkpointer counts
+// intake's writes only). SQLite's automatic checkpoint stays off on this connection too: it ran
+// inside the thread's COMMIT, copying up to the whole WAL, while intake's checkpointer could not
+// complete its own (measured: COMMITs of about a second, bench/README.md "issue 30").
+// PostgreSQL: a pool of its own, beside intake's.
+import type { Database } from "bun:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { createGroupCommitter } from "../db/group-commit.ts";
 import { databaseKind } from "../db/kind.ts";
@@ -34,8 +38,8 @@ export interface WorkerBackend {
  * only its deliveries wait meanwhile); a batch still locked out then is retried on a timer.
  */
 const BUSY_TIMEOUT_MS = 100;
-/** The backstop automatic checkpoint, in pages (intake's checkpointer runs at about 1,000). */
-const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+/** How often the thread checks whether it should checkpoint (intake idle, the thread wrote). */
+const IDLE_CHECKPOINT_MS = 1_000;
 
 export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean): Promise<WorkerBackend> {
   return databaseKind(config.databasePath) === "postgres" ? openPostgresWorker(config, log) : Promise.resolve(openSqliteWorker(config, log, foregroundBusy));
@@ -44,7 +48,8 @@ export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: (
 function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean): WorkerBackend {
   // The main thread migrated the file before it started this thread.
   const database = openDatabase(config.databasePath, { migrate: false, busyTimeoutMs: BUSY_TIMEOUT_MS, cacheBytes: config.sqliteCacheBytes });
-  database.sqlite.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  database.sqlite.run("PRAGMA wal_autocheckpoint = 0");
+  const idleCheckpoints = checkpointWhileIntakeIdles(database.sqlite, foregroundBusy);
   const commit = createGroupCommitter(database.sqlite, {
     participants: sqliteTransactionParticipants(database.db),
     // Background writes (purges) still go in waves while requests are in flight: fewer, later
@@ -58,10 +63,32 @@ function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boo
     async close(deadline) {
       await commit.drain(Math.max(0, deadline - Date.now()));
       // Not DatabaseHandle.close(): its TRUNCATE checkpoint is the last connection's, intake's.
+      clearInterval(idleCheckpoints);
       if (database.sqlite.inTransaction) database.sqlite.run("ROLLBACK");
       database.sqlite.close();
     },
   };
+}
+
+/**
+ * A PASSIVE checkpoint on the thread's connection, each second, when the thread has written since
+ * the last and no request is in flight: while intake writes, its checkpointer keeps the WAL short.
+ */
+function checkpointWhileIntakeIdles(sqlite: Database, foregroundBusy: () => boolean): Timer {
+  const changes = sqlite.query<{ n: number }, []>("SELECT total_changes() AS n");
+  let checkpointedAt = 0;
+  const timer = setInterval(() => {
+    const now = changes.get()!.n;
+    if (now === checkpointedAt || foregroundBusy() || sqlite.inTransaction) return;
+    checkpointedAt = now;
+    try {
+      sqlite.run("PRAGMA wal_checkpoint(PASSIVE)");
+    } catch {
+      // Busy or failing: intake's checkpointer, or the next second, will.
+    }
+  }, IDLE_CHECKPOINT_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Half the configured pool (at least 2): the worker's statements are few and set-based, intake's many. */
