@@ -82,13 +82,13 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
    */
   async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
     const started = performance.now();
-    foreground.begin();
     const requestId = requestIdOf(request);
     const note: RequestNote = {};
     // Until the URL is parsed, the target as sent stands for the path (a failure there is answered
     // below, in the envelope of the path's route, rather than by `error` with none).
     let path = requestTarget(request).split("?")[0]!;
     let response: Response;
+    foreground.begin();
     try {
       const routable = routedFrom(request, routableRequest(request));
       openNote(routable, note);
