@@ -18,9 +18,12 @@ import { openNote, type RequestNote } from "./http/request-note.ts";
 import { createTally, NO_TALLY, tallyAnswer, type Tally } from "./stats/tally.ts";
 import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/log.ts";
 import { startWorker } from "./worker/index.ts";
+import { runsInThread, startWorkerThread } from "./worker/thread-host.ts";
+import { foregroundCounter } from "./worker/thread-messages.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 import { ensureChecksSecret } from "./checks/secret.ts";
 import { startPortalThread, type PortalThread } from "./portal-thread/index.ts";
+import { stopHttp } from "./http/stop-http.ts";
 
 export interface RunningServer {
   url: URL;
@@ -63,6 +66,8 @@ export interface StartOptions {
 export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}, options: StartOptions = {}): Promise<RunningServer> {
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
+  // The same count for the worker thread, which cannot ask the server.
+  const foreground = foregroundCounter();
   const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
   let stopping = false;
@@ -86,6 +91,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     // below, in the envelope of the path's route, rather than by `error` with none).
     let path = requestTarget(request).split("?")[0]!;
     let response: Response;
+    foreground.begin();
     try {
       const routable = routedFrom(request, routableRequest(request));
       openNote(routable, note);
@@ -99,6 +105,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       log.error("server_error", { path, request_id: requestId, error: errorText(error) });
       response = toResponse(failure(flagForPath(path), 500, [INTERNAL_ERROR]));
     }
+    foreground.end();
     response.headers.set(REQUEST_ID_HEADER, requestId);
     const ms = performance.now() - started;
     const route = routeLabel(path, note.test);
@@ -173,9 +180,12 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     await opened.close(Date.now() + CLOSE_BUDGET_MS).catch((closeError: unknown) => log.error("shutdown_failed", { error: errorText(closeError) }));
     throw error;
   }
-  const worker = config.worker
-    ? startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy })
-    : null;
+  const worker = !config.worker
+    ? null
+    : runsInThread(config, standIns.database !== undefined)
+      ? // Resolved from src/ as the checkpoint thread's entry is (see above; package.json "build").
+        startWorkerThread({ config, log, metrics, tally, threadUrl: new URL("./worker/thread.ts", import.meta.url), foreground: foreground.shared })
+      : startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy });
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });
 
@@ -269,24 +279,6 @@ async function bootstrapVendor(config: Config, backend: ServiceBackend, log: Log
   // Also when another instance starting beside this one created the vendor first: its row may be
   // newer than the vendors this backend loaded, and the next reload is up to a second away.
   await backend.vendorsChanged();
-}
-
-/**
- * Late requests get 503 `Service is shutting down` (with `Connection: close`) for `drainMs`, on
- * kept-alive and new connections alike, so a client or load balancer gets an answer it can act
- * on rather than a refused connection; then the listener closes and in-flight requests are
- * finished until the deadline, and what is left then is closed. True if it had to.
- */
-async function stopHttp(server: Bun.Server<unknown>, deadline: number, drainMs: number): Promise<boolean> {
-  await Bun.sleep(Math.max(0, Math.min(drainMs, deadline - Date.now())));
-  let timer: Timer | undefined;
-  const timedOut = await Promise.race([
-    server.stop(false).then(() => false),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, deadline - Date.now())))),
-  ]);
-  clearTimeout(timer);
-  if (timedOut) await server.stop(true);
-  return timedOut;
 }
 
 function apiListener(config: Config): ListenerSettings {

@@ -255,7 +255,7 @@ export function trackedWrites(
  * A write that really writes: a transaction id taken and committed, so its commit record is
  * flushed to the WAL (a transaction that changed nothing writes none).
  */
-const walProbe = (postgres: PostgresHandle) => driverErrors(postgres.db.transaction((tx) => tx.execute(sql`select pg_current_xact_id()`)));
+export const walProbe = (postgres: PostgresHandle) => driverErrors(postgres.db.transaction((tx) => tx.execute(sql`select pg_current_xact_id()`)));
 
 /** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it (its `cause`). */
 export function sqlState(error: unknown): string | undefined {

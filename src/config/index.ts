@@ -53,6 +53,8 @@ export interface Config {
   benchNoopRoute: boolean;
   /** Runs the in-process worker (final results and callbacks). */
   worker: boolean;
+  /** Runs the worker on a thread of its own, with its own database connection (worker/thread.ts). */
+  workerThread: boolean;
   workerPollIntervalMs: number;
   /** Callback deliveries in flight at once. */
   callbackConcurrency: number;
@@ -144,6 +146,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "shutdownDrainMs", flag: "--shutdown-drain", env: "LEAD_INGRESS_SHUTDOWN_DRAIN", default: "1s", parse: parseDuration, doc: "After SIGTERM, how long new requests still get 503 Service is shutting down before the listener closes (part of the shutdown timeout)." }),
   option({ key: "diskReserveBytes", flag: "--disk-reserve", env: "LEAD_INGRESS_DISK_RESERVE", default: "256MiB", parse: parseSize, doc: "Free disk space kept for deciding and calling back accepted leads; below it postLead gets 503 (0 keeps none)." }),
   option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: "true", parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
+  option({ key: "workerThread", flag: "--worker-thread", env: "LEAD_INGRESS_WORKER_THREAD", default: "false", parse: parseBoolean, doc: "Run the worker on a thread of its own with its own database connection, off intake's event loop; false runs it on intake's thread." }),
   option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: "1s", parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
   option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: "64", parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
   option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: "10s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
