@@ -83,19 +83,25 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
    * The one place a request is accounted for: its answer gets the request id, and its note (what
    * authentication and the route said of it: http/request-note.ts) becomes its log line and metrics.
    */
-  async function respond(request: Request, answer: (routable: Request, path: string) => Response | Promise<Response>): Promise<Response> {
+  async function respond(
+    request: Request,
+    answer: (routable: Request, path: string) => Response | Promise<Response>,
+    /** The path of a route answered without Elysia (Bun.serve's route key: the path as sent, as the URL would give it). */
+    routePath?: string,
+  ): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdOf(request);
     const note: RequestNote = {};
     // Until the URL is parsed, the target as sent stands for the path (a failure there is answered
     // below, in the envelope of the path's route, rather than by `error` with none).
-    let path = requestTarget(request).split("?")[0]!;
+    let path = routePath ?? requestTarget(request).split("?")[0]!;
     let response: Response;
     foreground.begin();
     try {
-      const routable = routedFrom(request, routableRequest(request));
+      // Only Elysia reads the URL (routable-url.ts).
+      const routable = routePath === undefined ? routedFrom(request, routableRequest(request)) : request;
       openNote(routable, note);
-      path = new URL(routable.url).pathname;
+      if (routePath === undefined) path = new URL(routable.url).pathname;
       response = stopping
         ? toResponse(failure(flagForPath(path), 503, [SHUTTING_DOWN], { "retry-after": "5", connection: "close" }))
         : await answer(routable, path);
@@ -167,7 +173,13 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     listener.reload({
       ...serveOptions(),
       // Routed on the request target as sent; see routable-url.ts.
-      routes: Object.fromEntries(pathsAsSent(app.routes.map((route) => route.path)).map((path) => [path, (request: Request) => respond(request, app.handle)])),
+      // An intake route's POST goes straight to its handler (app.ts `intake`), with its path as sent.
+      routes: Object.fromEntries(
+        pathsAsSent(app.routes.map((route) => route.path)).map((path) => {
+          const intake = app.intake.get(path.endsWith("/") ? path.slice(0, -1) : path);
+          return [path, (request: Request) => (intake && request.method === "POST" ? respond(request, intake, path) : respond(request, app.handle))];
+        }),
+      ),
       fetch: (request) => respond(request, app.notFound),
     });
   } catch (error) {

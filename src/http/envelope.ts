@@ -38,11 +38,13 @@ export function answer(set: ResponseSettings, reply: Reply): Record<string, unkn
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+/** Elysia's spelling, which a route's answer has always had, also where the server answers a route without Elysia. */
+export const ROUTE_JSON_HEADERS = { "content-type": "application/json;charset=utf-8" };
 
-export function toResponse(reply: Reply): Response {
+export function toResponse(reply: Reply, base: Record<string, string> = JSON_HEADERS): Response {
   return new Response(JSON.stringify(reply.body), {
     status: reply.status,
-    headers: reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS,
+    headers: reply.headers ? { ...base, ...reply.headers } : base,
   });
 }
 

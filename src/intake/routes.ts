@@ -1,6 +1,7 @@
 // POST /v1/prePing and /v1/postLead (docs/contract.md §4-§6), and their test twins (§12): the vendor first (the auth plugin), then the
 // body under the contract's rules, then the intake service.
 import { type Context, Elysia, type DocumentDecoration } from "elysia";
+import type { AuthenticatedVendor } from "../auth/authenticator.ts";
 import type { VendorAuth } from "../http/vendor-auth.ts";
 import { readJsonObject } from "../http/body.ts";
 import { answer, failure, success, type Reply } from "../http/envelope.ts";
@@ -70,27 +71,31 @@ const markedTest = (reply: Reply, test: boolean): Reply => (test ? { ...reply, h
 /** The routes' names in the OpenAPI document (docs/operations.ts): the real ones and their /v1/test/ variants (docs/contract.md §12). */
 export type IntakeOperation = "prePing" | "postLead" | "testPrePing" | "testPostLead";
 
-// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts). So
-// the body's schema and the answers are declared in `detail` (for the OpenAPI document), not as
-// Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
-// before the vendor is known, and `response` would replace the documented examples with bare
-// schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
-// `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
-// Each route has a /v1/test/ twin: the same handler, every request a test one.
-export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes: number, docs: Record<IntakeOperation, DocumentDecoration>) {
+/** A route's work once its vendor is known: its Reply, noted on the request. Thrown: the body's 413 or 400 (EnvelopeError). */
+export type IntakeHandler = (request: Request, vendor: AuthenticatedVendor) => Promise<Reply>;
+
+const PATHS: Record<IntakeOperation, string> = {
+  prePing: "/v1/prePing",
+  postLead: "/v1/postLead",
+  testPrePing: "/v1/test/prePing",
+  testPostLead: "/v1/test/postLead",
+};
+
+/** Each route's handler by its path; each route has a /v1/test/ twin: the same handler, every request a test one. */
+export function intakeHandlers(deps: IntakeDeps, bodyLimitBytes: number): Map<string, IntakeHandler> {
   const prePingRoute =
-    (testRoute: boolean) =>
-    async ({ request, set, vendor }: { request: Request; set: Context["set"]; vendor: { name: string } }) => {
+    (testRoute: boolean): IntakeHandler =>
+    async (request, vendor) => {
       const test = isTestRequest(request, testRoute);
       const body = await readJsonObject(request, bodyLimitBytes);
       const pending = prePing(deps, body.value, vendor.name, test);
       const outcome = pending instanceof Promise ? await pending : pending;
       note(request, { outcome: outcome.kind, test });
-      return answer(set, noted(request, markedTest(prePingReply(outcome), test)));
+      return noted(request, markedTest(prePingReply(outcome), test));
     };
   const postLeadRoute =
-    (testRoute: boolean) =>
-    async ({ request, set, vendor }: { request: Request; set: Context["set"]; vendor: { id: string; name: string } }) => {
+    (testRoute: boolean): IntakeHandler =>
+    async (request, vendor) => {
       const test = isTestRequest(request, testRoute);
       const body = await readJsonObject(request, bodyLimitBytes);
       const outcome = await submitLead(deps, {
@@ -107,12 +112,29 @@ export function intakeRoutes(auth: VendorAuth, deps: IntakeDeps, bodyLimitBytes:
         refusal: refusalFacts(body.value, outcome),
         test,
       });
-      return answer(set, noted(request, markedTest(postLeadReply(outcome), test)));
+      return noted(request, markedTest(postLeadReply(outcome), test));
     };
-  return new Elysia({ name: "intake" })
-    .use(auth.plugin)
-    .post("/v1/prePing", prePingRoute(false), { parse: "none", detail: docs.prePing })
-    .post("/v1/postLead", postLeadRoute(false), { parse: "none", detail: docs.postLead })
-    .post("/v1/test/prePing", prePingRoute(true), { parse: "none", detail: docs.testPrePing })
-    .post("/v1/test/postLead", postLeadRoute(true), { parse: "none", detail: docs.testPostLead });
+  return new Map([
+    [PATHS.prePing, prePingRoute(false)],
+    [PATHS.postLead, postLeadRoute(false)],
+    [PATHS.testPrePing, prePingRoute(true)],
+    [PATHS.testPostLead, postLeadRoute(true)],
+  ]);
+}
+
+// parse: "none": the body is read by readJsonObject, after authentication (see http/body.ts). So
+// the body's schema and the answers are declared in `detail` (for the OpenAPI document), not as
+// Elysia's `body` and `response` validators: `body` would have Elysia read and check the body
+// before the vendor is known, and `response` would replace the documented examples with bare
+// schemas (@elysiajs/openapi writes a route's response schemas over its detail's responses).
+// `docs`: their OpenAPI operations, given by the app that composes the routes and the docs.
+// The server answers these routes' POSTs without Elysia (app.ts `intake`): the same handlers.
+export function intakeRoutes(auth: VendorAuth, handlers: Map<string, IntakeHandler>, docs: Record<IntakeOperation, DocumentDecoration>) {
+  const route =
+    (operation: IntakeOperation) =>
+    ({ request, set, vendor }: { request: Request; set: Context["set"]; vendor: AuthenticatedVendor }) =>
+      handlers.get(PATHS[operation])!(request, vendor).then((reply) => answer(set, reply));
+  const app = new Elysia({ name: "intake" }).use(auth.plugin);
+  for (const operation of Object.keys(PATHS) as IntakeOperation[]) app.post(PATHS[operation], route(operation), { parse: "none", detail: docs[operation] });
+  return app;
 }

@@ -7,24 +7,35 @@ export type Labels = Record<string, string>;
 
 /** One series per set of label values; its rendered labels are built once, on first use. */
 class LabelledSeries<L extends string, S> {
-  readonly series = new Map<string, { labels: string; state: S }>();
+  /** In the order they were first used, for rendering. */
+  readonly series: { labels: string; state: S }[] = [];
+  /** The series by each label's value in turn (the last level's entries are the series' states). */
+  private readonly byValue = new Map<string, unknown>();
   constructor(
     private readonly labelNames: readonly L[],
     private readonly fresh: () => S,
   ) {}
 
-  // Called on every request, so the common case is one short string and one map lookup. Label
-  // values are the service's own (routes folded by routeLabel, statuses, outcome names, vendor names,
-  // which VENDOR_NAME keeps to letters, digits and `._-`): no NULs.
+  // Called on every request, so the common case is one map lookup per label, with no string built
+  // (a key joined from the values cost a string and its hashing per call). A number and its text
+  // (200 and "200") are one series, as rendered.
   of(labels: Record<L, string | number>): S {
-    let id = "";
-    for (const name of this.labelNames) id += `${labels[name]}\u0000`;
-    let series = this.series.get(id);
-    if (!series) {
-      series = { labels: this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(","), state: this.fresh() };
-      this.series.set(id, series);
+    let level = this.byValue;
+    const last = this.labelNames.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = String(labels[this.labelNames[i]!]);
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (!next) level.set(value, (next = new Map()));
+      level = next;
     }
-    return series.state;
+    const value = last < 0 ? "" : String(labels[this.labelNames[last]!]);
+    let state = level.get(value) as S | undefined;
+    if (state === undefined) {
+      state = this.fresh();
+      level.set(value, state);
+      this.series.push({ labels: this.labelNames.map((l) => `${l}="${escapeLabel(String(labels[l]))}"`).join(","), state });
+    }
+    return state;
   }
 }
 
@@ -52,7 +63,7 @@ export class Counter<L extends string> {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const { labels, state } of this.values.series.values()) lines.push(`${this.name}${braces(labels)} ${state.value}`);
+    for (const { labels, state } of this.values.series) lines.push(`${this.name}${braces(labels)} ${state.value}`);
     return lines.join("\n");
   }
 }
@@ -86,7 +97,7 @@ export class Histogram<L extends string> {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const { labels, state } of this.values.series.values()) {
+    for (const { labels, state } of this.values.series) {
       const prefix = labels === "" ? "" : `${labels},`;
       let cumulative = 0;
       this.buckets.forEach((bound, i) => {
