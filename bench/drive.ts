@@ -1,6 +1,7 @@
 // Runs a load generator in its own process (autocannon's load.mjs under Node, or the open-loop
 // generator under Bun) and reads back its one JSON result line.
 import type { Subprocess } from "bun";
+import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
 import type { OpenLoopOptions, OpenLoopResult } from "./open-loop.ts";
 import type { WorkloadReceivers } from "./receiver.ts";
 import type { BenchServer } from "./server.ts";
@@ -81,6 +82,38 @@ export function runOpenLoopLoad(options: OpenLoopOptions): Promise<OpenLoopResul
  * What a workload bench has started: its server and the workload's receivers, stopped together
  * with the load, after each run or when the bench fails.
  */
+/**
+ * The full lifecycle's load (bench:steady, bench:p99): realistic postLeads at a fixed rate, their
+ * callbacks pointed at the workload's receivers, a share of them failing (`shares`).
+ */
+export function runLifecycleLoad(options: {
+  url: string;
+  rate: number;
+  connections: number;
+  duration: number;
+  warmup: number;
+  phoneStart: number;
+  receivers: WorkloadReceivers;
+  shares: WorkloadOptions["shares"];
+}): Promise<OpenLoopResult> {
+  const { receivers, phoneStart, shares, ...timing } = options;
+  return runOpenLoopLoad({
+    ...timing,
+    path: "/v1/postLead",
+    headers: { authorization: basicAuth("bench", "bench-password") },
+    workload: {
+      template: workloadLeadTemplate,
+      slot: PHONE_SLOT,
+      invalidBody: invalidLead,
+      phoneStart,
+      callbackBase: receivers.healthy.url,
+      failingBases: receivers.failingBases,
+      shares,
+      seed: phoneStart,
+    },
+  });
+}
+
 export class BenchProcesses {
   server: BenchServer | undefined;
   receivers: WorkloadReceivers | undefined;

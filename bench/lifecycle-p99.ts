@@ -14,8 +14,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
-import { BenchProcesses, runOpenLoopLoad } from "./drive.ts";
+import { BenchProcesses, runLifecycleLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
 import { startWorkloadReceivers } from "./receiver.ts";
 import { startServer } from "./server.ts";
@@ -76,24 +75,15 @@ async function runRound(rate: number, mode: Mode, round: number): Promise<Round>
   }));
   const phoneStart = phoneBlocks("p99").p99;
   try {
-    const load = await runOpenLoopLoad({
+    const load = await runLifecycleLoad({
       url: server.url,
-      path: "/v1/postLead",
-      headers: { authorization: basicAuth("bench", "bench-password") },
       rate,
       connections: 256,
       duration,
       warmup: WARMUP,
-      workload: {
-        template: workloadLeadTemplate,
-        slot: PHONE_SLOT,
-        invalidBody: invalidLead,
-        phoneStart,
-        callbackBase: receivers.healthy.url,
-        failingBases: receivers.failingBases,
-        shares,
-        seed: phoneStart,
-      },
+      phoneStart,
+      receivers,
+      shares,
     });
     const peakRssMiB = peakRss(server.pid);
     return { rate, mode, load, peakRssMiB, lagP99Ms: lagProbe ? worstLag(readFileSync(logPath, "utf8")) : null };

@@ -20,8 +20,7 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { basicAuth, invalidLead, PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
-import { BenchProcesses, runOpenLoopLoad } from "./drive.ts";
+import { BenchProcesses, runLifecycleLoad } from "./drive.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
 import { startWorkloadReceivers } from "./receiver.ts";
 import { writeJson } from "./report.ts";
@@ -109,24 +108,15 @@ async function runAt(rate: number): Promise<RunResult> {
   let load: OpenLoopResult;
   let samples: Sample[];
   try {
-    load = await runOpenLoopLoad({
+    load = await runLifecycleLoad({
       url: server.url,
-      path: "/v1/postLead",
-      headers: { authorization: basicAuth("bench", "bench-password") },
       rate,
       connections: CONNECTIONS,
       duration,
       warmup: 0,
-      workload: {
-        template: workloadLeadTemplate,
-        slot: PHONE_SLOT,
-        invalidBody: invalidLead,
-        phoneStart,
-        callbackBase: receivers.healthy.url,
-        failingBases: receivers.failingBases,
-        shares,
-        seed: phoneStart,
-      },
+      phoneStart,
+      receivers,
+      shares,
     });
     console.log(`  load stopped: ${load.answered} answered (${load.answeredPerSec.toFixed(0)}/s), p99 ${load.p99Ms.toFixed(1)} ms; draining`);
     await sampler.drain((holdSeconds + slackSeconds + 2) * 1000, DRAIN_SECONDS * 1000);
