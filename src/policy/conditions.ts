@@ -3,7 +3,7 @@
 // and builds the evaluator, so the checker and the evaluator never disagree. The walk tolerates a
 // malformed part (the schema's walk names it) by skipping it.
 import { RE2JS } from "re2js";
-import { type FieldReader, type FieldStage, type LeadFacts, type ResolvedField, resolveField } from "./fields.ts";
+import { FIELD_SLOTS, type FieldReader, type FieldStage, type LeadFacts, type ResolvedField, resolveField } from "./fields.ts";
 import { isPlainObject, type Problem, pointer } from "./problems.ts";
 import { OPERATORS, type Operator } from "./schema.ts";
 
@@ -87,7 +87,9 @@ function operatorTest(op: Operator, value: unknown, hasValue: boolean): Operator
       } catch (error) {
         return `not a regular expression RE2 accepts: ${(error as Error).message}`;
       }
-      return onText((text) => pattern.test(text ?? ""));
+      // RE2's own match: what RE2JS.test does for a text, without asking whether it is bytes.
+      const re2 = pattern.re2();
+      return onText((text) => re2.match(text ?? ""));
     }
     default: {
       if (!isScalar(value)) return `${op} needs one value (a text, number or true/false)`;
@@ -100,18 +102,26 @@ function operatorTest(op: Operator, value: unknown, hasValue: boolean): Operator
   }
 }
 
-/**
- * A field's folded text, folded once per lead however many conditions read it: kept in the facts'
- * `folded` list at the field's slot (fields.ts resolveField).
- */
+// A field's folded text, folded once per evaluation however many conditions read it: kept at the
+// field's slot (fields.ts resolveField) with the evaluation's number, so that nothing is allocated per
+// lead. An evaluation is one lead's facts at one instant (beginEvaluation), and runs synchronously.
+// The reader is kept too: once the fields' memo restarts, two fields may share a slot.
+let evaluation = 1;
+const foldedAt: string[] = new Array(FIELD_SLOTS);
+const foldedIn = new Float64Array(FIELD_SLOTS);
+const foldedBy: (FieldReader | undefined)[] = new Array(FIELD_SLOTS);
+
+/** Starts an evaluation of conditions over one lead's facts at one instant: nothing an earlier one folded is reused. */
+export const beginEvaluation = (): void => {
+  evaluation++;
+};
+
 function foldedValue({ read, slot }: ResolvedField, facts: LeadFacts, at: number): string {
-  const memo = facts.folded;
-  if (memo === undefined) return fold(read(facts, at));
-  let folded = memo[slot];
-  if (folded === undefined) {
-    folded = fold(read(facts, at));
-    memo[slot] = folded;
-  }
+  if (foldedIn[slot] === evaluation && foldedBy[slot] === read) return foldedAt[slot]!;
+  const folded = fold(read(facts, at));
+  foldedAt[slot] = folded;
+  foldedIn[slot] = evaluation;
+  foldedBy[slot] = read;
   return folded;
 }
 

@@ -5,7 +5,7 @@ import { capReached, outsideHours, ruleRejected } from "../contract/texts.ts";
 import { isHttpUrl, LEAD_FIELDS } from "../intake/lead-schema.ts";
 import { type CompileContext, compileCondition, compileTemplate, type Predicate, type Template } from "./conditions.ts";
 import type { FieldStage } from "./fields.ts";
-import { parseHours, type Span, weekOf } from "./hours.ts";
+import { openAtInstant, parseHours, type Span, weekOf } from "./hours.ts";
 import { isPlainObject, type Problem, pointer } from "./problems.ts";
 import { EACH, PERIODS, type Period, WEEKDAYS, type Weekday } from "./schema.ts";
 import { isTimeZone } from "./zoned.ts";
@@ -29,8 +29,8 @@ export interface CompiledRule extends EntryScope {
 
 export interface CompiledSchedule extends EntryScope {
   name: string;
-  timeZone: string;
-  week: Span[][];
+  /** Whether the schedule is open at an instant (hours.ts openAtInstant). */
+  openAt: (at: number) => boolean;
   reason: string;
 }
 
@@ -114,7 +114,7 @@ export function compileSchedules(document: Record<string, unknown>, problems: Pr
       }
     }
     const name = nameOf(entry);
-    const schedule = { ...scopeOf(entry), name, timeZone, week: weekOf(open), reason: reasonText(entry) ?? outsideHours(name) };
+    const schedule = { ...scopeOf(entry), name, openAt: openAtInstant(weekOf(open), timeZone), reason: reasonText(entry) ?? outsideHours(name) };
     return enabled(entry) ? [schedule] : [];
   });
 }

@@ -16,36 +16,37 @@ export interface LeadFacts {
   readonly certificate?: Readonly<Record<string, unknown>>;
   /** check.<name>.* facts: each check's answer, final stage only. */
   readonly checks?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
-  /** Each field's folded text once a condition read it (conditions.ts), at its field's slot; factsOfLead makes it. */
-  readonly folded?: string[];
 }
 
 /**
  * The facts of a validated or stored lead. extra_data's JSON text is parsed the first time a rule
- * reads it, so a policy that never does costs no parse.
+ * reads it, so a policy that never does costs no parse. A class: one shape, made without a closure.
  */
-export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, final: Pick<LeadFacts, "certificate" | "checks"> = {}): LeadFacts {
-  let extraData: unknown;
-  let parsed = false;
-  return {
-    vendor,
-    lead,
-    certificate: final.certificate,
-    checks: final.checks,
-    folded: [],
-    get extraData() {
-      if (!parsed) {
-        parsed = true;
-        try {
-          extraData = typeof lead.extraData === "string" ? JSON.parse(lead.extraData) : undefined;
-        } catch {
-          extraData = undefined;
-        }
+class FactsOfLead implements LeadFacts {
+  #extraData: unknown;
+  #parsed = false;
+  constructor(
+    readonly vendor: string,
+    readonly lead: Readonly<Partial<ValidLead>>,
+    readonly certificate: LeadFacts["certificate"],
+    readonly checks: LeadFacts["checks"],
+  ) {}
+
+  get extraData(): unknown {
+    if (!this.#parsed) {
+      this.#parsed = true;
+      try {
+        this.#extraData = typeof this.lead.extraData === "string" ? JSON.parse(this.lead.extraData) : undefined;
+      } catch {
+        this.#extraData = undefined;
       }
-      return extraData;
-    },
-  };
+    }
+    return this.#extraData;
+  }
 }
+
+export const factsOfLead = (vendor: string, lead: Readonly<Partial<ValidLead>>, final: Pick<LeadFacts, "certificate" | "checks"> = {}): LeadFacts =>
+  new FactsOfLead(vendor, lead, final.certificate, final.checks);
 
 /** Reads a field's value: trimmed text, or undefined when missing (a missing field is blank). */
 export type FieldReader = (facts: LeadFacts, at: number) => string | undefined;
@@ -83,7 +84,7 @@ export type FieldStage = "prePing" | "intake" | "final";
 
 export interface ResolvedField {
   read: FieldReader;
-  /** The field's index among the fields resolved so far: where a lead's facts keep its folded text. */
+  /** The field's index among the fields resolved so far: where an evaluation keeps its folded text (conditions.ts). */
   slot: number;
   stage: FieldStage;
   /** The campaign: unknown to a prePing sent without vendor_campaign_name. */
@@ -94,8 +95,8 @@ const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LE
 
 /** Resolved fields by name and time zone: one reader per field, which conditions.ts's fold memo is keyed by. */
 const resolved = new Map<string, ResolvedField>();
-/** Field names come from operators' documents; past this many, the memo starts again. */
-const RESOLVED_LIMIT = 10_000;
+/** Field names come from operators' documents; past this many, the memo starts again: slots are below it. */
+export const FIELD_SLOTS = 10_000;
 
 /**
  * The reader of a field name, or a message saying why there is none. `checkNames` are the document's
@@ -111,7 +112,7 @@ export function resolveField(name: string, timeZone: string, checkNames: Readonl
   if (typeof field === "string") return field;
   if (known !== undefined) return known;
   // Restarting reuses slots: harmless, as a lead's facts live within one evaluation, never across a compile.
-  if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
+  if (resolved.size >= FIELD_SLOTS) resolved.clear();
   const slotted = { ...field, slot: resolved.size };
   resolved.set(key, slotted);
   return slotted;
