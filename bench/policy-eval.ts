@@ -15,7 +15,8 @@ import { PHONE_SLOT, workloadLeadTemplate } from "./bodies.ts";
 import { createWorkload } from "./workload.mjs";
 import { formattedPhone } from "./phones.mjs";
 
-const [oldDir, roundsText = "7", leadsText = "20000"] = process.argv.slice(2);
+const [oldArg, roundsText = "7", leadsText = "20000"] = process.argv.slice(2);
+const oldDir = oldArg === "" || oldArg === "-" ? undefined : oldArg;
 const rounds = Number(roundsText);
 const leadCount = Number(leadsText);
 const VENDOR = "bench";

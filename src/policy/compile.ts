@@ -1,7 +1,6 @@
 // The policy's public surface: check a document (every problem by JSON path), compile it once, and
 // ask the compiled policy what it answers for a request (docs/contract.md §10, docs/policy.md).
 // Pure: the caller passes the time and the lead's facts; the database counts cap slots.
-import { beginEvaluation } from "./conditions.ts";
 import {
   type CompiledCap,
   type CompiledRule,
@@ -18,6 +17,7 @@ import type { LeadFacts } from "./fields.ts";
 import { isPlainObject, MAX_DEPTH, type Problem, schemaProblems, tooDeep } from "./problems.ts";
 import { type Policy, PolicyDocument, REFERENCES } from "./schema.ts";
 import { type CapSlot, CapWindows, NO_CAPS, ScopeSlots } from "./slots.ts";
+import { type FailingRules, unrolled } from "./unrolled.ts";
 
 export type { CapSlot } from "./slots.ts";
 
@@ -120,10 +120,10 @@ class ScopeCaps {
  */
 interface ScopePlan {
   schedules: readonly CompiledSchedule[];
-  intakeRules: readonly CompiledRule[];
-  finalRules: readonly CompiledRule[];
+  intakeRules: FailingRules<CompiledRule>;
+  finalRules: FailingRules<CompiledRule>;
   /** The intake rules a prePing of this scope judges (those reading the campaign only when it carries one). */
-  prePingRules: readonly CompiledRule[];
+  prePingRules: FailingRules<CompiledRule>;
   leadsCaps: ScopeCaps;
   pingsCaps: ScopeCaps;
   /** Both kinds, in document order: prePing's. */
@@ -140,6 +140,15 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
   const caps = compileCaps(document, problems);
   const windows = new Map<CompiledCap, CapWindows>(caps.map((cap) => [cap, new CapWindows(cap)]));
 
+  // One function per list of rules, shared by the scopes whose list it is (most campaigns have the same).
+  const ruleIndex = new Map(rules.map((rule, index) => [rule, index]));
+  const functions = new Map<string, FailingRules<CompiledRule>>();
+  const failingOf = (list: readonly CompiledRule[]): FailingRules<CompiledRule> => {
+    const key = list.map((rule) => ruleIndex.get(rule)).join(",");
+    let failing = functions.get(key);
+    if (failing === undefined) functions.set(key, (failing = unrolled(list)));
+    return failing;
+  };
   const planFor = ({ vendor, campaign: sent }: Scope): ScopePlan => {
     const campaign = sent === null ? null : foldCampaign(sent);
     const scoped = <Entry extends EntryScope>(list: readonly Entry[]) => list.filter((entry) => inScope(entry, vendor, campaign));
@@ -154,9 +163,9 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
       );
     return {
       schedules: scoped(schedules),
-      intakeRules,
-      finalRules: scoped(rules).filter((rule) => rule.stage === "final"),
-      prePingRules: intakeRules.filter((rule) => rule.needs === "prePing" && (campaign !== null || !rule.readsCampaign)),
+      intakeRules: failingOf(intakeRules),
+      finalRules: failingOf(scoped(rules).filter((rule) => rule.stage === "final")),
+      prePingRules: failingOf(intakeRules.filter((rule) => rule.needs === "prePing" && (campaign !== null || !rule.readsCampaign))),
       leadsCaps: capsOf("leads"),
       pingsCaps: capsOf("pings"),
       allCaps: capsOf(null),
@@ -182,17 +191,15 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     for (const schedule of plan.schedules) if (!schedule.openAt(at)) return schedule;
     return null;
   };
-  const failing = (list: readonly CompiledRule[], facts: LeadFacts, at: number): readonly string[] => {
-    beginEvaluation();
-    let reasons: string[] | undefined;
-    for (const rule of list) if (!rule.require(facts, at)) (reasons ??= []).push(rule.reason(facts, at));
-    return reasons ?? NO_REASONS;
+  const reasons = (failing: FailingRules<CompiledRule>, facts: LeadFacts, at: number): readonly string[] => {
+    const failed = failing(facts, at);
+    return failed.length === 0 ? NO_REASONS : failed.map((rule) => rule.reason(facts, at));
   };
-  const verdict = (plan: ScopePlan, ruleList: readonly CompiledRule[], caps: ScopeCaps, facts: LeadFacts, at: number): Verdict => {
+  const verdict = (plan: ScopePlan, failing: FailingRules<CompiledRule>, caps: ScopeCaps, facts: LeadFacts, at: number): Verdict => {
     const closed = closedEntry(plan, at);
     if (closed !== null) return { kind: "closed", reason: closed.reason };
-    const reasons = failing(ruleList, facts, at);
-    return reasons.length > 0 ? { kind: "rules", reasons } : caps.pass(at);
+    const refusals = reasons(failing, facts, at);
+    return refusals.length > 0 ? { kind: "rules", reasons: refusals } : caps.pass(at);
   };
   const capsOf = (plan: ScopePlan, counts: "leads" | "pings") => (counts === "leads" ? plan.leadsCaps : plan.pingsCaps);
 
@@ -202,16 +209,15 @@ function build(document: Record<string, unknown>, problems: Problem[]): Compiled
     active: rules.length + schedules.length + caps.length > 0,
     hasFinalRules: rules.some((rule) => rule.stage === "final"),
     closedSchedule: (scope, at) => closedEntry(planOf(scope), at)?.reason ?? null,
-    failingIntakeRules: (scope, facts, at) => failing(planOf(scope).intakeRules, facts, at),
-    failingFinalRules: (scope, facts, at) => failing(planOf(scope).finalRules, facts, at),
+    failingIntakeRules: (scope, facts, at) => reasons(planOf(scope).intakeRules, facts, at),
+    failingFinalRules: (scope, facts, at) => reasons(planOf(scope).finalRules, facts, at),
     capsInScope: (scope, counts, at) => capsOf(planOf(scope), counts).slots.at(at),
     // Asked again only for a refused request: the verdict's hot path allocates no names.
     intakeRefusers: (scope, facts, at) => {
       const plan = planOf(scope);
       const schedule = closedEntry(plan, at);
       if (schedule !== null) return [{ kind: "schedule", name: schedule.name }];
-      beginEvaluation();
-      return plan.intakeRules.filter((rule) => !rule.require(facts, at)).map((rule) => ({ kind: "rule", name: rule.name }));
+      return plan.intakeRules(facts, at).map((rule) => ({ kind: "rule", name: rule.name }));
     },
     intakeVerdict: (scope, facts, at) => {
       const plan = planOf(scope);

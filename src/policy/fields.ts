@@ -23,8 +23,8 @@ export interface LeadFacts {
  * reads it, so a policy that never does costs no parse. A class: one shape, made without a closure.
  */
 class FactsOfLead implements LeadFacts {
-  #extraData: unknown;
-  #parsed = false;
+  /** extra_data parsed, once asked; UNPARSED before. A TypeScript private, not a #field: one plain slot, cheaper to make. */
+  private parsedExtraData: unknown = UNPARSED;
   constructor(
     readonly vendor: string,
     readonly lead: Readonly<Partial<ValidLead>>,
@@ -33,15 +33,18 @@ class FactsOfLead implements LeadFacts {
   ) {}
 
   get extraData(): unknown {
-    if (!this.#parsed) {
-      this.#parsed = true;
-      try {
-        this.#extraData = typeof this.lead.extraData === "string" ? JSON.parse(this.lead.extraData) : undefined;
-      } catch {
-        this.#extraData = undefined;
-      }
-    }
-    return this.#extraData;
+    if (this.parsedExtraData === UNPARSED) this.parsedExtraData = parsedJson(this.lead.extraData);
+    return this.parsedExtraData;
+  }
+}
+
+const UNPARSED = Symbol("unparsed");
+
+function parsedJson(text: unknown): unknown {
+  try {
+    return typeof text === "string" ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -84,8 +87,8 @@ export type FieldStage = "prePing" | "intake" | "final";
 
 export interface ResolvedField {
   read: FieldReader;
-  /** The field's index among the fields resolved so far: where an evaluation keeps its folded text (conditions.ts). */
-  slot: number;
+  /** A lead field's key in the lead's values (read is textOf of it): unrolled.ts reads it by name. */
+  leadKey?: keyof ValidLead;
   stage: FieldStage;
   /** The campaign: unknown to a prePing sent without vendor_campaign_name. */
   campaign?: true;
@@ -93,10 +96,13 @@ export interface ResolvedField {
 
 const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LEAD_FIELDS, name) ? LEAD_FIELDS[name as LeadFieldName].key : undefined);
 
-/** Resolved fields by name and time zone: one reader per field, which conditions.ts's fold memo is keyed by. */
+/**
+ * Resolved fields by name and time zone: one object per field, so that a rule list's function
+ * (unrolled.ts) reads and folds a field once per lead however many conditions name it.
+ */
 const resolved = new Map<string, ResolvedField>();
-/** Field names come from operators' documents; past this many, the memo starts again: slots are below it. */
-export const FIELD_SLOTS = 10_000;
+/** Field names come from operators' documents; past this many, the memo starts again. */
+const RESOLVED_LIMIT = 10_000;
 
 /**
  * The reader of a field name, or a message saying why there is none. `checkNames` are the document's
@@ -111,19 +117,18 @@ export function resolveField(name: string, timeZone: string, checkNames: Readonl
   const field = resolveFieldOnce(name, timeZone, checkNames);
   if (typeof field === "string") return field;
   if (known !== undefined) return known;
-  // Restarting reuses slots: harmless, as a lead's facts live within one evaluation, never across a compile.
-  if (resolved.size >= FIELD_SLOTS) resolved.clear();
-  const slotted = { ...field, slot: resolved.size };
-  resolved.set(key, slotted);
-  return slotted;
+  // Restarting only costs a field read twice, when two of its conditions' names resolved either side.
+  if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
+  resolved.set(key, field);
+  return field;
 }
 
-function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): Omit<ResolvedField, "slot"> | string {
+function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
   const key = leadKey(name);
   if (key !== undefined) {
     const read: FieldReader = (facts) => textOf(facts.lead[key]);
-    if (key === "vendorCampaignName") return { stage: "prePing", read, campaign: true };
-    return { stage: key === "phoneE164" ? "prePing" : "intake", read };
+    if (key === "vendorCampaignName") return { stage: "prePing", read, leadKey: key, campaign: true };
+    return { stage: key === "phoneE164" ? "prePing" : "intake", read, leadKey: key };
   }
   switch (name) {
     case "vendor":
