@@ -11,24 +11,33 @@ import { type LeadFacts, type ResolvedField, textOf } from "./fields.ts";
 export type FailingRules<Rule> = (facts: LeadFacts, at: number) => readonly Rule[];
 
 const NONE: readonly never[] = Object.freeze([]);
+/** A text local's value before its field is read (a field's text may be undefined). */
+const UNREAD = Symbol("unread");
 
 export function unrolled<Rule extends { condition: Condition }>(rules: readonly Rule[]): FailingRules<Rule> {
   const constants: unknown[] = [];
   const constant = (value: unknown): string => `k${constants.push(value) - 1}`;
+  // Each field's locals, made on first use: its text as read (t), folded (f), as a number (n).
+  const fields = new Map<ResolvedField, number>();
+  const local = (field: ResolvedField, kind: "t" | "f" | "n"): string => {
+    let index = fields.get(field);
+    if (index === undefined) fields.set(field, (index = fields.size));
+    return `${kind}${index}`;
+  };
   const readers = new Map<ResolvedField, string>();
-  const foldedLocals = new Map<ResolvedField, string>();
-  const text = (field: ResolvedField): string => {
-    // A lead field read by its name: a call to a reader shared by every field reads by a computed name.
+  const read = (field: ResolvedField): string => {
+    // A lead field is read by its name: a reader shared by every lead field reads by a computed one.
     if (field.leadKey !== undefined) return `textOf(facts.lead[${JSON.stringify(field.leadKey)}])`;
     let reader = readers.get(field);
     if (reader === undefined) readers.set(field, (reader = constant(field.read)));
     return `${reader}(facts, at)`;
   };
-  const folded = (field: ResolvedField): string => {
-    let local = foldedLocals.get(field);
-    if (local === undefined) foldedLocals.set(field, (local = `f${foldedLocals.size}`));
-    return `(${local} ??= fold(${text(field)}))`;
+  const text = (field: ResolvedField): string => {
+    const t = local(field, "t");
+    return `(${t} === UNREAD ? (${t} = ${read(field)}) : ${t})`;
   };
+  const folded = (field: ResolvedField): string => `(${local(field, "f")} ??= fold(${text(field)}))`;
+  const number = (field: ResolvedField): string => `(${local(field, "n")} ??= numberOf(${text(field)}))`;
 
   const leaf = (field: ResolvedField, test: LeafTest): string => {
     switch (test.op) {
@@ -49,9 +58,9 @@ export function unrolled<Rule extends { condition: Condition }>(rules: readonly 
       case "contains":
         return `${folded(field)}.includes(${constant(test.expected)})`;
       case "less_than":
-        return `numberOf(${text(field)}) < ${constant(test.bound)}`;
+        return `${number(field)} < ${constant(test.bound)}`;
       case "greater_than":
-        return `numberOf(${text(field)}) > ${constant(test.bound)}`;
+        return `${number(field)} > ${constant(test.bound)}`;
       case "matches":
         return `${constant(test.pattern)}.match(${text(field)} ?? "")`;
     }
@@ -74,8 +83,11 @@ export function unrolled<Rule extends { condition: Condition }>(rules: readonly 
   };
 
   const checks = rules.map((rule) => `if (!${expression(rule.condition)}) (failing ??= []).push(${constant(rule)});`);
-  const locals = [...foldedLocals.values(), "failing"].join(", ");
+  const locals = [...fields.values()]
+    .flatMap((index) => [`t${index} = UNREAD`, `f${index}`, `n${index}`])
+    .concat("failing")
+    .join(", ");
   const names = constants.map((_, i) => `k${i}`).join(", ");
   const source = `const [${names}] = k;\nreturn (facts, at) => {\nlet ${locals};\n${checks.join("\n")}\nreturn failing ?? NONE;\n};`;
-  return new Function("fold", "numberOf", "textOf", "NONE", "k", source)(fold, numberOf, textOf, NONE, constants);
+  return new Function("fold", "numberOf", "textOf", "NONE", "UNREAD", "k", source)(fold, numberOf, textOf, NONE, UNREAD, constants);
 }
