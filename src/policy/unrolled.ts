@@ -14,7 +14,28 @@ const NONE: readonly never[] = Object.freeze([]);
 /** A text local's value before its field is read (a field's text may be undefined). */
 const UNREAD = Symbol("unread");
 
+/**
+ * Rules per generated function: JavaScriptCore optimises a function only below a size. 2,000 rules
+ * as one function took 149 µs a lead, 2.3x the closures' 64 µs; as 32-rule pieces, 31 µs. Each
+ * piece reads its own fields.
+ */
+const RULES_PER_FUNCTION = 32;
+
 export function unrolled<Rule extends { condition: Condition }>(rules: readonly Rule[]): FailingRules<Rule> {
+  if (rules.length <= RULES_PER_FUNCTION) return unrolledPiece(rules);
+  const pieces: FailingRules<Rule>[] = [];
+  for (let start = 0; start < rules.length; start += RULES_PER_FUNCTION) pieces.push(unrolledPiece(rules.slice(start, start + RULES_PER_FUNCTION)));
+  return (facts, at) => {
+    let failing: Rule[] | undefined;
+    for (const piece of pieces) {
+      const failed = piece(facts, at);
+      if (failed.length > 0) (failing ??= []).push(...failed);
+    }
+    return failing ?? NONE;
+  };
+}
+
+function unrolledPiece<Rule extends { condition: Condition }>(rules: readonly Rule[]): FailingRules<Rule> {
   const constants: unknown[] = [];
   const constant = (value: unknown): string => `k${constants.push(value) - 1}`;
   // Each field's locals, made on first use: its text as read (t), folded (f), as a number (n).

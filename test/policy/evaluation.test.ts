@@ -169,6 +169,16 @@ describe("rule lists unrolled into one function", () => {
     expect(evaluate(document, facts(null))).toEqual(["Rejected by rule: blank", "Rejected by rule: shape", "Rejected by rule: seven"]);
   });
 
+  test("a long list (generated as several functions) still answers every failing rule in document order", () => {
+    const rules = Array.from({ length: 100 }, (_, i) => ({
+      name: `r${i}`,
+      require: { field: i % 2 === 0 ? "state" : "zip", op: "not_equals" as const, value: i % 7 === 0 ? (i % 2 === 0 ? "NY" : "10001") : "other" },
+    }));
+    const failing = rules.filter((_, i) => i % 7 === 0).map((rule) => `Rejected by rule: ${rule.name}`);
+    expect(evaluate({ rules }, { vendor: "acme", lead: { state: "NY", zip: "10001" } })).toEqual(failing);
+    expect(failing.length).toBe(15);
+  });
+
   test("nested all, any and not answer as written, and a rule list's function serves each lead afresh", () => {
     const policy = compilePolicy({
       rules: [
