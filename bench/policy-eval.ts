@@ -6,6 +6,7 @@
 // are crossed). Prints ns per request for each round after a warm-up. With OLD_CHECKOUT (e.g. a
 // `git worktree add` of the commit before a change), its modules are timed too, in alternating
 // rounds in this one process, and the medians' ratio is printed: an A/B that survives a busy machine.
+// `-` for OLD_CHECKOUT times this checkout alone.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { validateLead, validatePrePing } from "../src/intake/validate.ts";
