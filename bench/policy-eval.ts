@@ -89,7 +89,10 @@ const measure = (name: string, policy: IntakePolicy) => {
   return `${name} postLead ${postLead.toFixed(0)} ns, prePing ${prePing.toFixed(0)} ns`;
 };
 
-for (const [name, policy] of sides) for (let i = 0; i < 3; i++) measure(name, policy); // warm-up: JIT tiers
+// Warm-up: JavaScriptCore optimises a function after some thousands of calls, a long one later.
+const WARM_UP_REQUESTS = 100_000;
+for (const [name, policy] of sides) for (let i = 0; i < Math.ceil(WARM_UP_REQUESTS / leadCount); i++) measure(name, policy);
+for (const figure of figures.values()) [figure.postLead.length, figure.prePing.length] = [0, 0];
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? sides : [...sides].reverse();
   console.log(`round ${round + 1}: ${order.map(([name, policy]) => measure(name, policy)).join("; ")}`);
