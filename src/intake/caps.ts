@@ -56,8 +56,18 @@ export const counterOrder = (a: CapToTake, b: CapToTake): number =>
  */
 export function* takeCaps(t: Tables, caps: readonly CapToTake[]): Script<void> {
   let full: Set<CapToTake> | undefined;
-  for (const cap of caps.length > 1 ? [...caps].sort(counterOrder) : caps) if (!(yield* op(t.capUsage.take(cap)))) (full ??= new Set()).add(cap);
+  for (const cap of inCounterOrder(caps)) if (!(yield* op(t.capUsage.take(cap)))) (full ??= new Set()).add(cap);
   if (full) throw new CapsFull(cappedBy(caps.filter((cap) => full.has(cap))));
+}
+
+/** Lists of caps in counterOrder, by the list as given: the policy hands out one list per scope and second, so a lead's is usually sorted already. */
+const sorted = new WeakMap<readonly CapToTake[], readonly CapToTake[]>();
+
+function inCounterOrder(caps: readonly CapToTake[]): readonly CapToTake[] {
+  if (caps.length < 2) return caps;
+  let inOrder = sorted.get(caps);
+  if (inOrder === undefined) sorted.set(caps, (inOrder = [...caps].sort(counterOrder)));
+  return inOrder;
 }
 
 /** The answer of a write that may throw CapsFull: its outcome instead of the error, told to `onCapped` first. */

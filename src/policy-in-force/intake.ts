@@ -11,11 +11,12 @@ import type { PolicyInForce } from "./loader.ts";
 /** `checks`: runs a lead's intake checks; without it the policy's checks are kept, not run (the CLI's `rules test`). */
 export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: IntakeChecks): IntakePolicy {
   const intakeChecksOf = stageChecksCompiler("intake");
+  const answer = answers();
   return {
     postLead(vendor, lead, at) {
       const policy = inForce.current();
       if (!policy.active) return null;
-      return answerOf(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
+      return answer(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
     },
     postLeadRefusers(vendor, lead, at) {
       return inForce.current().intakeRefusers({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at);
@@ -23,7 +24,7 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: I
     prePing(vendor, ping, at) {
       const policy = inForce.current();
       if (!policy.active) return null;
-      return answerOf(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
+      return answer(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
     },
     postLeadChecks(vendor, lead) {
       if (checks === undefined) return null;
@@ -39,6 +40,20 @@ export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: I
 export const pingFacts = (vendor: string, ping: ValidPing) => factsOfLead(vendor, ping as Partial<ValidLead>);
 
 const NONE: readonly CapToTake[] = Object.freeze([]);
+
+/**
+ * answerOf, with the answer to a "pass" verdict kept beside it: the policy hands out one such verdict
+ * per scope while its caps' slots stay the same (within a second), so its requests share one answer.
+ */
+function answers(): (verdict: Verdict) => PolicyAnswer | null {
+  const kept = new WeakMap<Verdict, PolicyAnswer | null>();
+  return (verdict) => {
+    if (verdict.kind !== "pass") return answerOf(verdict);
+    let answer = kept.get(verdict);
+    if (answer === undefined) kept.set(verdict, (answer = answerOf(verdict)));
+    return answer;
+  };
+}
 
 export function answerOf(verdict: Verdict): PolicyAnswer | null {
   if (verdict.kind === "closed") return { kind: "refused", reasons: [verdict.reason] };

@@ -14,34 +14,17 @@ import {
 } from "./entries.ts";
 import type { RefusedBy } from "../intake/policy-port.ts";
 import type { LeadFacts } from "./fields.ts";
-import { isOpen } from "./hours.ts";
 import { isPlainObject, MAX_DEPTH, type Problem, schemaProblems, tooDeep } from "./problems.ts";
 import { type Policy, PolicyDocument, REFERENCES } from "./schema.ts";
-import { calendarWindow, zonedParts } from "./zoned.ts";
-import { counterKeyOf } from "../store/cap-usage/index.ts";
+import { type CapSlot, CapWindows, NO_CAPS, ScopeSlots } from "./slots.ts";
+import { type FailingRules, unrolled } from "./unrolled.ts";
+
+export type { CapSlot } from "./slots.ts";
 
 /** Who a request comes from: the vendor's name and its vendor_campaign_name (null when not sent, e.g. a bare prePing). */
 export interface Scope {
   vendor: string;
   campaign: string | null;
-}
-
-/** One cap a request in scope counts against, in its current window. */
-export interface CapSlot {
-  name: string;
-  counts: "leads" | "pings";
-  /** Whose count: the vendor's name, or the campaign folded (trimmed, lower-case), for an `each` cap; "" for a cap counted all together. */
-  bucket: string;
-  /** The window's first instant as an ISO-8601 UTC text: with name and bucket, the key of one counter. */
-  windowKey: string;
-  windowStart: number;
-  windowEnd: number;
-  max: number;
-  reason: string;
-  /** Seconds until the window ends, at least 1: the refusal's Retry-After. */
-  retryAfterSeconds: number;
-  /** Name, bucket and window start as one text: the counter's identity in memory (store/cap-usage counterKeyOf). */
-  counterKey: string;
 }
 
 /** What the policy answers before the database counts caps; its lists are shared when empty: read them, do not change them. */
@@ -115,114 +98,134 @@ export const inScope = (entry: EntryScope, vendor: string, campaign: string | nu
   (entry.vendors === null || entry.vendors.has(vendor)) && (entry.campaigns === null || (campaign !== null && entry.campaigns.has(campaign)));
 
 // The answers of a request nothing refuses and no cap counts: shared, so that it allocates nothing.
-const NO_CAPS: readonly CapSlot[] = Object.freeze([]);
 const NO_REASONS: readonly string[] = Object.freeze([]);
 const PASS: Verdict = Object.freeze({ kind: "pass", caps: NO_CAPS });
 
-interface WindowCache {
-  start: number;
-  end: number;
-  key: string;
-  /** The slots handed out in this window, by bucket, while their Retry-After is the same: reused, not rebuilt per request. */
-  slots: Map<string, CapSlot>;
-}
+/** A scope's caps of one kind as slots at an instant, and its "pass" verdict, kept while the slots are the same list. */
+class ScopeCaps {
+  #verdict: Verdict = PASS;
+  constructor(readonly slots: ScopeSlots) {}
 
-/** The cap's slot for `bucket` at `at`: the one handed out earlier in the same window and second, or a new one. */
-function slotOf(cap: CompiledCap, window: WindowCache, bucket: string, at: number): CapSlot {
-  if (at < window.start || at >= window.end) {
-    const span = calendarWindow(cap.per, at, cap.timeZone);
-    Object.assign(window, span, { key: new Date(span.start).toISOString() });
-    window.slots.clear();
+  pass(at: number): Verdict {
+    const caps = this.slots.at(at);
+    if (caps === NO_CAPS) return PASS;
+    if (this.#verdict.kind !== "pass" || this.#verdict.caps !== caps) this.#verdict = Object.freeze({ kind: "pass", caps });
+    return this.#verdict;
   }
-  const retryAfterSeconds = Math.max(1, Math.ceil((window.end - at) / 1000));
-  const known = window.slots.get(bucket);
-  if (known !== undefined && known.retryAfterSeconds === retryAfterSeconds) return known;
-  // Frozen: one object answers many requests.
-  const slot: CapSlot = Object.freeze({
-    name: cap.name,
-    counts: cap.counts,
-    bucket,
-    windowKey: window.key,
-    windowStart: window.start,
-    windowEnd: window.end,
-    max: cap.max,
-    reason: cap.reason,
-    retryAfterSeconds,
-    counterKey: counterKeyOf(cap.name, bucket, window.start),
-  });
-  // Buckets are vendors or campaigns: bounded, but a window of many is cleared rather than kept.
-  if (window.slots.size >= SLOTS_PER_WINDOW) window.slots.clear();
-  window.slots.set(bucket, slot);
-  return slot;
 }
 
-const SLOTS_PER_WINDOW = 10_000;
+/**
+ * What a request of one vendor and campaign is judged by: the enabled entries in its scope, in
+ * document order, found once per compiled policy (so per policy version), not per request.
+ */
+interface ScopePlan {
+  schedules: readonly CompiledSchedule[];
+  intakeRules: FailingRules<CompiledRule>;
+  finalRules: FailingRules<CompiledRule>;
+  /** The intake rules a prePing of this scope judges (those reading the campaign only when it carries one). */
+  prePingRules: FailingRules<CompiledRule>;
+  leadsCaps: ScopeCaps;
+  pingsCaps: ScopeCaps;
+  /** Both kinds, in document order: prePing's. */
+  allCaps: ScopeCaps;
+}
+
+/** Scopes are vendors (bounded) by campaigns as sent (not bounded): past this many plans, they are made again. */
+const PLANS_LIMIT = 4_096;
 
 function build(document: Record<string, unknown>, problems: Problem[]): CompiledPolicy {
   const checkNames = checkChecks(document, problems);
   const rules = compileRules(document, checkNames, problems);
   const schedules = compileSchedules(document, problems);
   const caps = compileCaps(document, problems);
-  const intakeRules = rules.filter((rule) => rule.stage === "intake");
-  const finalRules = rules.filter((rule) => rule.stage === "final");
-  const prePingRules = intakeRules.filter((rule) => rule.needs === "prePing");
-  const prePingRulesWithoutCampaign = prePingRules.filter((rule) => !rule.readsCampaign);
-  const windows = new Map<CompiledCap, WindowCache>(caps.map((cap) => [cap, { start: 0, end: 0, key: "", slots: new Map() }]));
+  const windows = new Map<CompiledCap, CapWindows>(caps.map((cap) => [cap, new CapWindows(cap)]));
 
-  const closedEntry = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): CompiledSchedule | null => {
-    for (const schedule of list) {
-      if (!inScope(schedule, vendor, campaign)) continue;
-      const local = zonedParts(at, schedule.timeZone);
-      if (!isOpen(schedule.week[local.weekday]!, local.hour * 60 + local.minute)) return schedule;
+  // One function per list of rules, shared by the scopes whose list it is (most campaigns have the same).
+  const ruleIndex = new Map(rules.map((rule, index) => [rule, index]));
+  const functions = new Map<string, FailingRules<CompiledRule>>();
+  const failingOf = (list: readonly CompiledRule[]): FailingRules<CompiledRule> => {
+    const key = list.map((rule) => ruleIndex.get(rule)).join(",");
+    let failing = functions.get(key);
+    if (failing === undefined) functions.set(key, (failing = unrolled(list)));
+    return failing;
+  };
+  const planFor = ({ vendor, campaign: sent }: Scope): ScopePlan => {
+    const campaign = sent === null ? null : foldCampaign(sent);
+    const scoped = <Entry extends EntryScope>(list: readonly Entry[]) => list.filter((entry) => inScope(entry, vendor, campaign));
+    const intakeRules = scoped(rules).filter((rule) => rule.stage === "intake");
+    const capsOf = (counts: "leads" | "pings" | null) =>
+      new ScopeCaps(
+        new ScopeSlots(
+          scoped(caps)
+            .filter((cap) => (counts === null || cap.counts === counts) && !(cap.each === "campaign" && campaign === null)) // a bare prePing has no campaign to count
+            .map((cap) => ({ windows: windows.get(cap)!, bucket: cap.each === "vendor" ? vendor : cap.each === "campaign" ? (campaign ?? "") : "" })),
+        ),
+      );
+    return {
+      schedules: scoped(schedules),
+      intakeRules: failingOf(intakeRules),
+      finalRules: failingOf(scoped(rules).filter((rule) => rule.stage === "final")),
+      prePingRules: failingOf(intakeRules.filter((rule) => rule.needs === "prePing" && (campaign !== null || !rule.readsCampaign))),
+      leadsCaps: capsOf("leads"),
+      pingsCaps: capsOf("pings"),
+      allCaps: capsOf(null),
+    };
+  };
+  const plans = new Map<string, Map<string | null, ScopePlan>>();
+  let planCount = 0;
+  const planOf = (scope: Scope): ScopePlan => {
+    const known = plans.get(scope.vendor)?.get(scope.campaign);
+    if (known !== undefined) return known;
+    if (planCount >= PLANS_LIMIT) {
+      plans.clear();
+      planCount = 0;
     }
+    const plan = planFor(scope);
+    const byCampaign = plans.get(scope.vendor) ?? new Map<string | null, ScopePlan>();
+    plans.set(scope.vendor, byCampaign.set(scope.campaign, plan));
+    planCount++;
+    return plan;
+  };
+
+  const closedEntry = (plan: ScopePlan, at: number): CompiledSchedule | null => {
+    for (const schedule of plan.schedules) if (!schedule.openAt(at)) return schedule;
     return null;
   };
-  const closed = (list: readonly CompiledSchedule[], vendor: string, campaign: string | null, at: number): string | null =>
-    closedEntry(list, vendor, campaign, at)?.reason ?? null;
-  const failing = (list: readonly CompiledRule[], vendor: string, campaign: string | null, facts: LeadFacts, at: number): readonly string[] => {
-    let reasons: string[] | undefined;
-    for (const rule of list) {
-      if (inScope(rule, vendor, campaign) && !rule.require(facts, at)) (reasons ??= []).push(rule.reason(facts, at));
-    }
-    return reasons ?? NO_REASONS;
+  const reasons = (failing: FailingRules<CompiledRule>, facts: LeadFacts, at: number): readonly string[] => {
+    const failed = failing(facts, at);
+    return failed.length === 0 ? NO_REASONS : failed.map((rule) => rule.reason(facts, at));
   };
-  const slots = (counts: "leads" | "pings" | null, vendor: string, campaign: string | null, at: number): readonly CapSlot[] => {
-    let found: CapSlot[] | undefined;
-    for (const cap of caps) {
-      if ((counts !== null && cap.counts !== counts) || !inScope(cap, vendor, campaign)) continue;
-      if (cap.each === "campaign" && campaign === null) continue; // a bare prePing has no campaign to count
-      (found ??= []).push(slotOf(cap, windows.get(cap)!, cap.each === "vendor" ? vendor : cap.each === "campaign" ? (campaign ?? "") : "", at));
-    }
-    return found ?? NO_CAPS;
+  const verdict = (plan: ScopePlan, failing: FailingRules<CompiledRule>, caps: ScopeCaps, facts: LeadFacts, at: number): Verdict => {
+    const closed = closedEntry(plan, at);
+    if (closed !== null) return { kind: "closed", reason: closed.reason };
+    const refusals = reasons(failing, facts, at);
+    return refusals.length > 0 ? { kind: "rules", reasons: refusals } : caps.pass(at);
   };
-  const verdict = (ruleList: readonly CompiledRule[], counts: "leads" | null, scope: Scope, facts: LeadFacts, at: number): Verdict => {
-    const campaign = scope.campaign === null ? null : foldCampaign(scope.campaign);
-    const closedReason = closed(schedules, scope.vendor, campaign, at);
-    if (closedReason !== null) return { kind: "closed", reason: closedReason };
-    const reasons = failing(ruleList, scope.vendor, campaign, facts, at);
-    if (reasons.length > 0) return { kind: "rules", reasons };
-    const found = slots(counts, scope.vendor, campaign, at);
-    return found === NO_CAPS ? PASS : { kind: "pass", caps: found };
-  };
-  const fold = (scope: Scope) => (scope.campaign === null ? null : foldCampaign(scope.campaign));
+  const capsOf = (plan: ScopePlan, counts: "leads" | "pings") => (counts === "leads" ? plan.leadsCaps : plan.pingsCaps);
 
   return {
     document: document as unknown as Policy,
-    prePingRules: prePingRules.map((rule) => rule.name),
+    prePingRules: rules.filter((rule) => rule.stage === "intake" && rule.needs === "prePing").map((rule) => rule.name),
     active: rules.length + schedules.length + caps.length > 0,
-    hasFinalRules: finalRules.length > 0,
-    closedSchedule: (scope, at) => closed(schedules, scope.vendor, fold(scope), at),
-    failingIntakeRules: (scope, facts, at) => failing(intakeRules, scope.vendor, fold(scope), facts, at),
-    failingFinalRules: (scope, facts, at) => failing(finalRules, scope.vendor, fold(scope), facts, at),
-    capsInScope: (scope, counts, at) => slots(counts, scope.vendor, fold(scope), at),
+    hasFinalRules: rules.some((rule) => rule.stage === "final"),
+    closedSchedule: (scope, at) => closedEntry(planOf(scope), at)?.reason ?? null,
+    failingIntakeRules: (scope, facts, at) => reasons(planOf(scope).intakeRules, facts, at),
+    failingFinalRules: (scope, facts, at) => reasons(planOf(scope).finalRules, facts, at),
+    capsInScope: (scope, counts, at) => capsOf(planOf(scope), counts).slots.at(at),
     // Asked again only for a refused request: the verdict's hot path allocates no names.
     intakeRefusers: (scope, facts, at) => {
-      const campaign = fold(scope);
-      const schedule = closedEntry(schedules, scope.vendor, campaign, at);
+      const plan = planOf(scope);
+      const schedule = closedEntry(plan, at);
       if (schedule !== null) return [{ kind: "schedule", name: schedule.name }];
-      return intakeRules.filter((rule) => inScope(rule, scope.vendor, campaign) && !rule.require(facts, at)).map((rule) => ({ kind: "rule", name: rule.name }));
+      return plan.intakeRules(facts, at).map((rule) => ({ kind: "rule", name: rule.name }));
     },
-    intakeVerdict: (scope, facts, at) => verdict(intakeRules, "leads", scope, facts, at),
-    prePingVerdict: (scope, facts, at) => verdict(scope.campaign === null ? prePingRulesWithoutCampaign : prePingRules, null, scope, facts, at),
+    intakeVerdict: (scope, facts, at) => {
+      const plan = planOf(scope);
+      return verdict(plan, plan.intakeRules, plan.leadsCaps, facts, at);
+    },
+    prePingVerdict: (scope, facts, at) => {
+      const plan = planOf(scope);
+      return verdict(plan, plan.prePingRules, plan.allCaps, facts, at);
+    },
   };
 }

@@ -1,13 +1,30 @@
-// Conditions and reason templates, compiled once into closures. Each walk both checks the document
-// (what its schema cannot say: a field's name and stage, an operator's value, a pattern RE2 compiles)
-// and builds the evaluator, so the checker and the evaluator never disagree. The walk tolerates a
+// Conditions and reason templates, compiled once. Each walk both checks the document (what its
+// schema cannot say: a field's name and stage, an operator's value, a pattern RE2 compiles) and
+// builds what is evaluated (a condition's tree, unrolled.ts turning a rule list into one function;
+// a template's pieces), so the checker and the evaluator never disagree. The walk tolerates a
 // malformed part (the schema's walk names it) by skipping it.
 import { RE2JS } from "re2js";
 import { type FieldReader, type FieldStage, type LeadFacts, type ResolvedField, resolveField } from "./fields.ts";
 import { isPlainObject, type Problem, pointer } from "./problems.ts";
 import { OPERATORS, type Operator } from "./schema.ts";
 
-export type Predicate = (facts: LeadFacts, at: number) => boolean;
+/** RE2's compiled program, as RE2JS keeps it: its match is RE2JS.test's, without asking whether the text is bytes. */
+export type Pattern = ReturnType<RE2JS["re2"]>;
+
+/** What one operator tests, its value prepared: on the field's folded text (most), or on its text as read. */
+export type LeafTest =
+  | { op: "blank" | "not_blank" }
+  | { op: "in" | "not_in"; values: ReadonlySet<string> }
+  | { op: "equals" | "not_equals" | "starts_with" | "contains"; expected: string }
+  | { op: "less_than" | "greater_than"; bound: number }
+  | { op: "matches"; pattern: Pattern };
+
+/** A condition as compiled: checked, its fields resolved; "never" for a part that could not be (its problem recorded). */
+export type Condition =
+  | { kind: "leaf"; field: ResolvedField; test: LeafTest }
+  | { kind: "not"; inner: Condition }
+  | { kind: "all" | "any"; parts: readonly Condition[] }
+  | { kind: "never" };
 
 export interface CompileContext {
   /** The entry's stage: a final-stage field in an intake rule is a problem. */
@@ -23,11 +40,11 @@ export interface CompileContext {
 }
 
 const STAGE_ORDER: Record<FieldStage, number> = { prePing: 0, intake: 1, final: 2 };
-const NEVER: Predicate = () => false;
+const NEVER: Condition = { kind: "never" };
 const NUMBER = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 
 /** Text compared as the contract says: ignoring case (the value is already trimmed). */
-const fold = (value: string | undefined): string => (value === undefined ? "" : value.toLowerCase());
+export const fold = (value: string | undefined): string => (value === undefined ? "" : value.toLowerCase());
 const foldExpected = (value: unknown): string => String(value).trim().toLowerCase();
 /** A lead's value as a number: plain decimal notation only ("1,000" and "" are not numbers). */
 export const numberOf = (value: string | undefined): number => (value !== undefined && NUMBER.test(value) ? Number(value) : Number.NaN);
@@ -55,103 +72,49 @@ function fieldAt(name: unknown, path: string, context: CompileContext): Resolved
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
-/** What one operator tests: the field's text folded (most), or as read (numbers, patterns). */
-type OperatorTest = { folded: true; test: (folded: string) => boolean } | { folded: false; test: (text: string | undefined) => boolean };
-const onFolded = (test: (folded: string) => boolean): OperatorTest => ({ folded: true, test });
-const onText = (test: (text: string | undefined) => boolean): OperatorTest => ({ folded: false, test });
-
 /** The test one operator makes of a field's value, or a message saying why `value` does not suit it. */
-function operatorTest(op: Operator, value: unknown, hasValue: boolean): OperatorTest | string {
+function leafTest(op: Operator, value: unknown, hasValue: boolean): LeafTest | string {
   switch (op) {
     case "blank":
-    case "not_blank": {
-      if (hasValue) return `${op} takes no value`;
-      return op === "blank" ? onFolded((text) => text === "") : onFolded((text) => text !== "");
-    }
+    case "not_blank":
+      return hasValue ? `${op} takes no value` : { op };
     case "in":
-    case "not_in": {
+    case "not_in":
       if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) return `${op} needs a non-empty list of values`;
-      const set = new Set(value.map(foldExpected));
-      return op === "in" ? onFolded((text) => set.has(text)) : onFolded((text) => !set.has(text));
-    }
+      return { op, values: new Set(value.map(foldExpected)) };
     case "less_than":
-    case "greater_than": {
-      if (typeof value !== "number" || !Number.isFinite(value)) return `${op} needs a number`;
-      return op === "less_than" ? onText((text) => numberOf(text) < value) : onText((text) => numberOf(text) > value);
-    }
+    case "greater_than":
+      return typeof value === "number" && Number.isFinite(value) ? { op, bound: value } : `${op} needs a number`;
     case "matches": {
       if (typeof value !== "string") return "matches needs a regular expression as text";
-      let pattern: RE2JS;
       try {
-        pattern = RE2JS.compile(value, RE2JS.CASE_INSENSITIVE);
+        return { op, pattern: RE2JS.compile(value, RE2JS.CASE_INSENSITIVE).re2() };
       } catch (error) {
         return `not a regular expression RE2 accepts: ${(error as Error).message}`;
       }
-      return onText((text) => pattern.test(text ?? ""));
     }
-    default: {
-      if (!isScalar(value)) return `${op} needs one value (a text, number or true/false)`;
-      const expected = foldExpected(value);
-      if (op === "equals") return onFolded((text) => text === expected);
-      if (op === "not_equals") return onFolded((text) => text !== expected);
-      if (op === "starts_with") return onFolded((text) => text.startsWith(expected));
-      return onFolded((text) => text.includes(expected));
-    }
+    default:
+      return isScalar(value) ? { op, expected: foldExpected(value) } : `${op} needs one value (a text, number or true/false)`;
   }
 }
 
-/**
- * A field's folded text, folded once per lead however many conditions read it: kept in the facts'
- * `folded` list at the field's slot (fields.ts resolveField).
- */
-function foldedValue({ read, slot }: ResolvedField, facts: LeadFacts, at: number): string {
-  const memo = facts.folded;
-  if (memo === undefined) return fold(read(facts, at));
-  let folded = memo[slot];
-  if (folded === undefined) {
-    folded = fold(read(facts, at));
-    memo[slot] = folded;
-  }
-  return folded;
-}
-
-function compileLeaf(leaf: Record<string, unknown>, path: string, context: CompileContext): Predicate {
+function compileLeaf(leaf: Record<string, unknown>, path: string, context: CompileContext): Condition {
   const field = fieldAt(leaf.field, pointer(path, "field"), context);
   if (!(OPERATORS as readonly unknown[]).includes(leaf.op)) return NEVER;
-  const operator = operatorTest(leaf.op as Operator, leaf.value, leaf.value !== undefined);
-  if (typeof operator === "string") context.problems.push({ path: pointer(path, "value"), message: operator });
-  if (field === undefined || typeof operator === "string") return NEVER;
-  if (operator.folded) {
-    const test = operator.test;
-    return (facts, at) => test(foldedValue(field, facts, at));
-  }
-  const { test } = operator;
-  const { read } = field;
-  return (facts, at) => test(read(facts, at));
+  const test = leafTest(leaf.op as Operator, leaf.value, leaf.value !== undefined);
+  if (typeof test === "string") context.problems.push({ path: pointer(path, "value"), message: test });
+  return field === undefined || typeof test === "string" ? NEVER : { kind: "leaf", field, test };
 }
 
-/** The predicate of condition `condition` at JSON path `path`. */
-export function compileCondition(condition: unknown, path: string, context: CompileContext): Predicate {
+/** The condition at JSON path `path`, compiled. */
+export function compileCondition(condition: unknown, path: string, context: CompileContext): Condition {
   if (!isPlainObject(condition)) return NEVER;
   if ("field" in condition) return compileLeaf(condition, path, context);
-  if ("not" in condition) {
-    const inner = compileCondition(condition.not, pointer(path, "not"), context);
-    return (facts, at) => !inner(facts, at);
-  }
+  if ("not" in condition) return { kind: "not", inner: compileCondition(condition.not, pointer(path, "not"), context) };
   const kind = "all" in condition ? "all" : "any" in condition ? "any" : undefined;
   const list = kind === undefined ? undefined : condition[kind];
   if (kind === undefined || !Array.isArray(list)) return NEVER;
-  const parts = list.map((item, index) => compileCondition(item, pointer(pointer(path, kind), index), context));
-  if (parts.length === 1) return parts[0]!;
-  return kind === "all"
-    ? (facts, at) => {
-        for (const part of parts) if (!part(facts, at)) return false;
-        return true;
-      }
-    : (facts, at) => {
-        for (const part of parts) if (part(facts, at)) return true;
-        return false;
-      };
+  return { kind, parts: list.map((item, index) => compileCondition(item, pointer(pointer(path, kind), index), context)) };
 }
 
 export type Template = (facts: LeadFacts, at: number) => string;

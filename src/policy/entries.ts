@@ -3,9 +3,9 @@
 // checks' URLs and fields. Tolerates a malformed entry (the schema's walk names what is wrong).
 import { capReached, outsideHours, ruleRejected } from "../contract/texts.ts";
 import { isHttpUrl, LEAD_FIELDS } from "../intake/lead-schema.ts";
-import { type CompileContext, compileCondition, compileTemplate, type Predicate, type Template } from "./conditions.ts";
+import { type CompileContext, type Condition, compileCondition, compileTemplate, type Template } from "./conditions.ts";
 import type { FieldStage } from "./fields.ts";
-import { parseHours, type Span, weekOf } from "./hours.ts";
+import { openAtInstant, parseHours, type Span, weekOf } from "./hours.ts";
 import { isPlainObject, type Problem, pointer } from "./problems.ts";
 import { EACH, PERIODS, type Period, WEEKDAYS, type Weekday } from "./schema.ts";
 import { isTimeZone } from "./zoned.ts";
@@ -19,7 +19,8 @@ export interface EntryScope {
 export interface CompiledRule extends EntryScope {
   name: string;
   stage: "intake" | "final";
-  require: Predicate;
+  /** What `require` says, compiled (a rule list is evaluated by unrolled.ts). */
+  condition: Condition;
   reason: Template;
   /** The latest stage any field of the condition is known at ("prePing": judgeable at prePing). */
   needs: FieldStage;
@@ -29,8 +30,8 @@ export interface CompiledRule extends EntryScope {
 
 export interface CompiledSchedule extends EntryScope {
   name: string;
-  timeZone: string;
-  week: Span[][];
+  /** Whether the schedule is open at an instant (hours.ts openAtInstant). */
+  openAt: (at: number) => boolean;
   reason: string;
 }
 
@@ -91,12 +92,12 @@ export function compileRules(document: Record<string, unknown>, checkNames: Read
   return entriesOf(document, "rules", problems).flatMap(([entry, path]) => {
     const stage = entry.stage === "final" ? "final" : "intake";
     const context: CompileContext = { stage, timeZone: timeZoneOf(entry, path, problems), checkNames, problems, latest: "prePing", readsCampaign: false };
-    const require = compileCondition(entry.require, pointer(path, "require"), context);
+    const condition = compileCondition(entry.require, pointer(path, "require"), context);
     const { latest: needs, readsCampaign } = context;
     const text = reasonText(entry);
     const name = nameOf(entry);
     const reason = text === undefined ? () => ruleRejected(name) : compileTemplate(text, pointer(path, "reason"), context);
-    return enabled(entry) ? [{ ...scopeOf(entry), name, stage, require, reason, needs, readsCampaign }] : [];
+    return enabled(entry) ? [{ ...scopeOf(entry), name, stage, condition, reason, needs, readsCampaign }] : [];
   });
 }
 
@@ -114,7 +115,7 @@ export function compileSchedules(document: Record<string, unknown>, problems: Pr
       }
     }
     const name = nameOf(entry);
-    const schedule = { ...scopeOf(entry), name, timeZone, week: weekOf(open), reason: reasonText(entry) ?? outsideHours(name) };
+    const schedule = { ...scopeOf(entry), name, openAt: openAtInstant(weekOf(open), timeZone), reason: reasonText(entry) ?? outsideHours(name) };
     return enabled(entry) ? [schedule] : [];
   });
 }

@@ -16,36 +16,40 @@ export interface LeadFacts {
   readonly certificate?: Readonly<Record<string, unknown>>;
   /** check.<name>.* facts: each check's answer, final stage only. */
   readonly checks?: Readonly<Record<string, Readonly<Record<string, unknown>> | undefined>>;
-  /** Each field's folded text once a condition read it (conditions.ts), at its field's slot; factsOfLead makes it. */
-  readonly folded?: string[];
 }
 
 /**
  * The facts of a validated or stored lead. extra_data's JSON text is parsed the first time a rule
- * reads it, so a policy that never does costs no parse.
+ * reads it, so a policy that never does costs no parse. A class: one shape, made without a closure.
  */
-export function factsOfLead(vendor: string, lead: Readonly<Partial<ValidLead>>, final: Pick<LeadFacts, "certificate" | "checks"> = {}): LeadFacts {
-  let extraData: unknown;
-  let parsed = false;
-  return {
-    vendor,
-    lead,
-    certificate: final.certificate,
-    checks: final.checks,
-    folded: [],
-    get extraData() {
-      if (!parsed) {
-        parsed = true;
-        try {
-          extraData = typeof lead.extraData === "string" ? JSON.parse(lead.extraData) : undefined;
-        } catch {
-          extraData = undefined;
-        }
-      }
-      return extraData;
-    },
-  };
+class FactsOfLead implements LeadFacts {
+  /** extra_data parsed, once asked; UNPARSED before. A TypeScript private, not a #field: one plain slot, cheaper to make. */
+  private parsedExtraData: unknown = UNPARSED;
+  constructor(
+    readonly vendor: string,
+    readonly lead: Readonly<Partial<ValidLead>>,
+    readonly certificate: LeadFacts["certificate"],
+    readonly checks: LeadFacts["checks"],
+  ) {}
+
+  get extraData(): unknown {
+    if (this.parsedExtraData === UNPARSED) this.parsedExtraData = parsedJson(this.lead.extraData);
+    return this.parsedExtraData;
+  }
 }
+
+const UNPARSED = Symbol("unparsed");
+
+function parsedJson(text: unknown): unknown {
+  try {
+    return typeof text === "string" ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const factsOfLead = (vendor: string, lead: Readonly<Partial<ValidLead>>, final: Pick<LeadFacts, "certificate" | "checks"> = {}): LeadFacts =>
+  new FactsOfLead(vendor, lead, final.certificate, final.checks);
 
 /** Reads a field's value: trimmed text, or undefined when missing (a missing field is blank). */
 export type FieldReader = (facts: LeadFacts, at: number) => string | undefined;
@@ -83,8 +87,8 @@ export type FieldStage = "prePing" | "intake" | "final";
 
 export interface ResolvedField {
   read: FieldReader;
-  /** The field's index among the fields resolved so far: where a lead's facts keep its folded text. */
-  slot: number;
+  /** A lead field's key in the lead's values (read is textOf of it): unrolled.ts reads it by name. */
+  leadKey?: keyof ValidLead;
   stage: FieldStage;
   /** The campaign: unknown to a prePing sent without vendor_campaign_name. */
   campaign?: true;
@@ -92,7 +96,10 @@ export interface ResolvedField {
 
 const leadKey = (name: string): keyof ValidLead | undefined => (Object.hasOwn(LEAD_FIELDS, name) ? LEAD_FIELDS[name as LeadFieldName].key : undefined);
 
-/** Resolved fields by name and time zone: one reader per field, which conditions.ts's fold memo is keyed by. */
+/**
+ * Resolved fields by name and time zone: one object per field, so that a rule list's function
+ * (unrolled.ts) reads and folds a field once per lead however many conditions name it.
+ */
 const resolved = new Map<string, ResolvedField>();
 /** Field names come from operators' documents; past this many, the memo starts again. */
 const RESOLVED_LIMIT = 10_000;
@@ -110,19 +117,18 @@ export function resolveField(name: string, timeZone: string, checkNames: Readonl
   const field = resolveFieldOnce(name, timeZone, checkNames);
   if (typeof field === "string") return field;
   if (known !== undefined) return known;
-  // Restarting reuses slots: harmless, as a lead's facts live within one evaluation, never across a compile.
+  // Restarting only costs a field read twice, when two of its conditions' names resolved either side.
   if (resolved.size >= RESOLVED_LIMIT) resolved.clear();
-  const slotted = { ...field, slot: resolved.size };
-  resolved.set(key, slotted);
-  return slotted;
+  resolved.set(key, field);
+  return field;
 }
 
-function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): Omit<ResolvedField, "slot"> | string {
+function resolveFieldOnce(name: string, timeZone: string, checkNames: ReadonlySet<string>): ResolvedField | string {
   const key = leadKey(name);
   if (key !== undefined) {
     const read: FieldReader = (facts) => textOf(facts.lead[key]);
-    if (key === "vendorCampaignName") return { stage: "prePing", read, campaign: true };
-    return { stage: key === "phoneE164" ? "prePing" : "intake", read };
+    if (key === "vendorCampaignName") return { stage: "prePing", read, leadKey: key, campaign: true };
+    return { stage: key === "phoneE164" ? "prePing" : "intake", read, leadKey: key };
   }
   switch (name) {
     case "vendor":

@@ -2,6 +2,7 @@
 // A range whose end is before its start runs past midnight: "22:00-02:00" on mon is open from
 // Monday 22:00 until Tuesday 02:00. "24:00" is allowed as an end only; an empty range is a mistake.
 import { WEEKDAYS, type Weekday } from "./schema.ts";
+import { zonedParts } from "./zoned.ts";
 
 const DAY = 24 * 60;
 const RANGE = /^([0-9]{2}):([0-9]{2})-([0-9]{2}):([0-9]{2})$/;
@@ -39,3 +40,25 @@ export function weekOf(open: Partial<Record<Weekday, Span[]>>): Span[][] {
 }
 
 export const isOpen = (day: readonly Span[], minute: number): boolean => day.some(([start, end]) => start <= minute && minute < end);
+
+const MINUTE = 60_000;
+
+/**
+ * Whether a week of open spans is open at an instant, in `timeZone`. Its answer holds for a whole
+ * UTC minute (hours are local minutes, and offsets whole minutes), so it is kept for the minute last
+ * asked: a request within it reads no clock fields. Pure otherwise: any instant may be asked.
+ */
+export function openAtInstant(week: readonly (readonly Span[])[], timeZone: string): (at: number) => boolean {
+  let from = 0;
+  let until = 0;
+  let open = false;
+  return (at) => {
+    if (!(at >= from && at < until)) {
+      from = Math.floor(at / MINUTE) * MINUTE;
+      until = from + MINUTE;
+      const local = zonedParts(at, timeZone);
+      open = isOpen(week[local.weekday]!, local.hour * 60 + local.minute);
+    }
+    return open;
+  };
+}
