@@ -133,12 +133,16 @@ class Connection {
 
   received(chunk: Buffer): void {
     const exchange = this.exchange;
-    if (exchange === undefined) return this.destroy(); // bytes nobody asked for: the stream cannot be trusted
+    if (exchange === undefined) {
+      this.destroy(); // bytes nobody asked for: the stream cannot be trusted
+      return;
+    }
     let answer: HttpAnswer | undefined;
     try {
       answer = this.reader.push(chunk);
     } catch (error) {
-      return this.fail(error as Error);
+      this.fail(error as Error);
+      return;
     }
     if (answer === undefined) return;
     this.exchange = undefined;
@@ -191,7 +195,10 @@ const handlers: SocketHandler<Connection> = {
     else if (connection.target.tls === null) connection.send();
   },
   handshake(socket, success, authorizationError) {
-    if (success) return socket.data.send();
+    if (success) {
+      socket.data.send();
+      return;
+    }
     const code = (authorizationError as { code?: string } | null)?.code ?? "ECERT";
     socket.data.fail(networkError(`certificate not accepted: ${authorizationError?.message ?? code}`, code));
   },
@@ -221,7 +228,10 @@ class Pool {
 
   release(connection: Connection): void {
     const connections = this.idle.get(connection.target.key) ?? [];
-    if (connections.length >= (this.options.maxIdle ?? MAX_IDLE_PER_TARGET)) return connection.destroy();
+    if (connections.length >= (this.options.maxIdle ?? MAX_IDLE_PER_TARGET)) {
+      connection.destroy();
+      return;
+    }
     this.idle.set(connection.target.key, connections);
     connection.reused = true;
     connection.idle = true;
