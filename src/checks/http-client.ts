@@ -9,9 +9,9 @@
 // address.ts) with the URL's host as Host and, for https, as SNI and the name the certificate is
 // verified against (Bun's TLS, with its CA store; `ca` for tests); redirects are answers, never
 // followed; the caller's signal ends an exchange at once. A connection that errs, times out, is
-// aborted, or carries an answer not framed exactly is destroyed, never reused. An idle connection
-// is closed after IDLE_SECONDS (before the usual 5 s of servers, so they rarely close it under us);
-// a request on a reused connection that the server closed before any byte of the answer is sent
+// aborted, or carries an answer not framed exactly is destroyed, never reused. A connection idle
+// for IDLE_MS is not reused (servers commonly close theirs after 5 s: we stop first, so they rarely
+// close one under a request) and is closed by its socket's timeout (Bun's ticks are 4 s); a request on a reused connection that the server closed before any byte of the answer is sent
 // once more on a new one (the webhook-id is the same, so a service can drop a duplicate).
 import type { Socket, SocketHandler } from "bun";
 import { type HttpAnswer, AnswerReader } from "./http-answer.ts";
@@ -34,7 +34,8 @@ export interface HttpClientOptions {
   ca?: string;
   /** Idle connections kept per target at most. */
   maxIdle?: number;
-  idleSeconds?: number;
+  /** How long an idle connection may wait for its next request. */
+  idleMs?: number;
 }
 
 export interface HttpClient {
@@ -44,7 +45,7 @@ export interface HttpClient {
   close(): void;
 }
 
-export const IDLE_SECONDS = 4;
+export const IDLE_MS = 3_000;
 export const MAX_IDLE_PER_TARGET = 256;
 /** A header value we write: visible ASCII and spaces only, so no value can end the line or the head. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
@@ -103,6 +104,8 @@ class Connection {
   readonly reader = new AnswerReader();
   reused = false;
   idle = false;
+  /** When it was last put back to wait (performance.now()). */
+  idleSince = 0;
   closed = false;
   private unsent: Buffer | undefined;
   constructor(
@@ -214,16 +217,25 @@ const handlers: SocketHandler<Connection> = {
 
 class Pool {
   private readonly idle = new Map<string, Connection[]>();
-  constructor(private readonly options: HttpClientOptions) {}
+  private readonly idleMs: number;
+  constructor(private readonly options: HttpClientOptions) {
+    this.idleMs = options.idleMs ?? IDLE_MS;
+  }
 
-  /** An idle connection to the target, the most recently used first. */
+  /** An idle connection to the target, the most recently used first; one idle too long is closed instead. */
   take(target: HttpTarget): Connection | undefined {
     const connections = this.idle.get(target.key);
-    const connection = connections?.pop();
-    if (connection === undefined) return undefined;
-    connection.idle = false;
-    connection.socket?.timeout(0);
-    return connection;
+    if (connections === undefined) return undefined;
+    const now = performance.now();
+    for (let connection = connections.pop(); connection !== undefined; connection = connections.pop()) {
+      connection.idle = false;
+      if (now - connection.idleSince < this.idleMs) {
+        connection.socket?.timeout(0);
+        return connection;
+      }
+      connection.destroy();
+    }
+    return undefined;
   }
 
   release(connection: Connection): void {
@@ -235,7 +247,8 @@ class Pool {
     this.idle.set(connection.target.key, connections);
     connection.reused = true;
     connection.idle = true;
-    connection.socket?.timeout(this.options.idleSeconds ?? IDLE_SECONDS);
+    connection.idleSince = performance.now();
+    connection.socket?.timeout(Math.ceil(this.idleMs / 1000));
     connections.push(connection);
   }
 
