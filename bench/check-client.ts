@@ -6,6 +6,7 @@
 // fetch; each line is this process's CPU (process.cpuUsage: every thread, fetch's HTTP thread
 // included) per request. Then the pure parts of a check, each over many iterations: signing, the
 // answer's parsing, the cache, the guard, the address, the timers.
+import { createHmac } from "node:crypto";
 import http from "node:http";
 import { checkAddresses } from "../src/checks/address.ts";
 import { createAnswerCache } from "../src/checks/cache.ts";
@@ -64,6 +65,8 @@ const signed = signedCheckRequest({ check, facts, secret: SECRET, now: Date.now(
 const target = httpTarget(new URL(check.url), `127.0.0.1:${port}`, undefined);
 const url = new URL(check.url);
 const LIMIT = 16 * 1024;
+const KEY = Buffer.from(SECRET.slice("whsec_".length), "base64");
+const KEYED = new Bun.CryptoHasher("sha256", KEY);
 
 /** fetch as the checks used it before their own client: pinned init (Host, no redirects, no proxy), a signal, text(). */
 const fetchAsBefore = () =>
@@ -126,6 +129,13 @@ const candidates: [string, () => Promise<unknown>][] = [
   ["fetch, cheapest options", fetchCheapest],
   ["node:http, Agent keepAlive", nodeHttp],
   ["ours (src/checks/http-client.ts)", ourClient],
+  [
+    "ours, each request signed and its answer judged",
+    async () => {
+      const request = signedCheckRequest({ check, facts, secret: SECRET, now: Date.now() });
+      return parseAnswer((await ours.post(target, request.headers, request.body, never, LIMIT)).body ?? "", check.name);
+    },
+  ],
   ["whole check runner, over fetch", runnerWith(fetchClient())],
   ["whole check runner, over ours", runnerWith(createHttpClient())],
 ];
@@ -175,6 +185,8 @@ try {
   const reader = new AnswerReader();
   const pieces: [string, () => unknown][] = [
     ["signing: body JSON, webhook-id, HMAC, headers", () => signedCheckRequest({ check, facts, secret: SECRET, now: Date.now() })],
+    ["HMAC-SHA256 of a request, createHmac each time", () => createHmac("sha256", KEY).update(signed.body).digest("base64")],
+    ["HMAC-SHA256 of a request, keyed state copied", () => KEYED.copy().update(signed.body).digest("base64")],
     ["answer's validation (parseAnswer)", () => parseAnswer('{"outcome":"pass","reason":"clean"}', "scrub")],
     ["answer's bytes read (AnswerReader)", () => (reader.reset(LIMIT), reader.push(response))],
     [
