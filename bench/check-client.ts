@@ -11,7 +11,8 @@ import http from "node:http";
 import { checkAddresses } from "../src/checks/address.ts";
 import { createAnswerCache } from "../src/checks/cache.ts";
 import { AnswerReader } from "../src/checks/http-answer.ts";
-import { createHttpClient, type HttpClient, type HttpTarget, httpTarget } from "../src/checks/http-client.ts";
+import { httpTarget } from "../src/checks/address.ts";
+import { createHttpClient, type HttpClient, type HttpTarget } from "../src/checks/http-client.ts";
 import { compileCheck, createCheckGuard, createCheckRunner, parseAnswer, signedCheckRequest } from "../src/checks/index.ts";
 import { factsOfLead } from "../src/policy/index.ts";
 

@@ -11,7 +11,7 @@
 // one lookup, each still bounded by its own deadline.
 import { pinTarget } from "../callbacks/pinned-fetch.ts";
 import { type Lookup, resolveCallbackTarget, untilAborted } from "../callbacks/ssrf.ts";
-import { type HttpTarget, httpTarget } from "./http-client.ts";
+import type { HttpTarget } from "./http-client.ts";
 
 /** How long a checked address is reused: a few seconds, so a service that moves is followed soon. */
 export const TARGET_TTL_MS = 5_000;
@@ -92,5 +92,20 @@ export function checkAddresses(options: CheckAddressOptions): CheckAddresses {
       known.clear();
       resolving.clear();
     },
+  };
+}
+
+/** The HTTP client's target for a pinned URL (`url` with the checked address as host, `host` the URL's own): built once per URL. */
+export function httpTarget(url: URL, host: string, serverName: string | undefined): HttpTarget {
+  const secure = url.protocol === "https:";
+  const address = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const port = url.port === "" ? (secure ? 443 : 80) : Number(url.port);
+  const tls = secure ? (serverName === undefined ? {} : { serverName }) : null;
+  return {
+    key: `${url.protocol}//${url.host}#${serverName ?? ""}`,
+    address,
+    port,
+    tls,
+    head: `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host}\r\n`,
   };
 }

@@ -50,21 +50,6 @@ export const MAX_IDLE_PER_TARGET = 256;
 /** A header value we write: visible ASCII and spaces only, so no value can end the line or the head. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
-/** The target of a pinned URL (`url` with the checked address as host, `host` the URL's own). */
-export function httpTarget(url: URL, host: string, serverName: string | undefined): HttpTarget {
-  const secure = url.protocol === "https:";
-  const address = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const port = url.port === "" ? (secure ? 443 : 80) : Number(url.port);
-  const tls = secure ? (serverName === undefined ? {} : { serverName }) : null;
-  return {
-    key: `${url.protocol}//${url.host}#${serverName ?? ""}`,
-    address,
-    port,
-    tls,
-    head: `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host}\r\n`,
-  };
-}
-
 function networkError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }

@@ -5,7 +5,8 @@
 // certificate verified against the URL's name.
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
-import { createHttpClient, type HttpTarget, httpTarget } from "../../src/checks/http-client.ts";
+import { httpTarget } from "../../src/checks/address.ts";
+import { createHttpClient, type HttpTarget } from "../../src/checks/http-client.ts";
 import { CALLBACK_TEST_CERT, CALLBACK_TEST_KEY } from "../callbacks/tls-fixture.ts";
 
 interface Peer {
