@@ -1,8 +1,8 @@
 // `bun bench/check-client.ts [requests] [in-flight] [answer-ms] [rounds]`: where a check's CPU goes,
 // in one process (bench/README.md, "External checks' cost"). A stand-in check service runs in a
-// child process (its CPU is not counted here): a raw keep-alive HTTP/1.1 server answering a fixed
-// body after answer-ms. Against it, in alternating rounds, `in-flight` loops send `requests` POSTs
-// of a check's size through each candidate client, and the whole check runner with ours and with
+// child process (its CPU is not counted here): check-service.ts, a raw keep-alive HTTP/1.1 server
+// answering a fixed body after answer-ms. Against it, in alternating rounds, `in-flight` loops send
+// `requests` POSTs of a check's size through each candidate client, and the whole check runner with ours and with
 // fetch; each line is this process's CPU (process.cpuUsage: every thread, fetch's HTTP thread
 // included) per request. Then the pure parts of a check, each over many iterations: signing, the
 // answer's parsing, the cache, the guard, the address, the timers.
@@ -15,30 +15,10 @@ import { httpTarget } from "../src/checks/address.ts";
 import { createHttpClient, type HttpClient, type HttpTarget } from "../src/checks/http-client.ts";
 import { compileCheck, createCheckGuard, createCheckRunner, parseAnswer, signedCheckRequest } from "../src/checks/index.ts";
 import { factsOfLead } from "../src/policy/index.ts";
+import { startCheckService } from "./check-service.ts";
 
 if (process.argv[2] === "serve") {
-  // The stand-in service: one prebuilt answer per request, after the delay; nothing else.
-  const delay = Number(process.argv[3]);
-  const body = JSON.stringify({ outcome: "pass", reason: "clean" });
-  const answer = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-  const server = Bun.listen<{ buffered: string }>({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open: (socket) => void (socket.data = { buffered: "" }),
-      data(socket, chunk) {
-        let buffered = socket.data.buffered + chunk.toString("latin1");
-        for (let end = buffered.indexOf("\r\n\r\n"); end >= 0; end = buffered.indexOf("\r\n\r\n")) {
-          const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
-          if (buffered.length < end + 4 + length) break;
-          buffered = buffered.slice(end + 4 + length);
-          setTimeout(() => socket.write(answer), delay);
-        }
-        socket.data.buffered = buffered;
-      },
-    },
-  });
-  console.log(server.port);
+  console.log(startCheckService(Number(process.argv[3])).port);
   await new Promise(() => {});
 }
 

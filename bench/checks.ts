@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { basicAuth, PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
+import { startCheckService } from "./check-service.ts";
 import { cpuSeconds } from "./cpu.ts";
 import { runLoad, type LoadResult } from "./drive.ts";
 import { startPgCluster } from "../scripts/pg-cluster.ts";
@@ -32,30 +33,9 @@ const WARMUP_SECONDS = 2;
 const ANSWER_MS = 20;
 const HANG_TIMEOUT_MS = 200;
 
-// The check service, as cheap as a service can be (it shares the machine with the server, and is not
-// what is measured): a raw HTTP/1.1 keep-alive server on Bun.listen, one prebuilt answer written
-// ANSWER_MS after each request to /pass; a request to /hang is never answered (until the server
-// gives up). Its CPU per check is printed (this process's: the load generator is another one).
-const ANSWER_BODY = JSON.stringify({ outcome: "pass", reason: "clean" });
-const ANSWER = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${ANSWER_BODY.length}\r\n\r\n${ANSWER_BODY}`);
-const listener = Bun.listen<{ buffered: string }>({
-  hostname: "127.0.0.1",
-  port: 0,
-  socket: {
-    open: (socket) => void (socket.data = { buffered: "" }),
-    data(socket, chunk) {
-      let buffered = socket.data.buffered + chunk.toString("latin1");
-      for (let end = buffered.indexOf("\r\n\r\n"); end >= 0; end = buffered.indexOf("\r\n\r\n")) {
-        const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
-        if (buffered.length < end + 4 + length) break;
-        const hangs = buffered.startsWith("POST /hang");
-        buffered = buffered.slice(end + 4 + length);
-        if (!hangs) setTimeout(() => socket.write(ANSWER), ANSWER_MS);
-      }
-      socket.data.buffered = buffered;
-    },
-  },
-});
+// The check service (check-service.ts), served by this process: its CPU per check is printed (this
+// process's: the load generator is another one).
+const listener = startCheckService(ANSWER_MS);
 const service = { url: new URL(`http://127.0.0.1:${listener.port}`), stop: (closeActive: boolean) => listener.stop(closeActive) };
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-checks-bench-"));
