@@ -1,9 +1,11 @@
 // The checks' HTTP client: HTTP/1.1 POSTs over Bun.connect, keep-alive connections pooled per
 // pinned address. Why not fetch (measured by `bun bench/check-client.ts`, bench/README.md
 // "External checks' cost"): a check is one small POST per lead, on intake's path, and Bun's fetch
-// costs 30-45 µs of CPU per request (its HTTP thread, the Request/Response/Headers objects, the
-// body stream), against 12-15 µs here: one string written per request, the answer parsed from the
-// socket's bytes (http-answer.ts), no object a check does not use.
+// costs 40-50 µs of CPU per request (40 with its cheapest options; its HTTP thread, the
+// Request/Response/Headers objects, the body stream), node:http 60, against 22-24 µs here: one
+// string written per request, the answer parsed from the socket's bytes (http-answer.ts), no
+// object a check does not use. A client of our own was worth its code only at about half fetch's
+// CPU or less, and it is.
 //
 // What fetch gave that is kept: the connection goes to the checked address (HttpTarget, from
 // address.ts) with the URL's host as Host and, for https, as SNI and the name the certificate is
