@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { basicAuth, PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
+import { startCheckService } from "./check-service.ts";
 import { cpuSeconds } from "./cpu.ts";
 import { runLoad, type LoadResult } from "./drive.ts";
 import { startPgCluster } from "../scripts/pg-cluster.ts";
@@ -32,20 +33,10 @@ const WARMUP_SECONDS = 2;
 const ANSWER_MS = 20;
 const HANG_TIMEOUT_MS = 200;
 
-// The check service, as cheap as a service can be (it shares the machine with the server): /pass
-// answers a fixed body after ANSWER_MS, /hang never (until the server gives up).
-const ANSWER = JSON.stringify({ outcome: "pass", reason: "clean" });
-const ANSWER_HEADERS = { "content-type": "application/json" };
-const service = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(request) {
-    await request.arrayBuffer();
-    if (request.url.endsWith("/hang")) return new Promise<Response>(() => {});
-    await Bun.sleep(ANSWER_MS);
-    return new Response(ANSWER, { headers: ANSWER_HEADERS });
-  },
-});
+// The check service (check-service.ts), served by this process: its CPU per check is printed (this
+// process's: the load generator is another one).
+const listener = startCheckService(ANSWER_MS);
+const service = { url: new URL(`http://127.0.0.1:${listener.port}`), stop: (closeActive: boolean) => listener.stop(closeActive) };
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-checks-bench-"));
 /** A policy of one intake check on every lead, at `path` of the service. */

@@ -35,7 +35,7 @@ export function pinTarget(callbackUrl: URL, target: { address: string; family: 4
 /**
  * fetch's init for a request to `pinned`: Host kept, https certificate checked against the name.
  * Redirects are returned, never followed, and proxy variables are ignored: either would connect
- * somewhere unchecked. `headers` as a plain object (the checks' hot path) stays one, without a
+ * somewhere unchecked. `headers` as a plain object (callbacks' are) stays one, without a
  * Headers object per request; any other form goes through Headers.
  */
 export function pinnedInit(pinned: PinnedTarget, init: BunFetchRequestInit = {}): BunFetchRequestInit {

@@ -1,5 +1,6 @@
 // Where a check's requests go: its URL's host resolved and judged by the callbacks' address rules
-// (src/callbacks/ssrf.ts), then pinned (pinned-fetch.ts), kept per URL for TARGET_TTL_MS as a
+// (src/callbacks/ssrf.ts), then pinned (pinned-fetch.ts) as the HTTP client's target
+// (http-client.ts: address, port, TLS name, the request line and Host), kept per URL for TARGET_TTL_MS as a
 // resolver's cache would. A check's URL is the operator's and the same for every lead, so looking
 // it up, judging every address and building the pinned URL per lead cost intake CPU for nothing
 // (bench/README.md, "External checks' cost"). What connects is still the address that was checked:
@@ -8,13 +9,14 @@
 // Only allowed targets are kept: a refusal or a failed lookup is tried again by the next lead (the
 // guard pauses a check that keeps failing). Leads arriving while a URL is being resolved share that
 // one lookup, each still bounded by its own deadline.
-import { type PinnedTarget, pinTarget } from "../callbacks/pinned-fetch.ts";
+import { pinTarget } from "../callbacks/pinned-fetch.ts";
 import { type Lookup, resolveCallbackTarget, untilAborted } from "../callbacks/ssrf.ts";
+import type { HttpTarget } from "./http-client.ts";
 
 /** How long a checked address is reused: a few seconds, so a service that moves is followed soon. */
 export const TARGET_TTL_MS = 5_000;
 
-export type CheckTarget = { ok: true; pinned: PinnedTarget } | { ok: false; error: string };
+export type CheckTarget = { ok: true; target: HttpTarget } | { ok: false; error: string };
 
 export interface CheckAddresses {
   /** The pinned target of `url`, at once when it is known; rejects when `signal` aborts a lookup. */
@@ -42,7 +44,8 @@ export async function resolveCheckTarget(url: string, options: CheckAddressOptio
   const target = await resolveCallbackTarget(parsed, { allowPrivate: options.allowPrivate, lookup: options.lookup, signal, what: "check" });
   if (!target.ok) return target;
   try {
-    return { ok: true, pinned: pinTarget(parsed, target) };
+    const pinned = pinTarget(parsed, target);
+    return { ok: true, target: httpTarget(pinned.url, pinned.host, pinned.serverName) };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
@@ -89,5 +92,20 @@ export function checkAddresses(options: CheckAddressOptions): CheckAddresses {
       known.clear();
       resolving.clear();
     },
+  };
+}
+
+/** The HTTP client's target for a pinned URL (`url` with the checked address as host, `host` the URL's own): built once per URL. */
+export function httpTarget(url: URL, host: string, serverName: string | undefined): HttpTarget {
+  const secure = url.protocol === "https:";
+  const address = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const port = url.port === "" ? (secure ? 443 : 80) : Number(url.port);
+  const tls = secure ? (serverName === undefined ? {} : { serverName }) : null;
+  return {
+    key: `${url.protocol}//${url.host}#${serverName ?? ""}`,
+    address,
+    port,
+    tls,
+    head: `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host}\r\n`,
   };
 }

@@ -8,9 +8,9 @@
 //   service costs intake nothing, not its timeout per lead.
 // - The cap on slow requests: a request out for 3/4 of its timeout (at most the callbacks' SLOW_MS)
 //   is slow; while one is, the check has at most MAX_SLOW_PER_CHECK requests out, the others get an
-//   immediate error. So a service that hangs holds a bounded share of fetch's connections (Bun
-//   sends at most 256 requests at once, callbacks included) and other checks' requests are not
-//   queued behind it; a healthy one, however busy, is not capped.
+//   immediate error. So a service that hangs holds a bounded number of connections (http-client.ts:
+//   one per request out) and ties up nothing other checks need; a healthy one, however busy, is not
+//   capped.
 //
 // What the guard cannot bound: the requests sent before the first turned slow or failed (at most
 // one timeout's worth of leads); each still waits only its own timeout. In memory, per instance,

@@ -8,5 +8,6 @@ export { CHECK_KIND, type CheckAnswerView, checkAnswersView, checkFinding, findi
 export { checkEndpoint, createCheckGuard, MAX_SLOW_PER_CHECK, slowAfterMs } from "./guard.ts";
 export { type CheckBody, checkBody, checkMessageId, type SignedRequest, signedCheckRequest } from "./request.ts";
 export { type CheckResult, type CheckRunner, type CheckRunnerDeps, createCheckRunner } from "./run.ts";
-export { type CheckAnswer, type FetchLike, MAX_ANSWER_BYTES, MAX_REASON_CHARS, parseAnswer, sendCheck } from "./send.ts";
+export { createHttpClient, type HttpClient, type HttpTarget } from "./http-client.ts";
+export { type CheckAnswer, MAX_ANSWER_BYTES, MAX_REASON_CHARS, parseAnswer, sendCheck } from "./send.ts";
 export { type CheckFacts, type ChecksVerdict, judgeChecks } from "./verdict.ts";

@@ -10,8 +10,9 @@ import { checkAddresses } from "./address.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
 import { type Admitted, createCheckGuard } from "./guard.ts";
+import { createHttpClient, type HttpClient } from "./http-client.ts";
 import { type SignedRequest, signedCheckRequest } from "./request.ts";
-import { type CheckAnswer, type FetchLike, sendCheck } from "./send.ts";
+import { type CheckAnswer, sendCheck } from "./send.ts";
 
 export interface CheckResult {
   check: CompiledCheck;
@@ -28,8 +29,8 @@ export interface CheckRunnerDeps {
   clock: () => number;
   /** Private and loopback addresses allowed (the callbacks' setting: development and tests). */
   allowPrivate: boolean;
-  /** Injected for tests; default the global fetch. */
-  fetch?: FetchLike;
+  /** Injected for tests; default the checks' own HTTP client (http-client.ts), closed by forget(). */
+  client?: HttpClient;
   lookup?: Lookup;
   cache?: AnswerCache;
   /** A check's circuit opened (pausedUntil) or closed (null): for logs and metrics. */
@@ -40,7 +41,7 @@ export interface CheckRunnerDeps {
 export interface CheckRunner {
   /** Runs `checks` for a lead (`leadId` at the final stage only); results in the order of `checks`. */
   run(checks: readonly CompiledCheck[], facts: LeadFacts, leadId?: string): Promise<CheckResult[]>;
-  /** Forgets the guard's endpoints, the cached answers and addresses (the service stops, or a test starts over). */
+  /** Forgets the guard's endpoints, the cached answers and addresses, and closes idle connections (the service stops, or a test starts over). */
   forget(): void;
 }
 
@@ -59,9 +60,9 @@ function deadline(ms: number, controller: AbortController): { expired: Promise<C
 export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
   const cache = deps.cache ?? createAnswerCache();
   const guard = createCheckGuard({ maxSlow: deps.maxSlowPerCheck, onChange: deps.onPause });
-  const fetchImpl: FetchLike = deps.fetch ?? ((url, init) => fetch(url, init));
+  const client = deps.client ?? createHttpClient();
   const addresses = checkAddresses({ allowPrivate: deps.allowPrivate, lookup: deps.lookup });
-  const send = { fetch: fetchImpl, allowPrivate: deps.allowPrivate, lookup: deps.lookup, addresses };
+  const send = { client, allowPrivate: deps.allowPrivate, lookup: deps.lookup, addresses };
 
   async function runOne(check: CompiledCheck, facts: LeadFacts, leadId: string | undefined): Promise<CheckResult> {
     const phone = facts.lead.phoneE164;
@@ -94,6 +95,7 @@ export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
       guard.forgetAll(deps.clock());
       cache.clear();
       addresses.clear();
+      client.close();
     },
   };
 }

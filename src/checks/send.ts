@@ -1,20 +1,19 @@
 // One exchange with a check service: the address checked as a callback's is (address.ts: refused
 // when private unless allowed, then connected to the very address checked), the signed request
-// POSTed with a timeout, and the answer read (at most MAX_ANSWER_BYTES) and judged. Never throws:
-// whatever goes wrong is an error answer, with a short description for logs.
-import { pinnedInit } from "../callbacks/pinned-fetch.ts";
+// POSTed by the checks' HTTP client (http-client.ts) until the caller's signal ends it, and the
+// answer read (at most MAX_ANSWER_BYTES) and judged. Never throws: whatever goes wrong is an error
+// answer, with a short description for logs.
 import type { Lookup } from "../callbacks/ssrf.ts";
 import { checkFailed } from "../contract/texts.ts";
 import { type CheckAddresses, resolveCheckTarget } from "./address.ts";
+import type { HttpClient } from "./http-client.ts";
 import type { SignedRequest } from "./request.ts";
 
 /** What a check answered: pass or fail with its reason, or an error (no usable answer). */
 export type CheckAnswer = { outcome: "pass" | "fail"; reason: string } | { outcome: "error"; error: string };
 
-export type FetchLike = (url: URL, init: BunFetchRequestInit) => Promise<Response>;
-
 export interface SendDeps {
-  fetch: FetchLike;
+  client: Pick<HttpClient, "post">;
   /** Development and tests: private and loopback addresses allowed (the callbacks' setting). */
   allowPrivate: boolean;
   lookup?: Lookup;
@@ -53,53 +52,17 @@ export function parseAnswer(text: string, checkName: string): CheckAnswer {
 }
 
 /**
- * The body's text, or null when it is longer than `limit` bytes. A body of a declared length, not
- * compressed, is read whole (fetch reads no byte past that length); any other is streamed and
- * reading stops past `limit`, so a chunked or compressed answer cannot grow without bound.
- */
-async function readBounded(response: Response, limit: number): Promise<string | null> {
-  const length = response.headers.get("content-length");
-  const declared = length === null ? Number.NaN : Number(length);
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => {});
-    return null;
-  }
-  const encoding = response.headers.get("content-encoding");
-  if (declared >= 0 && (encoding === null || encoding === "identity")) return response.text();
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
-/**
  * POSTs `request` to `url` and judges the answer; `signal` ends it (the caller's timeout: then the
- * error says so). Redirects are not followed (pinned-fetch.ts): a 3xx is a non-2xx answer.
+ * error says so). Redirects are not followed: a 3xx is a non-2xx answer.
  */
 export async function sendCheck(url: string, checkName: string, request: SignedRequest, deps: SendDeps, signal: AbortSignal): Promise<CheckAnswer> {
   try {
     const target = await (deps.addresses ? deps.addresses.target(url, signal) : resolveCheckTarget(url, deps, signal));
     if (!target.ok) return { outcome: "error", error: target.error };
-    const init = pinnedInit(target.pinned, { method: "POST", headers: request.headers, body: request.body, signal });
-    const response = await deps.fetch(target.pinned.url, init);
-    if (response.status < 200 || response.status > 299) {
-      await response.body?.cancel().catch(() => {});
-      return { outcome: "error", error: `HTTP ${response.status}` };
-    }
-    const text = await readBounded(response, MAX_ANSWER_BYTES);
-    if (text === null) return { outcome: "error", error: `answer larger than ${MAX_ANSWER_BYTES} bytes` };
-    return parseAnswer(text, checkName);
+    const answer = await deps.client.post(target.target, request.headers, request.body, signal, MAX_ANSWER_BYTES);
+    if (answer.status < 200 || answer.status > 299) return { outcome: "error", error: `HTTP ${answer.status}` };
+    if (answer.body === null) return { outcome: "error", error: `answer larger than ${MAX_ANSWER_BYTES} bytes` };
+    return parseAnswer(answer.body, checkName);
   } catch (error) {
     if (signal.aborted) return { outcome: "error", error: "timed out" };
     return { outcome: "error", error: describe(error) };

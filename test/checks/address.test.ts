@@ -18,15 +18,17 @@ test("a URL's checked address is reused for TARGET_TTL_MS, then looked up again;
   const { lookup, calls } = countingLookup([["93.184.216.34"], ["93.184.216.35"]]);
   const addresses = checkAddresses({ allowPrivate: false, lookup, now: () => now });
   const first = await addresses.target("https://scrub.example/check", never());
-  expect(first).toMatchObject({ ok: true, pinned: { host: "scrub.example", serverName: "scrub.example" } });
-  expect(first.ok && first.pinned.url.href).toBe("https://93.184.216.34/check");
+  expect(first).toMatchObject({
+    ok: true,
+    target: { address: "93.184.216.34", port: 443, tls: { serverName: "scrub.example" }, head: "POST /check HTTP/1.1\r\nhost: scrub.example\r\n" },
+  });
   now = TARGET_TTL_MS - 1;
   const again = addresses.target("https://scrub.example/check", never());
   expect(again).toBe(first); // known: no lookup, no promise
   expect(calls()).toBe(1);
   now = TARGET_TTL_MS;
   const later = await addresses.target("https://scrub.example/check", never());
-  expect(later.ok && later.pinned.url.href).toBe("https://93.184.216.35/check");
+  expect(later.ok && later.target.address).toBe("93.184.216.35");
   expect(calls()).toBe(2);
 });
 

@@ -1,6 +1,6 @@
 // Shared by the checks' tests: a check entry compiled as the policy would, a lead's facts, and a
-// fetch that answers as a test tells it and remembers what it was sent.
-import { compileCheck, type CompiledCheck } from "../../src/checks/index.ts";
+// check client that answers as a test tells it and remembers what it was sent.
+import { compileCheck, type CompiledCheck, type HttpClient, type HttpTarget } from "../../src/checks/index.ts";
 import { factsOfLead, type Check, type LeadFacts } from "../../src/policy/index.ts";
 
 export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -13,24 +13,33 @@ export const lead = (phone = "+12125550123", extra: Record<string, unknown> = {}
   factsOfLead("acme", { phoneE164: phone, state: "NY", vendorCampaignName: "Solar-Q4", email: "jane@example.com", extraData: '{"source":"web"}', ...extra });
 
 export interface Sent {
-  url: URL;
-  init: BunFetchRequestInit;
+  target: HttpTarget;
+  signal: AbortSignal;
   body: unknown;
   headers: Record<string, string>;
 }
 
-/** A fetch whose answer `answer` makes per request (a Response, or a promise of one); every request is kept in `sent`. */
-export function fakeFetch(answer: (sent: Sent) => Response | Promise<Response>) {
+/**
+ * A check client (http-client.ts's post) whose answer `answer` makes per request, as a Response
+ * or a promise of one (its body past the limit reads as null, as the client's would); every request
+ * is kept in `sent`.
+ */
+export function fakeClient(answer: (sent: Sent) => Response | Promise<Response>) {
   const sent: Sent[] = [];
-  const fetch = async (url: URL, init: BunFetchRequestInit): Promise<Response> => {
-    const request: Sent = { url, init, body: JSON.parse(String(init.body)), headers: Object.fromEntries(new Headers(init.headers)) };
-    sent.push(request);
-    return answer(request);
+  const client: HttpClient = {
+    async post(target, headers, body, signal, limit) {
+      const request: Sent = { target, signal, body: JSON.parse(body), headers };
+      sent.push(request);
+      const response = await answer(request);
+      const text = await response.text();
+      return { status: response.status, body: Buffer.byteLength(text) > limit ? null : text, reusable: true };
+    },
+    close: () => {},
   };
-  return { fetch, sent };
+  return { client, sent };
 }
 
-/** A promise that settles only when `signal` aborts (a service that hangs, as fetch sees it). */
+/** A promise that settles only when `signal` aborts (a service that hangs, as the client sees it). */
 export const hang = (signal: AbortSignal | null | undefined): Promise<Response> =>
   new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")), { once: true }));
 
