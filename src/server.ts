@@ -164,7 +164,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     });
     const checksSecret = await ensureChecksSecret(opened.store);
     // Resolved as the checkpointer's thread above; listed in package.json "build" too.
-    portal = await startPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url) });
+    portal = await startPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url), policyVersion: () => policy!.version() });
     const portalHandler = (request: Request) => portal!.handle(request, peerAddress(request));
     const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret, portal: portalHandler });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>

@@ -10,6 +10,11 @@ export interface PlainRequest {
   headers: [string, string][];
   body: Uint8Array | null;
   peer: string | undefined;
+  /**
+   * The version of the policy in force on the main thread at hand-over: the thread reads the policy
+   * again first if its own is older, so a page never shows less than intake already applies.
+   */
+  policyVersion: number;
 }
 
 /** An answer's status, headers and the start of its body (all of it unless the answer says more follows). */

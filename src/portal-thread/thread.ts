@@ -43,7 +43,12 @@ async function start(config: Config): Promise<Running> {
     const clientAddress = createClientAddress(config.trustedProxies, (request) => peers.get(request));
     const portal = createPortal({ config, store: store.store, log, clock: Date.now, clientAddress, policy });
     return {
-      answer(plain) {
+      async answer(plain) {
+        if (policy.version() < plain.policyVersion) {
+          await policy
+            .refresh()
+            .catch((error: unknown) => log.error("policy_reload_failed", { error: errorText(error), action: "answering with the policy this thread has" }));
+        }
         const request = new Request(plain.url, { method: plain.method, headers: plain.headers, body: plain.body });
         if (plain.peer !== undefined) peers.set(request, plain.peer);
         return portal(request);

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { defaultConfig, type Config } from "../../src/config/index.ts";
 import { openDatabase } from "../../src/db/client.ts";
+import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { startPortalThread, type PortalThread } from "../../src/portal-thread/index.ts";
 import { storeOn } from "../../src/store/sqlite.ts";
@@ -24,10 +25,10 @@ afterEach(async () => {
   lines = [];
 });
 
-async function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number): Promise<PortalThread> {
+async function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number, policyVersion?: () => number): Promise<PortalThread> {
   const config: Config = { ...defaultConfig(), databasePath };
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
-  running = await startPortalThread({ config, log, threadUrl, answerTimeoutMs });
+  running = await startPortalThread({ config, log, threadUrl, answerTimeoutMs, policyVersion });
   return running;
 }
 
@@ -139,6 +140,32 @@ test("the real thread answers the portal from its own connections: sign-in page,
     });
     const large = await thread.handle(new Request("http://127.0.0.1/portal/login", { method: "POST", body, headers: form }), "127.0.0.1");
     expect([large.status, await large.text()]).toEqual([400, expect.stringContaining("Not a form of the portal.")]);
+  } finally {
+    await running?.stop(1_000);
+    running = undefined;
+    database.sqlite.close();
+    temp.cleanup();
+  }
+});
+
+test("a page never shows an older policy than intake applies: a version newer than the thread's is read before the answer", async () => {
+  const temp = tempDatabasePath();
+  const database = openDatabase(temp.path);
+  const store = storeOn(database.db);
+  await createVendor(store, "acme", "acme-password-1");
+  let intakeVersion = 0;
+  try {
+    const thread = await start(temp.path, REAL, undefined, () => intakeVersion);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const signIn = new Request("http://127.0.0.1/portal/login", { method: "POST", body: "name=acme&password=acme-password-1", headers: form });
+    const cookie = (await thread.handle(signIn, "127.0.0.1")).headers.get("set-cookie")!.split(";")[0]!;
+    const caps = async () => (await thread.handle(new Request("http://127.0.0.1/portal/caps", { headers: { cookie } }), "127.0.0.1")).text();
+    expect(await caps()).toContain("No cap applies to you.");
+    const imported = await importPolicy(store, JSON.stringify({ caps: [{ name: "daily", counts: "leads", max: 7, per: "day", each: "vendor" }] }), "cli:test");
+    if (imported.kind !== "imported") throw new Error(JSON.stringify(imported));
+    // Intake has it (its loader read the new version); the thread's own reload is up to a second away.
+    intakeVersion = imported.version;
+    expect(await caps()).toContain('<td class="mono">daily</td><td>leads per day (UTC)</td><td>all your campaigns, counted per vendor</td><td>0 / 7</td>');
   } finally {
     await running?.stop(1_000);
     running = undefined;
