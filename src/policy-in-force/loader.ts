@@ -24,11 +24,12 @@ export const POLICY_RELOAD_MS = 1_000;
 export const EMPTY_POLICY: CompiledPolicy = compilePolicy({});
 
 /**
- * Loads the policy now, then checks its version every `reloadMs`. A failed read keeps the policy
+ * Loads the policy now, then checks its version every `reloadMs` (null: only when `refresh` is
+ * called, for a thread that follows the version its process's loader reads). A failed read keeps the policy
  * in force (the database's outage already makes intake answer 503) and is reported once per run of
  * failures; so is a stored document this build cannot compile (written by a newer release).
  */
-export async function loadPolicyInForce(store: Store, options: { reloadMs?: number; onError?: (error: unknown) => void } = {}): Promise<PolicyInForce> {
+export async function loadPolicyInForce(store: Store, options: { reloadMs?: number | null; onError?: (error: unknown) => void } = {}): Promise<PolicyInForce> {
   let policy = EMPTY_POLICY;
   let version = 0;
   const load = async () => {
@@ -45,7 +46,7 @@ export async function loadPolicyInForce(store: Store, options: { reloadMs?: numb
     [policy, version] = [compilePolicy(checked.policy), row.version];
   };
   await load();
-  const reloading = reloadEvery(load, options.reloadMs ?? POLICY_RELOAD_MS, options.onError);
+  const reloading = options.reloadMs === null ? { stop() {} } : reloadEvery(load, options.reloadMs ?? POLICY_RELOAD_MS, options.onError);
   return {
     current: () => policy,
     version: () => version,

@@ -20,8 +20,8 @@ export interface PortalThreadOptions {
   log: Logger;
   /** The thread's entry module, thread.ts (resolved by server.ts, as the checkpointer's); tests pass a stand-in. */
   threadUrl: URL;
-  /** The version of the policy intake applies now (policy-in-force/loader.ts); none: 0. */
-  policyVersion?: () => number;
+  /** The version of the policy intake applies now (policy-in-force/loader.ts): the thread follows it. */
+  policyVersion: () => number;
   /** A request unanswered this long means the thread is stuck (default ANSWER_TIMEOUT_MS). */
   answerTimeoutMs?: number;
 }
@@ -123,7 +123,7 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
       const thread = current;
       if (!thread) return unavailable();
       const id = ++nextId;
-      const plain = { method: request.method, url: request.url, headers: [...request.headers], body, peer, policyVersion: options.policyVersion?.() ?? 0 };
+      const plain = { method: request.method, url: request.url, headers: [...request.headers], body, peer, policyVersion: options.policyVersion() };
       const reply = await ask(thread, id, { kind: "request", id, request: plain });
       if (reply?.kind !== "answer") return unavailable();
       const { status, headers, body: start } = reply.response;

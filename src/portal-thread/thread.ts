@@ -35,9 +35,10 @@ async function start(config: Config): Promise<Running> {
   lowerThisThreadsPriority(log);
   const store = await openPortalStore(config);
   try {
-    const policy = await loadPolicyInForce(store.store, {
-      onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
-    });
+    // No reload loop of its own: each request carries the version intake applies, and the policy is
+    // read again when that is newer (answer, below). An idle portal then reads nothing, and a
+    // reader a second fewer lets the checkpointer restart the WAL as often as before the thread.
+    const policy = await loadPolicyInForce(store.store, { reloadMs: null });
     // The client is worked out from the socket's peer the main thread saw, as it would be there (sign-in throttling).
     const peers = new WeakMap<Request, string>();
     const clientAddress = createClientAddress(config.trustedProxies, (request) => peers.get(request));

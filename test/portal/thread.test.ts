@@ -25,7 +25,7 @@ afterEach(async () => {
   lines = [];
 });
 
-async function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number, policyVersion?: () => number): Promise<PortalThread> {
+async function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number, policyVersion = () => 0): Promise<PortalThread> {
   const config: Config = { ...defaultConfig(), databasePath };
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   running = await startPortalThread({ config, log, threadUrl, answerTimeoutMs, policyVersion });
