@@ -5,7 +5,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { PHONE_BLOCKED } from "../../src/contract/texts.ts";
 import { calendarWindow } from "../../src/policy/index.ts";
-import { addSuppression } from "../../src/suppression/index.ts";
 import { postLead, prePing } from "../helpers/api.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
 import { installPolicy } from "../helpers/policy.ts";
@@ -187,11 +186,13 @@ test("several full caps: each reason in the document's order, Retry-After until 
 });
 
 test("a lead rejected at its final result gives no slot back", async () => {
-  await install({ caps: [{ name: "no-give-back", campaigns: ["no-give-back"], counts: "leads", max: 1, per: "day" }] });
-  const lead = validLead({ vendor_campaign_name: "no-give-back" });
-  const accepted = await postLead(server, server.auth, lead);
+  // A final rule no lead passes rejects it at its decision, however late the test gets to look.
+  await install({
+    rules: [{ name: "never", stage: "final", campaigns: ["no-give-back"], require: { field: "state", op: "equals", value: "ZZ" } }],
+    caps: [{ name: "no-give-back", campaigns: ["no-give-back"], counts: "leads", max: 1, per: "day" }],
+  });
+  const accepted = await postLead(server, server.auth, validLead({ vendor_campaign_name: "no-give-back" }));
   expect(accepted.status).toBe(200);
-  await addSuppression(server.store, lead.phone_number as string, null, "test");
   await waitUntil(async () => (await get(`${server.url}/v1/leads/${accepted.body.lead_id}`, { authorization: server.auth })).body.status === "rejected");
   expect(await used("no-give-back")).toEqual([["", 1]]);
   expect((await postLead(server, server.auth, validLead({ vendor_campaign_name: "no-give-back" }))).body.message).toEqual(errors("Cap reached: no-give-back"));
