@@ -9,12 +9,14 @@ import { walRestarts } from "../helpers/wal.ts";
 
 const LEADS = 3_000;
 
-test("3,000 leads: the checkpoint thread restarts the WAL with no failure logged, and a clean stop leaves no WAL", async () => {
+test("3,000 leads (up to 9,000 on a loaded machine): the checkpoint thread restarts the WAL with no failure logged, and a clean stop leaves no WAL", async () => {
   const temp = tempDatabasePath();
   const server = await spawnServer(["--database", temp.path, "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--rate-limit", "0"]);
   try {
     const auth = { authorization: basicAuth(VENDOR.name, VENDOR.password) };
-    for (let wave = 0; wave < LEADS / 50; wave++) {
+    // A restart needs a checkpoint that found no reader in the WAL, then a write: on a loaded
+    // machine the first 3,000 leads may bring one only, so a few more waves may be sent.
+    for (let sent = 0; sent < LEADS || (walRestarts(`${temp.path}-wal`) < 2 && sent < 3 * LEADS); sent += 50) {
       const answers = await Promise.all(Array.from({ length: 50 }, () => post(`${server.url}/v1/postLead`, validLead(), auth)));
       expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200));
     }

@@ -86,6 +86,8 @@ beforeAll(async () => {
     await waitUntil(async () => (await callbackOf(s.leadIds[1]!))?.status === "delivered");
     for (const id of s.leadIds) s.webhookIds.push((await callbackOf(id)).id);
     s.session = await portalSignIn(server.url, s);
+    // The portal's thread follows the policy in force on its own (installPolicy waits for intake's).
+    await waitUntil(async () => !(await s.session.get("/portal/caps")).text.includes("No cap applies to you"));
   }
   await waitUntil(async () => (await server.rows("SELECT count(*) AS n FROM refusals"))[0]!.n === 2, 5_000, 50);
 });
