@@ -14,6 +14,7 @@
 import type { Database } from "bun:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { createGroupCommitter } from "../db/group-commit.ts";
+import { writeTurn } from "../db/write-turns.ts";
 import { databaseKind } from "../db/kind.ts";
 import { DATABASE_WAIT_MS } from "../db/pg/client.ts";
 import type { Config } from "../config/index.ts";
@@ -41,11 +42,13 @@ const BUSY_TIMEOUT_MS = 100;
 /** How often the thread checks whether it should checkpoint (intake idle, the thread wrote). */
 const IDLE_CHECKPOINT_MS = 1_000;
 
-export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean): Promise<WorkerBackend> {
-  return databaseKind(config.databasePath) === "postgres" ? openPostgresWorker(config, log) : Promise.resolve(openSqliteWorker(config, log, foregroundBusy));
+export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): Promise<WorkerBackend> {
+  return databaseKind(config.databasePath) === "postgres"
+    ? openPostgresWorker(config, log)
+    : Promise.resolve(openSqliteWorker(config, log, foregroundBusy, writeTurns));
 }
 
-function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean): WorkerBackend {
+function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): WorkerBackend {
   // The main thread migrated the file before it started this thread.
   const database = openDatabase(config.databasePath, { migrate: false, busyTimeoutMs: BUSY_TIMEOUT_MS, cacheBytes: config.sqliteCacheBytes });
   database.sqlite.run("PRAGMA wal_autocheckpoint = 0");
@@ -55,6 +58,8 @@ function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boo
     // Background writes (purges) still go in waves while requests are in flight: fewer, later
     // transactions for intake's BEGIN to wait behind.
     foregroundBusy,
+    // Intake's batches go first, and never sleep on its event loop behind this connection's lock.
+    writeTurn: writeTurn(writeTurns, "worker"),
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, part: "worker thread", action: "worker writes refused until restart" }),
   });
   return {
