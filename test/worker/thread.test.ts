@@ -30,7 +30,7 @@ test("a thread that dies is logged and started again, and its log lines reach th
     metrics: createMetrics(),
     tally: NO_TALLY,
     threadUrl: new URL("./fixtures/crashing-thread.ts", import.meta.url),
-    foreground: foregroundCounter().shared,
+    foreground: foregroundCounter(),
   });
   try {
     await waitUntil(() => lines.filter((line) => line.event === "worker_thread_started").length >= 2, 10_000);
