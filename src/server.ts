@@ -197,7 +197,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
     ? null
     : runsInThread(config, standIns.database !== undefined)
       ? // Resolved from src/ as the checkpoint thread's entry is (see above; package.json "build").
-        startWorkerThread({ config, log, metrics, tally, threadUrl: new URL("./worker/thread.ts", import.meta.url), foreground, syncWal: opened.syncWal })
+        startWorkerThread({ config, log, metrics, tally, threadUrl: new URL("./worker/thread.ts", import.meta.url), foreground: foreground.shared })
       : startWorker({ config, store: opened.store, log, metrics, tally, foregroundLoad, batches: opened.workerBatches, policy });
   if (consoleListener) log.info("console_listening", { url: consoleListener.url.origin });
   log.info("listening", { url: url.origin, database: databaseForDisplay(config.databasePath) });

@@ -43,8 +43,6 @@ export interface ServiceBackend {
   vendorsChanged(): Promise<void>;
   /** /readyz: the database answers, is migrated, and writes succeed. */
   ready(): boolean | Promise<boolean>;
-  /** SQLite: resolves once the WAL is fsynced past now (GroupCommitter.durable), for the worker thread's commits. */
-  syncWal?: () => Promise<void>;
   /** After HTTP and the worker have stopped: pending writes finish (until `deadline`), then the database closes. */
   close(deadline: number): Promise<void>;
 }
@@ -92,7 +90,6 @@ export function sqliteBackend(database: DatabaseHandle, commit: GroupCommitter, 
     credentialsOf: storedCredentials(store),
     vendorsChanged: async () => {},
     ready: () => sqliteReady(database.sqlite, commit.writeFailure),
-    syncWal: commit.durable,
     async close(deadline) {
       await commit.drain(millisUntil(deadline));
       onClose();

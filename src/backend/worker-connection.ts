@@ -4,19 +4,18 @@
 // SQLite: a second connection to the same WAL file, with a group committer of its own. SQLite has
 // one write lock: the two connections take turns at it (db/write-turns.ts), intake first, and a
 // side that finds the other's turn waits without sleeping on its event loop; the worker keeps its
-// transactions short (worker/index.ts). The thread's commits are made durable by intake's committer
-// (its `durable`, asked through thread.ts): one fsync pipeline for the file, as two fsyncs of it at
-// once slowed intake's (bench/README.md, issue 30 goal 2). It leaves checkpoints to the main
-// connection's checkpointer, with a PASSIVE checkpoint of its own for when only the worker writes
-// (intake idle: the checkpointer counts intake's writes only). SQLite's automatic checkpoint stays
-// off on this connection too: it ran inside the thread's COMMIT, copying up to the whole WAL, while
-// intake's checkpointer could not complete its own (measured: COMMITs of about a second).
+// transactions short (worker/index.ts). The thread's commits are made durable by its own WAL fsync,
+// on the thread pool, as intake's are (handing them to intake's fsyncs instead measured no better:
+// bench/README.md, issue 30 goal 2). It leaves checkpoints to the main connection's checkpointer,
+// with a PASSIVE checkpoint of its own for when only the worker writes (intake idle: the
+// checkpointer counts intake's writes only). SQLite's automatic checkpoint stays off on this
+// connection too: it ran inside the thread's COMMIT, copying up to the whole WAL, while intake's
+// checkpointer could not complete its own (measured: COMMITs of about a second).
 // PostgreSQL: a pool of its own, beside intake's.
 import type { Database } from "bun:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { createGroupCommitter } from "../db/group-commit.ts";
 import { writeTurn } from "../db/write-turns.ts";
-import type { WalSync } from "../db/wal-sync.ts";
 import { databaseKind } from "../db/kind.ts";
 import { DATABASE_WAIT_MS } from "../db/pg/client.ts";
 import type { Config } from "../config/index.ts";
@@ -44,27 +43,16 @@ const BUSY_TIMEOUT_MS = 100;
 /** How often the thread checks whether it should checkpoint (intake idle, the thread wrote). */
 const IDLE_CHECKPOINT_MS = 1_000;
 
-/** What the thread's SQLite connection shares with intake's. */
-export interface SharedWithIntake {
-  /** HTTP requests are in flight (background writes go in waves meanwhile). */
-  foregroundBusy: () => boolean;
-  /** The turns at the write lock (db/write-turns.ts). */
-  writeTurns: Int32Array;
-  /** WAL syncs made by intake's committer (thread.ts). */
-  walSync: WalSync;
+export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): Promise<WorkerBackend> {
+  return databaseKind(config.databasePath) === "postgres"
+    ? openPostgresWorker(config, log)
+    : Promise.resolve(openSqliteWorker(config, log, foregroundBusy, writeTurns));
 }
 
-export function openWorkerBackend(config: Config, log: Logger, shared: SharedWithIntake): Promise<WorkerBackend> {
-  return databaseKind(config.databasePath) === "postgres" ? openPostgresWorker(config, log) : Promise.resolve(openSqliteWorker(config, log, shared));
-}
-
-function openSqliteWorker(config: Config, log: Logger, { foregroundBusy, writeTurns, walSync }: SharedWithIntake): WorkerBackend {
+function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): WorkerBackend {
   // The main thread migrated the file before it started this thread.
   const database = openDatabase(config.databasePath, { migrate: false, busyTimeoutMs: BUSY_TIMEOUT_MS, cacheBytes: config.sqliteCacheBytes });
   database.sqlite.run("PRAGMA wal_autocheckpoint = 0");
-  // Durability is the WAL fsync asked of intake's committer after each batch (walSync), as on
-  // intake's own connection (db/wal-sync.ts): COMMIT itself does not fsync.
-  database.sqlite.run("PRAGMA synchronous = NORMAL");
   const idleCheckpoints = checkpointWhileIntakeIdles(database.sqlite, foregroundBusy);
   const commit = createGroupCommitter(database.sqlite, {
     participants: sqliteTransactionParticipants(database.db),
@@ -73,7 +61,6 @@ function openSqliteWorker(config: Config, log: Logger, { foregroundBusy, writeTu
     foregroundBusy,
     // Intake's batches go first, and never sleep on its event loop behind this connection's lock.
     writeTurn: writeTurn(writeTurns, "worker"),
-    walSync,
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, part: "worker thread", action: "worker writes refused until restart" }),
   });
   return {

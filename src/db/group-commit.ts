@@ -44,11 +44,6 @@ export interface GroupCommitter {
   /** Runs synchronous `read` in this turn's shared read transaction (or the current one). */
   read: ReadInSnapshot;
   /**
-   * Resolves once a WAL fsync that started after this call has returned: what another connection
-   * to the file committed before it is then durable (the worker thread's, worker-connection.ts).
-   */
-  durable(): Promise<void>;
-  /**
    * Why writes fail now: a failed WAL sync that stopped all writes (for good), a full disk, or the
    * disk's reserve reached (until there is room again); null while writes succeed.
    */
@@ -212,12 +207,6 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
         schedule(null);
       });
     },
-    durable: () =>
-      new Promise<void>((resolve, reject) => {
-        const stopped = storageFailure();
-        if (stopped) return reject(stopped);
-        fsyncs.committed([{ write: () => undefined, resolve: () => resolve(), reject }], [{ ok: true, value: undefined }]);
-      }),
     writeFailure: () => storageFailure() ?? diskSpace?.problem() ?? null,
     read: snapshot.read,
     async drain(checkpointWaitMs) {

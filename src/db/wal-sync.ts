@@ -44,6 +44,6 @@ export function walSyncFor(sqlite: Database): WalSync | null {
 }
 
 /** Reported like SQLite's own failed fsync, so callers answer 503 as for any I/O error. */
-export function walSyncFailed(cause: Error): Error {
+function walSyncFailed(cause: Error): Error {
   return Object.assign(new Error(`could not sync the write-ahead log: ${cause.message}`, { cause }), { code: "SQLITE_IOERR_FSYNC" });
 }

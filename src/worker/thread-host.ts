@@ -9,12 +9,12 @@
 import type { Config } from "../config/index.ts";
 import { databaseKind } from "../db/kind.ts";
 import { resetWorkerTurn } from "../db/write-turns.ts";
-import { errorText, type Logger } from "../log/index.ts";
+import type { Logger } from "../log/index.ts";
 import { applyMetricCalls } from "../metrics/forwarded.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Tally } from "../stats/tally.ts";
 import type { Worker as LifecycleWorker } from "./index.ts";
-import { turnWords, type ForegroundCounter, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
+import { turnWords, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
 
 export interface ThreadHostDeps {
   config: Config;
@@ -23,10 +23,8 @@ export interface ThreadHostDeps {
   tally: Tally;
   /** The thread's entry module (resolved by server.ts, as the checkpoint thread's is). */
   threadUrl: URL;
-  /** HTTP requests in flight, kept by the main thread, and the write turns (thread-messages.ts foregroundCounter). */
-  foreground: Pick<ForegroundCounter, "shared">;
-  /** SQLite: fsyncs the WAL for the thread's commits (ServiceBackend.syncWal); absent on PostgreSQL. */
-  syncWal?: () => Promise<void>;
+  /** HTTP requests in flight, kept by the main thread (thread-messages.ts foregroundCounter). */
+  foreground: SharedArrayBuffer;
 }
 
 const RESTART_AFTER_MS = 1_000;
@@ -56,7 +54,7 @@ export function startWorkerThread(deps: ThreadHostDeps): LifecycleWorker {
     started.onmessage = ({ data }: MessageEvent<FromThread>) => handle(started, data);
     started.onerror = (event) => died(started, event.message);
     started.addEventListener("close", () => died(started, "the thread exited"));
-    send({ kind: "start", config, foreground: deps.foreground.shared });
+    send({ kind: "start", config, foreground: deps.foreground });
   }
 
   function send(message: ToThread) {
@@ -76,8 +74,6 @@ export function startWorkerThread(deps: ThreadHostDeps): LifecycleWorker {
         return died(from, message.error);
       case "stopped":
         return answerStop?.(message.cutShort);
-      case "sync":
-        return syncWal(message.id);
     }
   }
 
@@ -94,21 +90,12 @@ export function startWorkerThread(deps: ThreadHostDeps): LifecycleWorker {
     }
   }
 
-  function syncWal(id: number) {
-    const answer = (error: string | null) => send({ kind: "synced", id, error });
-    if (!deps.syncWal) return answer("this database has no WAL to sync");
-    deps.syncWal().then(
-      () => answer(null),
-      (error: unknown) => answer(errorText(error)),
-    );
-  }
-
   function died(which: Worker, error: string) {
     if (which !== thread) return;
     thread = null;
     which.terminate();
     // A turn it held would keep intake's batches waiting (for at most write-turns.ts MAX_WAIT_MS each).
-    resetWorkerTurn(turnWords(deps.foreground.shared));
+    resetWorkerTurn(turnWords(deps.foreground));
     if (stopping) return answerStop?.(true);
     const delayMs = Math.min(RESTART_MAX_MS, RESTART_AFTER_MS * 2 ** failures++);
     log.error("worker_thread_failed", { error, action: `deciding and delivering stopped; restarting the thread in ${delayMs} ms` });

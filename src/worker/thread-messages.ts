@@ -21,8 +21,6 @@ export type ToThread =
   | { kind: "start"; config: Config; foreground: SharedArrayBuffer }
   | { kind: "wake" }
   | { kind: "flushed"; id: number }
-  /** The WAL fsync asked for by `sync` returned (error: it failed, and writes stop). */
-  | { kind: "synced"; id: number; error: string | null }
   /** Stop claiming, wait for in-flight work within `timeoutMs`, close the connection, answer `stopped`. */
   | { kind: "stop"; timeoutMs: number };
 
@@ -31,9 +29,7 @@ export type FromThread =
   | { kind: "started" }
   /** Start-up or a job failed beyond the worker's own handling: the main thread restarts the thread. */
   | { kind: "failed"; error: string }
-  | { kind: "stopped"; cutShort: boolean }
-  /** Make the thread's commits so far durable: intake's committer fsyncs the WAL (one fsync pipeline for the file). */
-  | { kind: "sync"; id: number };
+  | { kind: "stopped"; cutShort: boolean };
 
 /** The index of the requests-in-flight counter in the shared Int32Array. */
 export const IN_FLIGHT = 0;
@@ -45,8 +41,6 @@ export const turnWords = (shared: SharedArrayBuffer) => new Int32Array(shared, I
  * A counter of HTTP requests in flight, shared with the worker thread (its foregroundLoad), and the
  * write turns its connection takes with intake's.
  */
-export type ForegroundCounter = ReturnType<typeof foregroundCounter>;
-
 export function foregroundCounter() {
   const shared = new SharedArrayBuffer((1 + TURN_WORDS) * Int32Array.BYTES_PER_ELEMENT);
   const counter = new Int32Array(shared);

@@ -6,7 +6,6 @@
 // messages; its log lines, metric calls and console counts go back as notes. The policy in force it
 // loads and reloads itself, as every instance does.
 import { openWorkerBackend, type WorkerBackend } from "../backend/worker-connection.ts";
-import { walSyncFailed } from "../db/wal-sync.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import { forwardedMetrics } from "../metrics/forwarded.ts";
 import { loadPolicyInForce, type PolicyInForce } from "../policy-in-force/loader.ts";
@@ -54,31 +53,6 @@ function createOutbox() {
 
 const outbox = createOutbox();
 
-/**
- * The thread's WAL syncs, made by intake's committer on the main thread (`sync`, thread-host.ts):
- * one fsync pipeline for the file, so the thread's fsyncs no longer run beside intake's and slow
- * them (bench/README.md, issue 30 goal 2), and one fsync often covers both connections' commits.
- */
-function walSyncThroughMain() {
-  let nextId = 0;
-  const waiting = new Map<number, (error: Error | null) => void>();
-  return {
-    sync(done: (error: Error | null) => void) {
-      const id = ++nextId;
-      waiting.set(id, done);
-      post({ kind: "sync", id });
-    },
-    release() {},
-    synced(id: number, error: string | null) {
-      const done = waiting.get(id);
-      waiting.delete(id);
-      done?.(error === null ? null : walSyncFailed(new Error(error)));
-    },
-  };
-}
-
-const walSync = walSyncThroughMain();
-
 const log: Logger = {
   info: (event, fields) => outbox.note({ kind: "log", level: "info", event, fields }),
   warn: (event, fields) => outbox.note({ kind: "log", level: "warn", event, fields }),
@@ -105,7 +79,7 @@ async function start(message: Extract<ToThread, { kind: "start" }>): Promise<Run
   const { config } = message;
   const inFlight = new Int32Array(message.foreground);
   const foregroundLoad = () => Atomics.load(inFlight, IN_FLIGHT);
-  const backend = await openWorkerBackend(config, log, { foregroundBusy: () => foregroundLoad() > 0, writeTurns: turnWords(message.foreground), walSync });
+  const backend = await openWorkerBackend(config, log, () => foregroundLoad() > 0, turnWords(message.foreground));
   try {
     const policy = await loadPolicyInForce(backend.store, {
       onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
@@ -149,9 +123,6 @@ self.onmessage = ({ data }: MessageEvent<ToThread>) => {
       return;
     case "flushed":
       outbox.flushed(data.id);
-      return;
-    case "synced":
-      walSync.synced(data.id, data.error);
       return;
     case "stop":
       stop(data.timeoutMs).then(

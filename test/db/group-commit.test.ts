@@ -362,32 +362,6 @@ describe("durability: a batch is answered after its WAL sync", () => {
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
   };
 
-  test("durable() (another connection's commits, the worker thread's) resolves only after a sync that started after it; a failed sync rejects it", async () => {
-    const sqlite = memoryDatabase();
-    const { walSync, waiting } = manualWalSync();
-    const committer = createGroupCommitter(sqlite, { walSync });
-    let stored = false;
-    const written = committer.run(insert(sqlite, "a")).then(() => (stored = true));
-    await turns();
-    expect(waiting).toHaveLength(1); // a's sync is in flight
-    let durable = false;
-    const asked = committer.durable().then(() => (durable = true));
-    waiting.shift()!(null);
-    await written;
-    expect(stored).toBe(true);
-    // The sync in flight when it was asked for does not count: the next one was started for it.
-    expect(durable).toBe(false);
-    expect(waiting).toHaveLength(1);
-    waiting.shift()!(null);
-    await asked;
-    expect(durable).toBe(true);
-
-    const failing = committer.durable();
-    waiting.shift()!(new Error("EIO"));
-    await expect(failing).rejects.toThrow("EIO");
-    await expect(committer.durable()).rejects.toThrow("EIO");
-  });
-
   test("writes settle only once the sync returns, and writes handed in meanwhile wait for it, then go as one batch", async () => {
     const sqlite = memoryDatabase();
     const { walSync, waiting } = manualWalSync();

@@ -32,7 +32,7 @@ test("a thread that dies is logged and started again, and its log lines reach th
     metrics: createMetrics(),
     tally: NO_TALLY,
     threadUrl: new URL("./fixtures/crashing-thread.ts", import.meta.url),
-    foreground: foregroundCounter(),
+    foreground: foregroundCounter().shared,
   });
   try {
     await waitUntil(() => lines.filter((line) => line.event === "worker_thread_started").length >= 2, 10_000);
@@ -96,7 +96,7 @@ test("the real thread decides and calls back on its own connection; its counts r
   }
 });
 
-test("on PostgreSQL the real thread decides and calls back on a pool of its own (no write turns, no WAL syncs asked of intake), and stops with the server", async () => {
+test("on PostgreSQL the real thread decides and calls back on a pool of its own (no write turns), and stops with the server", async () => {
   const cluster = await startPgCluster();
   const receiver = startMockReceiver();
   try {
