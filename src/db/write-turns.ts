@@ -11,7 +11,7 @@
 // The word only orders this process's two connections; SQLite's lock still decides. Another
 // process (the CLI), or a turn cut short, is met by BEGIN's busy timeout and retry as before, and a
 // side waits for the other's turn at most `maxWaitMs` before it begins anyway, so a thread that died
-// holding a turn (its host also hands the turn back: `reset`) cannot stop intake.
+// holding a turn (its host also hands the turn back: `resetWorkerTurn`) cannot stop intake.
 
 /** The shared words (an Int32Array over shared memory: worker/thread-messages.ts foregroundCounter): whose turn it is, and whether intake waits for one. */
 const TURN = 0;
