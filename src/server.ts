@@ -66,7 +66,7 @@ export interface StartOptions {
 export async function startServer(config: Config, log: Logger, standIns: ServerStandIns = {}, options: StartOptions = {}): Promise<RunningServer> {
   let server: Bun.Server<unknown> | undefined;
   const foregroundLoad = () => server?.pendingRequests ?? 0;
-  // The same count for the worker thread, which cannot ask the server.
+  // The same count for the worker thread, which cannot ask the server; beside it, the turns its connection takes with intake's (db/write-turns.ts).
   const foreground = foregroundCounter();
   const metrics = createMetrics();
   const peerAddress = (request: Request) => server?.requestIP(receivedRequest(request))?.address;
@@ -147,6 +147,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
         // thread's entry (listed in package.json "build") sits at db/ below it, as it does here.
         checkpointThreadUrl: new URL("./db/checkpoint-thread.ts", import.meta.url),
         standIns,
+        writeTurns: config.worker && runsInThread(config, standIns.database !== undefined) ? foreground.turns : null,
       }),
     { log, listening: url.origin, signal: options.signal },
   ).catch((error: unknown) => {

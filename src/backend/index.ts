@@ -22,6 +22,7 @@ import { postgresStore } from "../store/pg.ts";
 import { groupCommittedStore, sqliteTransactionParticipants } from "../store/sqlite.ts";
 import { openDatabase, sqliteOpenFailure, type DatabaseHandle } from "../db/client.ts";
 import { watchDiskSpace, type DiskSpaceOptions } from "../db/disk-space.ts";
+import { writeTurn } from "../db/write-turns.ts";
 import { createGroupCommitter, type GroupCommitter } from "../db/group-commit.ts";
 import { databaseKind } from "../db/kind.ts";
 import { isMigrated as isSqliteMigrated } from "../db/migrate.ts";
@@ -58,6 +59,8 @@ export interface BackendHooks {
   /** The WAL checkpointer's thread entry (resolved by server.ts; see there). */
   checkpointThreadUrl: URL;
   standIns?: BackendStandIns;
+  /** SQLite: the write turns shared with the worker thread's connection, when the worker runs on one (db/write-turns.ts). */
+  writeTurns?: Int32Array | null;
 }
 
 export function openServiceBackend(config: Config, log: Logger, hooks: BackendHooks): Promise<ServiceBackend> {
@@ -124,6 +127,7 @@ function openSqliteBackend(config: Config, log: Logger, hooks: BackendHooks): Se
     participants: sqliteTransactionParticipants(database.db),
     foregroundBusy: hooks.foregroundBusy,
     diskSpace,
+    writeTurn: hooks.writeTurns ? writeTurn(hooks.writeTurns, "intake") : null,
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, action: "writes refused until restart" }),
     checkpointInThread: {
       threadUrl: hooks.checkpointThreadUrl,

@@ -2,18 +2,20 @@
 // and set-based batches as the in-process worker's, over a connection the thread alone uses.
 //
 // SQLite: a second connection to the same WAL file, with a group committer of its own. SQLite has
-// one write lock, so while the thread commits, intake's BEGIN IMMEDIATE waits (on its busy timeout,
-// then on a timer: db/batch.ts); the worker keeps its transactions short (worker/index.ts). The
-// thread's commits are made durable by its own WAL fsync, on the thread pool, as intake's are. It
-// leaves checkpoints to the main connection's checkpointer, with SQLite's automatic checkpoint as a
-// checkpoint of its own for when only the worker writes (intake idle: the checkpointer counts
-// intake's writes only). SQLite's automatic checkpoint stays off on this connection too: it ran
-// inside the thread's COMMIT, copying up to the whole WAL, while intake's checkpointer could not
-// complete its own (measured: COMMITs of about a second, bench/README.md "issue 30").
+// one write lock: the two connections take turns at it (db/write-turns.ts), intake first, and a
+// side that finds the other's turn waits without sleeping on its event loop; the worker keeps its
+// transactions short (worker/index.ts). The thread's commits are made durable by its own WAL fsync,
+// on the thread pool, as intake's are (handing them to intake's fsyncs instead measured no better:
+// bench/README.md, issue 30 goal 2). It leaves checkpoints to the main connection's checkpointer,
+// with a PASSIVE checkpoint of its own for when only the worker writes (intake idle: the
+// checkpointer counts intake's writes only). SQLite's automatic checkpoint stays off on this
+// connection too: it ran inside the thread's COMMIT, copying up to the whole WAL, while intake's
+// checkpointer could not complete its own (measured: COMMITs of about a second).
 // PostgreSQL: a pool of its own, beside intake's.
 import type { Database } from "bun:sqlite";
 import { openDatabase } from "../db/client.ts";
 import { createGroupCommitter } from "../db/group-commit.ts";
+import { writeTurn } from "../db/write-turns.ts";
 import { databaseKind } from "../db/kind.ts";
 import { DATABASE_WAIT_MS } from "../db/pg/client.ts";
 import type { Config } from "../config/index.ts";
@@ -41,11 +43,13 @@ const BUSY_TIMEOUT_MS = 100;
 /** How often the thread checks whether it should checkpoint (intake idle, the thread wrote). */
 const IDLE_CHECKPOINT_MS = 1_000;
 
-export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean): Promise<WorkerBackend> {
-  return databaseKind(config.databasePath) === "postgres" ? openPostgresWorker(config, log) : Promise.resolve(openSqliteWorker(config, log, foregroundBusy));
+export function openWorkerBackend(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): Promise<WorkerBackend> {
+  return databaseKind(config.databasePath) === "postgres"
+    ? openPostgresWorker(config, log)
+    : Promise.resolve(openSqliteWorker(config, log, foregroundBusy, writeTurns));
 }
 
-function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean): WorkerBackend {
+function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boolean, writeTurns: Int32Array): WorkerBackend {
   // The main thread migrated the file before it started this thread.
   const database = openDatabase(config.databasePath, { migrate: false, busyTimeoutMs: BUSY_TIMEOUT_MS, cacheBytes: config.sqliteCacheBytes });
   database.sqlite.run("PRAGMA wal_autocheckpoint = 0");
@@ -55,6 +59,8 @@ function openSqliteWorker(config: Config, log: Logger, foregroundBusy: () => boo
     // Background writes (purges) still go in waves while requests are in flight: fewer, later
     // transactions for intake's BEGIN to wait behind.
     foregroundBusy,
+    // Intake's batches go first, and never sleep on its event loop behind this connection's lock.
+    writeTurn: writeTurn(writeTurns, "worker"),
     onStorageFailure: (error) => log.error("storage_failed", { error: error.message, part: "worker thread", action: "worker writes refused until restart" }),
   });
   return {

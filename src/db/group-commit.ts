@@ -31,6 +31,7 @@ import type { DiskSpace } from "./disk-space.ts";
 import { fsyncPipeline } from "./fsync-pipeline.ts";
 import { readSnapshot, type ReadInSnapshot } from "./read-snapshot.ts";
 import { walSyncFor, type WalSync } from "./wal-sync.ts";
+import type { WriteTurn } from "./write-turns.ts";
 
 export interface GroupCommitter {
   /**
@@ -77,6 +78,8 @@ export interface GroupCommitOptions {
   diskSpace?: Pick<DiskSpace, "problem" | "foregroundRefusal" | "writeFailed"> | null;
   /** Stores' state that follows each batch's transaction (store/sqlite.ts sqliteTransactionParticipants). */
   participants?: readonly TransactionParticipant[];
+  /** This connection's turn at the write lock beside the other writing connection of the process (write-turns.ts). */
+  writeTurn?: WriteTurn | null;
 }
 
 export function createGroupCommitter(sqlite: Database, options: GroupCommitOptions = {}): GroupCommitter {
@@ -89,11 +92,14 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   let flushDue: Promise<void> | null = null;
   /** The checkpointer's second pass is running: no batch is committed until it returns. */
   let checkpointHold: Promise<void> | null = null;
+  /** The batch waits for the other connection's write turn (write-turns.ts): no batch is committed meanwhile. */
+  let turnWait: Promise<void> | null = null;
+  const writeTurn = options.writeTurn ?? null;
   const commitBatch = batchTransaction(sqlite, options.busyBudgetMs ?? 5_000, options.participants);
   const snapshot = readSnapshot(sqlite);
   const fsyncs = fsyncPipeline(walSync, {
     commitWaiting: () => {
-      if (queue.length > 0 && !checkpointHold) flushNow();
+      if (queue.length > 0 && !checkpointHold && !turnWait) flushNow();
     },
     afterReturn: () => {
       if (queue.length > 0) schedule(null);
@@ -118,6 +124,11 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     if (queue.length > 0) schedule(null);
   }
 
+  function endTurnWait() {
+    turnWait = null;
+    if (queue.length > 0) schedule(null);
+  }
+
   /** The failed WAL sync that stopped all writes, if one did. */
   const storageFailure = () => (fsyncs.state.kind === "stopped" ? fsyncs.state.failure : null);
 
@@ -133,6 +144,12 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       return null;
     }
     snapshot.end();
+    const waitForTurn = writeTurn?.take();
+    if (waitForTurn) {
+      queue = batch.concat(queue);
+      turnWait = waitForTurn.then(endTurnWait, endTurnWait);
+      return null;
+    }
     let outcomes: Outcome[] | number;
     try {
       outcomes = commitBatch(batch);
@@ -140,6 +157,8 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
       diskSpace?.writeFailed(error);
       rejectAll(batch, error);
       return null;
+    } finally {
+      writeTurn?.release();
     }
     if (typeof outcomes === "number") {
       queue = batch.concat(queue);
@@ -160,11 +179,11 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
   function schedule(delayMs: number | null) {
     // The fsync's return flushes the next batch itself (unless enough writes wait to go before
     // it); the end of the checkpoint hold schedules it.
-    if (checkpointHold || (fsyncs.state.kind === "syncing" && queue.length < commitDuringSyncAt)) return;
+    if (checkpointHold || turnWait || (fsyncs.state.kind === "syncing" && queue.length < commitDuringSyncAt)) return;
     flushDue ??= new Promise((done) => {
       const go = () => {
         flushDue = null;
-        if (!checkpointHold) flushNow();
+        if (!checkpointHold && !turnWait) flushNow();
         done();
       };
       // setImmediate, not a microtask: it lets the other requests already read in this turn of
@@ -193,7 +212,7 @@ export function createGroupCommitter(sqlite: Database, options: GroupCommitOptio
     async drain(checkpointWaitMs) {
       background.release();
       await checkpointer?.stop(checkpointWaitMs);
-      const inFlight = () => flushDue ?? fsyncs.whenReturned() ?? checkpointHold;
+      const inFlight = () => flushDue ?? fsyncs.whenReturned() ?? checkpointHold ?? turnWait;
       for (let work = inFlight(); work; work = inFlight()) await work;
       snapshot.end();
       walSync?.release();

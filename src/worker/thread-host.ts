@@ -8,12 +8,13 @@
 // worker's: their leases expire and the new thread takes them again (docs/architecture.md).
 import type { Config } from "../config/index.ts";
 import { databaseKind } from "../db/kind.ts";
+import { resetWorkerTurn } from "../db/write-turns.ts";
 import type { Logger } from "../log/index.ts";
 import { applyMetricCalls } from "../metrics/forwarded.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Tally } from "../stats/tally.ts";
 import type { Worker as LifecycleWorker } from "./index.ts";
-import type { FromThread, Note, ToThread } from "./thread-messages.ts";
+import { turnWords, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
 
 export interface ThreadHostDeps {
   config: Config;
@@ -93,6 +94,8 @@ export function startWorkerThread(deps: ThreadHostDeps): LifecycleWorker {
     if (which !== thread) return;
     thread = null;
     which.terminate();
+    // A turn it held would keep intake's batches waiting (for at most write-turns.ts MAX_WAIT_MS each).
+    resetWorkerTurn(turnWords(deps.foreground));
     if (stopping) return answerStop?.(true);
     const delayMs = Math.min(RESTART_MAX_MS, RESTART_AFTER_MS * 2 ** failures++);
     log.error("worker_thread_failed", { error, action: `deciding and delivering stopped; restarting the thread in ${delayMs} ms` });

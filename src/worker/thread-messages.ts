@@ -5,6 +5,7 @@
 import type { Config } from "../config/index.ts";
 import type { MetricCall } from "../metrics/forwarded.ts";
 import type { OutcomeKind } from "../stats/kinds.ts";
+import { TURN_WORDS } from "../db/write-turns.ts";
 
 export type LogLevel = "info" | "warn" | "error";
 
@@ -16,7 +17,7 @@ export type Note =
   | { kind: "flush"; id: number };
 
 export type ToThread =
-  /** Once, first: the validated config, and HTTP requests in flight (an Int32 the main thread keeps). */
+  /** Once, first: the validated config, and HTTP requests in flight and the write turns (Int32s, foregroundCounter). */
   | { kind: "start"; config: Config; foreground: SharedArrayBuffer }
   | { kind: "wake" }
   | { kind: "flushed"; id: number }
@@ -33,12 +34,19 @@ export type FromThread =
 /** The index of the requests-in-flight counter in the shared Int32Array. */
 export const IN_FLIGHT = 0;
 
-/** A counter of HTTP requests in flight, shared with the worker thread (its foregroundLoad). */
+/** The words after it: the turns at SQLite's write lock (db/write-turns.ts). */
+export const turnWords = (shared: SharedArrayBuffer) => new Int32Array(shared, Int32Array.BYTES_PER_ELEMENT, TURN_WORDS);
+
+/**
+ * A counter of HTTP requests in flight, shared with the worker thread (its foregroundLoad), and the
+ * write turns its connection takes with intake's.
+ */
 export function foregroundCounter() {
-  const shared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const shared = new SharedArrayBuffer((1 + TURN_WORDS) * Int32Array.BYTES_PER_ELEMENT);
   const counter = new Int32Array(shared);
   return {
     shared,
+    turns: turnWords(shared),
     begin: () => Atomics.add(counter, IN_FLIGHT, 1),
     end: () => Atomics.sub(counter, IN_FLIGHT, 1),
   };

@@ -11,7 +11,7 @@ import { forwardedMetrics } from "../metrics/forwarded.ts";
 import { loadPolicyInForce, type PolicyInForce } from "../policy-in-force/loader.ts";
 import type { Tally } from "../stats/tally.ts";
 import { startWorker, type Worker as LifecycleWorker } from "./index.ts";
-import { IN_FLIGHT, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
+import { IN_FLIGHT, turnWords, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
 
 declare const self: Worker;
 
@@ -79,7 +79,7 @@ async function start(message: Extract<ToThread, { kind: "start" }>): Promise<Run
   const { config } = message;
   const inFlight = new Int32Array(message.foreground);
   const foregroundLoad = () => Atomics.load(inFlight, IN_FLIGHT);
-  const backend = await openWorkerBackend(config, log, () => foregroundLoad() > 0);
+  const backend = await openWorkerBackend(config, log, () => foregroundLoad() > 0, turnWords(message.foreground));
   try {
     const policy = await loadPolicyInForce(backend.store, {
       onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),

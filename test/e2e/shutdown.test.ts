@@ -30,11 +30,15 @@ const spawnDeliveringServer = (database: string, extra: string[] = []) =>
     ...extra,
   ]);
 
-test.each(["SIGTERM", "SIGINT"] as const)("%s finishes an in-flight callback delivery, exits 0 and leaves a clean database", async (signal) => {
+test.each([
+  ["SIGTERM", "false"],
+  ["SIGINT", "false"],
+  ["SIGTERM", "true"],
+] as const)("%s finishes an in-flight callback delivery, exits 0 and leaves a clean database (--worker-thread %s)", async (signal, workerThread) => {
   const temp = tempDatabasePath();
   const receiver = startMockReceiver();
   receiver.setBehaviour({ delayMs: 700 });
-  const server = await spawnDeliveringServer(temp.path);
+  const server = await spawnDeliveringServer(temp.path, ["--worker-thread", workerThread]);
   try {
     const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `${receiver.url.origin}/slow` }), {
       authorization: basicAuth(VENDOR.name, VENDOR.password),

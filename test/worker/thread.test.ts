@@ -15,6 +15,8 @@ import { validLead } from "../helpers/leads.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { post, startTestServer, tempDatabasePath } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { startPgCluster } from "../helpers/pg-cluster.ts";
+import { op } from "../../src/db/script.ts";
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -93,3 +95,32 @@ test("the real thread decides and calls back on its own connection; its counts r
     file.cleanup();
   }
 });
+
+test("on PostgreSQL the real thread decides and calls back on a pool of its own (no write turns), and stops with the server", async () => {
+  const cluster = await startPgCluster();
+  const receiver = startMockReceiver();
+  try {
+    const server = await startTestServer({
+      databasePath: (await cluster.createDatabase()) as `postgres://${string}`,
+      workerThread: true,
+      holdPeriodMs: 50,
+      workerPollIntervalMs: 20,
+      allowPrivateCallbacks: true,
+    });
+    try {
+      const lead = validLead({ call_back_url: `${receiver.url.origin}/thread-pg` });
+      const answer = await post(`${server.url}/v1/postLead`, lead, { authorization: server.auth });
+      expect(answer.status).toBe(200);
+      await receiver.waitFor(1, { path: "/thread-pg" });
+      const leadId = answer.body.lead_id as string;
+      await waitUntil(async () => (await server.store.read((t) => op(t.leads.statusOf(leadId)))) === "accepted", 10_000);
+    } finally {
+      const started = Date.now();
+      await server.stop();
+      expect(Date.now() - started).toBeLessThan(server.config.shutdownTimeoutMs);
+    }
+  } finally {
+    await receiver.stop();
+    await cluster.stop();
+  }
+}, 60_000);
