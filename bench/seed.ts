@@ -1,13 +1,13 @@
 // Fills the service's SQLite file with stored leads while the server is stopped, so the accept
 // path can be measured against a realistically large database. Every row looks like one the
-// service itself writes for an accepted lead: a `leads` row, its `phone_claims` row and its
-// `held` callback. With `decided`, the rows look like the worker's output instead: the lead is
+// service itself writes for an accepted lead on SQLite: a `leads` row (also its number's claim:
+// store/phone-claims/sqlite.ts) and its `held` callback. With `decided`, the rows look like the worker's output instead: the lead is
 // `accepted` and its callback `pending`, due now, with the payload the worker would have built.
 import { Database } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { callbackMessageId, callbackPayload } from "../src/callbacks/payload.ts";
 import { prepareWrite } from "../src/db/prepared.ts";
-import { callbacks, leads, phoneClaimKey } from "../src/db/schema.ts";
+import { callbacks, leads } from "../src/db/schema.ts";
 import { validateLead } from "../src/intake/validate.ts";
 import { everyColumn, heldCallbackRow, pendingLeadRow } from "../src/store/rows.ts";
 import { PHONE_SLOT, validLead, validLeadTemplate } from "./bodies.ts";
@@ -22,8 +22,6 @@ export interface DecidedSeed {
   /** Where every callback goes (the mock receiver). */
   callbackUrl: string;
 }
-
-const insertSql = (table: string, columns: string[]) => `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
 
 /**
  * Inserts `count` leads whose phones are indexes phoneStart … phoneStart+count-1 of phones.mjs.
@@ -43,7 +41,6 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
     const db = drizzle(sqlite);
     const lead = prepareWrite<Record<string, unknown>>(sqlite, db.insert(leads).values(everyColumn(leads) as never));
     const callback = prepareWrite<Record<string, unknown>>(sqlite, db.insert(callbacks).values(everyColumn(callbacks) as never));
-    const claim = sqlite.prepare(insertSql("phone_claims", ["phone_number", "lead_id", "claimed_at"]));
     const [rawBefore, rawAfter] = validLeadTemplate.split(PHONE_SLOT) as [string, string];
     // The bench's lead as the service validates and stores it; each row gets its own number and URL.
     const checked = validateLead(validLead(formattedPhone(phoneStart)), { allowPrivateCallbacks: true });
@@ -70,8 +67,6 @@ export function seedLeads(databasePath: string, count: number, phoneStart: numbe
         };
         const pending = pendingLeadRow(fields, newLead);
         lead.run(decidedAt === null ? pending : { ...pending, status: "accepted", decidedAt });
-        // An accepted lead's claim is renewed at its decision, as the worker does.
-        claim.run(phoneClaimKey(phone), id, decidedAt ?? createdAt);
         const held = heldCallbackRow({ id: callbackMessageId(id), leadId: id, vendorId: vendor.id, url }, createdAt);
         if (decidedAt === null) callback.run(held);
         else {

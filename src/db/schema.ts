@@ -101,30 +101,18 @@ export const leads = sqliteTable(
     index("leads_vendor_key").on(t.vendorId, t.idKey),
     // The console's searches (store/leads/search.ts), each a scan of every lead without its index
     // (hundreds of ms against a few: bench/README.md, "Behind the code"). By phone: every lead with
-    // the number, rejected ones too (phone_claims drops those), keyed by the number as an integer,
-    // smaller than its text. Each index is one more B-tree written per accepted lead.
+    // the number, rejected ones too, keyed by the number as an integer, smaller than its text; on
+    // SQLite it is also the duplicate rule's (the number's latest lead is its claim:
+    // store/phone-claims/sqlite.ts). Each index is one more B-tree written per accepted lead.
     index("leads_phone").on(phoneKeyOf(t.phoneE164)),
     index("leads_campaign").on(t.vendorCampaignName, t.idKey),
   ],
 );
 
 /**
- * One row per phone number that blocks new leads, or did: the latest lead accepted for it, at its
- * intake (store/phone-claims/index.ts: a final acceptance since the window holds it too).
- * A new lead claims the number with one conditional upsert, so concurrent submissions of one
- * number are resolved by SQLite itself (exactly one wins), whichever process they come from.
+ * An E.164 number's digits as an integer (+12125550123 → 12125550123): the leads_phone index's key
+ * here, and PostgreSQL's `phone_claims` key (db/pg/schema.ts).
  */
-export const phoneClaims = sqliteTable("phone_claims", {
-  /**
-   * The E.164 number's digits as an integer (+12125550123 → 12125550123): the rowid itself, so a
-   * claim is one B-tree of small keys rather than a table plus an index of text keys.
-   */
-  phoneNumber: integer("phone_number").primaryKey(),
-  leadId: text("lead_id").notNull(),
-  claimedAt: integer("claimed_at").notNull(),
-});
-
-/** The key of `phone_claims` for an E.164 number. */
 export const phoneClaimKey = (phoneE164: string): number => Number(phoneE164.slice(1));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

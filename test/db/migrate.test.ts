@@ -2,7 +2,11 @@
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { applyMigrations, isMigrated, MIGRATIONS } from "../../src/db/migrate.ts";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Db } from "../../src/db/client.ts";
+import * as schema from "../../src/db/schema.ts";
 import { leadKey } from "../../src/db/schema.ts";
+import { sqliteTables } from "../../src/store/sqlite.ts";
 
 const CALLBACK_COLUMNS =
   "id, lead_id, vendor_id, url, status, payload, attempt_count, next_attempt_at, locked_until, claim_token, last_error, created_at, updated_at, delivered_at";
@@ -65,12 +69,34 @@ test("0002 re-keys callbacks by lead: every row comes through unchanged, one cal
 test("0003 keys phone claims by the number's digits: every claim comes through, and the key stays unique", () => {
   const sqlite = databaseBefore("0003_phone_claims_integer_key");
   sqlite.run("INSERT INTO phone_claims (phone_e164, lead_id, claimed_at) VALUES ('+12125550123', 'lead-a', 10), ('+18005550199', 'lead-b', 20)");
-  applyMigrations(sqlite);
+  applyMigrations(sqlite, migrationsBefore("0003_phone_claims_integer_key", true));
   expect(sqlite.query("SELECT phone_number, lead_id, claimed_at FROM phone_claims ORDER BY phone_number").all()).toEqual([
     { phone_number: 12125550123, lead_id: "lead-a", claimed_at: 10 },
     { phone_number: 18005550199, lead_id: "lead-b", claimed_at: 20 },
   ]);
   expect(() => sqlite.run("INSERT INTO phone_claims (phone_number, lead_id, claimed_at) VALUES (12125550123, 'lead-c', 30)")).toThrow(/UNIQUE/);
+  sqlite.close();
+});
+
+test("0022 drops the phone claims: each number's claim is its latest lead, the one the table named (a later lead took it over, a rejected lead dropped it)", () => {
+  const sqlite = databaseBefore("0022_phone_claims_as_leads");
+  insertVendor(sqlite);
+  const insert = (id: string, phone: string, status: string, createdAt: number) =>
+    sqlite.run(
+      `INSERT INTO leads (id_key, id, vendor_id, phone_e164, customer_name, state, city, zip, street, dm_name, utility, mailing_street, mailing_city, mailing_zip, mailing_state, vendor_campaign_name, email, raw_request, status, created_at, decide_after)
+       VALUES (?1, ?2, 'v1', ?3, 'n', 'NY', 'c', '10001', 's', 'd', 'u', 's', 'c', '10001', 'NY', 'v', 'e@x.io', '{}', ?4, ?5, 0)`,
+      [leadKey(id), id, phone, status, createdAt],
+    );
+  const [old, taker, rejected] = [Bun.randomUUIDv7(), Bun.randomUUIDv7(), Bun.randomUUIDv7()];
+  insert(old, "+12125550123", "accepted", 10);
+  insert(taker, "+12125550123", "pending", 20);
+  insert(rejected, "+18005550199", "rejected", 30);
+  sqlite.run("INSERT INTO phone_claims (phone_number, lead_id, claimed_at) VALUES (12125550123, ?1, 20)", [taker]);
+  applyMigrations(sqlite);
+  expect(sqlite.query("SELECT name FROM sqlite_master WHERE name = 'phone_claims'").all()).toEqual([]);
+  const claims = sqliteTables(drizzle({ client: sqlite, schema }) as Db).phoneClaims;
+  expect([claims.holderOf("+12125550123"), claims.holderOf("+18005550199")]).toEqual([taker, null]);
+  expect([claims.isHeldSince("+12125550123", 19), claims.isHeldSince("+12125550123", 20)]).toEqual([true, false]);
   sqlite.close();
 });
 

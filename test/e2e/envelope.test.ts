@@ -231,11 +231,11 @@ describe("429 rate limit", () => {
 
 describe("server-side failures", () => {
   /** A table the service needs, gone: every statement on it fails. */
-  const dropPhoneClaims = (broken: ApiTestServer) => broken.rows(TEST_BACKEND === "postgres" ? "DROP TABLE phone_claims CASCADE" : "DROP TABLE phone_claims");
+  const dropSuppressions = (broken: ApiTestServer) => broken.rows(TEST_BACKEND === "postgres" ? "DROP TABLE suppressions CASCADE" : "DROP TABLE suppressions");
 
   test("an unexpected error → 500 in the envelope, no stack trace, with the route's own flag", async () => {
     await withOwnServer({}, async (broken) => {
-      await dropPhoneClaims(broken);
+      await dropSuppressions(broken);
       const answer = await post(`${broken.url}/v1/postLead`, validLead(), { authorization: broken.auth });
       expectFailure(answer, 500, "success_bit", "Internal server error");
       const prePing = await post(`${broken.url}/v1/prePing`, { phone_number: "(212) 555-0142" }, { authorization: broken.auth });
@@ -258,7 +258,7 @@ describe("server-side failures", () => {
 
   test("a prePing 500 to a request without Host (HTTP/1.0) carries can_post_phone_bit too", async () => {
     await withOwnServer({}, async (broken) => {
-      await dropPhoneClaims(broken);
+      await dropSuppressions(broken);
       const request = rawRequest("POST /v1/prePing HTTP/1.0", [`Authorization: ${broken.auth}`], JSON.stringify({ phone_number: "(212) 555-0142" }));
       const answer = await exchange(Number(new URL(broken.url).port), request);
       expect([answer.status, JSON.parse(answer.body)]).toEqual([500, { can_post_phone_bit: false, message: [{ error: "Internal server error" }] }]);

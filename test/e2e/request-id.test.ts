@@ -99,7 +99,7 @@ describe("every answer carries X-Request-Id, and the request's log line the same
     const broken = await startLogged({ rateLimitPerSecond: 1, rateLimitBurst: 2, shutdownDrainMs: 2_000 });
     try {
       const db = openDatabase(broken.databasePath);
-      db.sqlite.run("DROP TABLE phone_claims");
+      db.sqlite.run("DROP TABLE suppressions");
       db.close();
       const failed = await postLead(broken, AUTH);
       await postLead(broken, AUTH);

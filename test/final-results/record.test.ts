@@ -19,6 +19,8 @@ let t: Tables;
 const HOLD = 60_000;
 const row = (table: string, where: string, id: string) =>
   h.database.sqlite.query(`SELECT * FROM ${table} WHERE ${where} = ?`).get(id) as Record<string, any> | null;
+/** The lead that holds the claim of a number as uniquePhone spells it (on SQLite, its latest lead unless rejected). */
+const holderOf = (phone: string) => now(t.phoneClaims.holderOf(`+1${phone.replace(/\D/g, "")}`));
 const claim = (at: number, token: string) => now(t.leads.claimDue(at, 10, 1000, token));
 const record = (lead: DueLead, token: string, result: FinalResult, at: number, payload: string) =>
   h.database.sqlite.transaction(() => runNow(recordDecision(t, lead, token, result, at, payload)))();
@@ -38,7 +40,8 @@ describe("recordDecision", () => {
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted", decided_at: at, rejection_reason: null, claim_token: null });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "pending", payload: '{"x":1}', next_attempt_at: at });
     // The claim stands as taken at intake; the final acceptance blocks the number for the window from `at`.
-    expect(row("phone_claims", "lead_id", id)).toMatchObject({ claimed_at: at - HOLD });
+    expect(holderOf(phone)).toBe(id);
+    expect(row("leads", "id", id)).toMatchObject({ created_at: at - HOLD });
     h.now.value = at + h.deps.duplicateWindowMs - 1;
     expect(prePing(h.deps, { phone_number: phone })).toEqual({ kind: "blocked" });
     h.now.value = at + h.deps.duplicateWindowMs;
@@ -52,20 +55,21 @@ describe("recordDecision", () => {
     const [lead] = claim(at, "t1");
     record(lead!, "t1", { status: "rejected", reasons: ["nope"] }, at, "{}");
     expect(row("leads", "id", id)).toMatchObject({ status: "rejected", rejection_reason: "nope" });
-    expect(row("phone_claims", "lead_id", id)).toBeNull();
+    expect(holderOf(phone)).toBeNull();
     h.now.value = at;
     expect(prePing(h.deps, { phone_number: phone })).toEqual({ kind: "eligible" });
   });
 
   test("a worker whose lease expired cannot overwrite the newer claim's decision, nor release the callback", async () => {
-    const id = await h.accept(validLead());
+    const phone = uniquePhone();
+    const id = await h.accept(validLead({ phone_number: phone }));
     const at = h.now.value + HOLD;
     const [stale] = claim(at, "old");
     const [fresh] = claim(at + 2000, "new");
     expect(record(stale!, "old", { status: "rejected", reasons: ["stale"] }, at, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "pending" });
     expect(row("callbacks", "lead_id", id)).toMatchObject({ status: "held" });
-    expect(row("phone_claims", "lead_id", id)).not.toBeNull();
+    expect(holderOf(phone)).toBe(id);
     expect(record(fresh!, "new", { status: "accepted" }, at + 2000, "{}")).toBe(true);
     expect(record(fresh!, "new", { status: "rejected", reasons: ["twice"] }, at + 2001, "{}")).toBe(false);
     expect(row("leads", "id", id)).toMatchObject({ status: "accepted" });

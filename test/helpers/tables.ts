@@ -33,7 +33,7 @@ export interface PendingLead {
   decideAfter?: number;
   /** Its callback's URL, held until the decision; no callback when absent. */
   callbackUrl?: string;
-  /** Also claims the number, as intake does for a lead it accepts. */
+  /** Also claims the number first, as intake does for a lead it accepts (on SQLite the lead's row is its claim either way). */
   claimPhone?: boolean;
 }
 
@@ -45,8 +45,8 @@ export function* pendingLead(t: Tables, lead: PendingLead): Script<string> {
   const id = Bun.randomUUIDv7();
   const createdAt = lead.createdAt ?? Date.now();
   const decideAfter = lead.decideAfter ?? createdAt + 3_600_000;
+  if (lead.claimPhone) yield* op(t.phoneClaims.claim(lead.phoneE164, id, createdAt, 0));
   yield* op(t.leads.insertPending(leadFields(lead.phoneE164), { id, vendorId: lead.vendorId, rawRequest: "{}", createdAt, decideAfter }));
   if (lead.callbackUrl) yield* op(t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: lead.vendorId, url: lead.callbackUrl }, createdAt));
-  if (lead.claimPhone) yield* op(t.phoneClaims.claim(lead.phoneE164, id, createdAt, 0));
   return id;
 }

@@ -51,8 +51,13 @@ function submission(body: Body, options: { key?: string; vendorId?: string; rawB
 const rows = (sql: string, ...params: (string | number | bigint)[]) => handle.sqlite.query(sql).all(...params) as Record<string, unknown>[];
 const count = (table: string) => (handle.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 const suppress = (phone: string) => addSuppression(storeOn(handle.db), phone, "test", "test", now);
-/** What the final-result code does when a lead is rejected: its claim stops blocking the number. */
-const releaseClaim = (leadId: string) => handle.sqlite.run("DELETE FROM phone_claims WHERE lead_id = ?", [leadId]);
+/** A lead rejected, as the final-result code leaves it: its claim stops blocking the number. */
+const releaseClaim = (leadId: string) => handle.sqlite.run("UPDATE leads SET status = 'rejected' WHERE id = ?", [leadId]);
+/** The number's claim as the duplicate rule reads it (store/phone-claims/sqlite.ts: its latest lead, unless rejected). */
+function claims(phone = PHONE) {
+  const holder = sqliteTables(handle.db).phoneClaims.holderOf(phone) as string | null;
+  return holder === null ? [] : rows("SELECT id AS lead_id, created_at AS claimed_at FROM leads WHERE id = ?", holder);
+}
 
 async function accept(d: IntakeDeps, sub: LeadSubmission): Promise<string> {
   const outcome = await submitLead(d, sub);
@@ -109,7 +114,7 @@ describe("submitLead: validation", () => {
   test("an invalid lead → its errors, and nothing is written", async () => {
     const outcome = await submitLead(deps(), submission(leadWithout("customer_name", "email")));
     expect(outcome).toEqual({ kind: "invalid", errors: ["Missing Field: customer_name", "Missing Field: email"] });
-    expect([count("leads"), count("phone_claims"), count("callbacks")]).toEqual([0, 0, 0]);
+    expect([count("leads"), claims().length, count("callbacks")]).toEqual([0, 0, 0]);
   });
 
   test.each(["", "has space", "x".repeat(256), "tab\tkey", "ключ"])("Idempotency-Key %p is refused as invalid", async (key) => {
@@ -154,7 +159,7 @@ describe("submitLead: acceptance", () => {
       decide_after: START + HOLD,
       decided_at: null,
     });
-    expect(rows("SELECT * FROM phone_claims")).toEqual([{ phone_number: 12125551234, lead_id: leadId, claimed_at: START }]);
+    expect(claims()).toEqual([{ lead_id: leadId, claimed_at: START }]);
     const callbacks = rows("SELECT * FROM callbacks");
     expect(callbacks).toHaveLength(1);
     expect(callbacks[0]).toMatchObject({
@@ -196,7 +201,7 @@ describe("submitLead: acceptance", () => {
     };
     const d = deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) });
     await expect(submitLead(d, submission(fixedLead(), { key: "k1" }))).rejects.toThrow("disk full");
-    expect([count("leads"), count("callbacks"), count("phone_claims"), count("idempotency_keys")]).toEqual([0, 0, 0, 0]);
+    expect([count("leads"), count("callbacks"), claims().length, count("idempotency_keys")]).toEqual([0, 0, 0, 0]);
     // Nothing half-written blocks the number.
     expect(await accept(deps(), submission(fixedLead(), { key: "k1" }))).toBeString();
   });
@@ -215,7 +220,7 @@ describe("submitLead: acceptance", () => {
     await expect(
       submitLead(deps({ store: groupCommittedStore(handle.db, createGroupCommitter(handle.sqlite), failing) }), submission(fixedLead())),
     ).rejects.toThrow("constraint failed");
-    expect(count("phone_claims")).toBe(0);
+    expect(claims().length).toBe(0);
     expect(prePing(deps(), { phone_number: "2125551234" })).toEqual({ kind: "eligible" });
   });
 });
@@ -224,7 +229,7 @@ describe("submitLead: eligibility", () => {
   test("a suppressed number is blocked and nothing is written", async () => {
     suppress(PHONE);
     expect(await submitLead(deps(), submission(fixedLead()))).toEqual({ kind: "blocked" });
-    expect([count("leads"), count("phone_claims"), count("callbacks")]).toEqual([0, 0, 0]);
+    expect([count("leads"), claims().length, count("callbacks")]).toEqual([0, 0, 0]);
   });
 
   test("a number suppressed after its claim expired stays blocked, and the old claim is left as it was", async () => {
@@ -233,7 +238,7 @@ describe("submitLead: eligibility", () => {
     advance(WINDOW + 1);
     suppress(PHONE);
     expect(await submitLead(d, submission(fixedLead()))).toEqual({ kind: "blocked" });
-    expect(rows("SELECT lead_id, claimed_at FROM phone_claims")).toEqual([{ lead_id: first, claimed_at: START }]);
+    expect(claims()).toEqual([{ lead_id: first, claimed_at: START }]);
     expect(count("leads")).toBe(1);
   });
 
@@ -253,7 +258,7 @@ describe("submitLead: eligibility", () => {
     advance(WINDOW + 1);
     const second = await accept(d, submission(fixedLead()));
     expect(count("leads")).toBe(2);
-    expect(rows("SELECT lead_id, claimed_at FROM phone_claims")).toEqual([{ lead_id: second, claimed_at: START + WINDOW + 1 }]);
+    expect(claims()).toEqual([{ lead_id: second, claimed_at: START + WINDOW + 1 }]);
   });
 
   test("the window is configurable", async () => {
@@ -339,7 +344,7 @@ describe("submitLead: idempotency", () => {
     const outcome = await submitLead(d, submission(fixedLead({ customer_name: "Someone Else", phone_number: "212-555-9876" }), { key: "order-1" }));
     expect(outcome).toEqual({ kind: "idempotencyConflict" });
     expect(count("leads")).toBe(1);
-    expect(count("phone_claims")).toBe(1);
+    expect(claims().length).toBe(1);
   });
 
   test("the same key in one batch: one lead, the second answer is the replay", async () => {
@@ -405,7 +410,7 @@ describe("submitLead: a re-post without a key (a retry after a lost answer)", ()
     const first = await accept(d, submission(original()));
     advance(60_000);
     expect(await submitLead(d, submission(respelled()))).toEqual({ kind: "accepted", leadId: first, replayed: true });
-    expect([count("leads"), count("callbacks"), count("phone_claims")]).toEqual([1, 1, 1]);
+    expect([count("leads"), count("callbacks"), claims().length]).toEqual([1, 1, 1]);
     // The stored raw request stays the first one.
     expect(rows("SELECT raw_request FROM leads")).toEqual([{ raw_request: JSON.stringify(original()) }]);
   });

@@ -10,6 +10,7 @@ import { isTestRequest, requestHashOf } from "../../src/intake/test-lead.ts";
 import { routeLabel } from "../../src/metrics/index.ts";
 import { intakeHarness, type IntakeHarness } from "../helpers/intake.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
+import { tablesOf } from "../helpers/tables.ts";
 
 const request = (headers: Record<string, string> = {}) => new Request("http://localhost/v1/postLead", { method: "POST", headers });
 
@@ -65,7 +66,7 @@ test("a test lead is stored marked, decided after the test hold, and claims no n
   if (outcome.kind !== "accepted") throw new Error(JSON.stringify(outcome));
   const row = database.sqlite.query("SELECT test, decide_after FROM leads WHERE id = ?").get(outcome.leadId) as { test: number; decide_after: number };
   expect(row).toEqual({ test: 1, decide_after: now.value + deps.testHoldPeriodMs });
-  expect(database.sqlite.query("SELECT count(*) AS n FROM phone_claims").get()).toEqual({ n: 0 });
+  expect(tablesOf(database.db).phoneClaims.holderOf(`+1${String(body.phone_number).replace(/\D/g, "")}`)).toBeNull();
   const real = await harness.accept(body);
   expect(real).not.toBe(outcome.leadId);
 });

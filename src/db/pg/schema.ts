@@ -2,8 +2,8 @@
 // which documents each column; test/db/pg/schema-parity.test.ts checks the row types agree), so
 // one domain code reads and writes both. Times are integer milliseconds since the epoch (UTC) in
 // bigint columns read as numbers; JSON is kept as text, as on SQLite (Bun SQL's driver stores a
-// jsonb value as a JSON string: drizzle-orm issues 4942, 4385).
-// SQLite's rowid keys (leads.id_key, callbacks.lead_key, phone_claims.phone_number) are ordinary
+// jsonb value as a JSON string: drizzle-orm issues 4942, 4385). One table is PostgreSQL's alone
+// (phone_claims, below). SQLite's rowid keys (leads.id_key, callbacks.lead_key) are ordinary
 // bigint primary keys here: PostgreSQL has no rowid, and a B-tree primary key serves the lookups.
 import { sql, type SQL } from "drizzle-orm";
 import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, type AnyPgColumn } from "drizzle-orm/pg-core";
@@ -80,7 +80,15 @@ export const leads = pgTable(
   ],
 );
 
+/**
+ * PostgreSQL's alone: one row per phone number that blocks new leads, or did: the latest lead
+ * accepted for it, at its intake (store/phone-claims/index.ts). A new lead claims the number with
+ * one conditional upsert, so concurrent transactions of several instances are resolved by the
+ * unique key (exactly one wins). SQLite has one writer at a time: there the number's latest lead
+ * is its claim, and this table, a second random B-tree written per lead, is gone (docs/architecture.md).
+ */
 export const phoneClaims = pgTable("phone_claims", {
+  /** The E.164 number's digits as an integer (phoneClaimKey). */
   phoneNumber: bigint("phone_number", { mode: "number" }).primaryKey(),
   leadId: text("lead_id").notNull(),
   claimedAt: millis("claimed_at").notNull(),

@@ -1,9 +1,9 @@
 // The worker's decisions on SQLite, set-based as on PostgreSQL (pg.ts): a batch of due leads has
-// its facts read with one statement and its decisions recorded in one write of three statements
-// (the leads finished, their callbacks released, the rejected ones' phone claims dropped), instead
-// of a read and a write script of their own per lead (bench/README.md has the figures). SQLite
-// cannot write from a CTE, so the statements after the first take the leads it finished. Each
-// statement is its table's (leads/, callbacks/, phone-claims/ batch-sql.ts).
+// its facts read with one statement and its decisions recorded in one write of two statements
+// (the leads finished, their callbacks released; a rejected lead's status drops its phone claim:
+// phone-claims/sqlite.ts), instead of a read and a write script of their own per lead
+// (bench/README.md has the figures). SQLite cannot write from a CTE, so the second statement takes
+// the leads the first finished. Each statement is its table's (leads/, callbacks/ batch-sql.ts).
 //
 // The due leads are read, not leased (readDue): SQLite has one writer, so one process decides, and
 // its decision loop runs one pass at a time. A lease was a write of every due lead's row answered
@@ -15,7 +15,6 @@ import { BACKGROUND, type GroupCommitter } from "../../db/group-commit.ts";
 import { SQLITE as CALLBACKS } from "../callbacks/batch-sql.ts";
 import { SQLITE as LEADS, type FactsRow } from "../leads/batch-sql.ts";
 import type { DueLead } from "../leads/index.ts";
-import { SQLITE as PHONE_CLAIMS } from "../phone-claims/batch-sql.ts";
 import type { DecisionBatches, WorkerBatches } from "./index.ts";
 import { decisionRow, factsOfRow, leadKeysJson } from "./rows.ts";
 
@@ -26,7 +25,6 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
   const due = sqlite.prepare<DueLead, [number, number]>(LEADS.due);
   const finish = sqlite.prepare<{ id: string }, [string, number]>(LEADS.finish);
   const release = sqlite.prepare<unknown, [string, number]>(CALLBACKS.release);
-  const drop = sqlite.prepare<unknown, [string]>(PHONE_CLAIMS.dropRejected);
 
   const decisions: DecisionBatches = {
     readDue: async (now, limit) => commit.read(() => due.all(now, limit)),
@@ -40,9 +38,6 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
         const finished = new Set(finish.all(JSON.stringify(rows), now).map((row) => row.id));
         const released = rows.filter((row) => finished.has(row.id));
         release.run(JSON.stringify(released), now);
-        // Most leads are accepted: the statement runs only for a batch with rejected ones.
-        const rejected = released.filter((row) => row.status === "rejected").map(({ phone, id }) => ({ phone, id }));
-        if (rejected.length > 0) drop.run(JSON.stringify(rejected));
         return finished;
       }, BACKGROUND);
     },

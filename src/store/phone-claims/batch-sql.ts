@@ -1,5 +1,6 @@
 // The phone claims' statements of the batches (store/batches/), beside the per-lead ones (sqlite.ts,
-// pg.ts) and from the same texts: the claim's take-over rule, and a rejected lead's claim dropped.
+// pg.ts) and from the same texts: the claim's take-over rule, and (PostgreSQL) a rejected lead's
+// claim dropped; on SQLite a lead's rejection drops its claim by itself (sqlite.ts).
 
 /**
  * A lead with the number (`phone`, a phone_claims key) finally accepted after `cutoff` (index.ts):
@@ -20,18 +21,6 @@ export const claimTakeover = (integer: "INTEGER" | "bigint", cutoff: string) => 
 /** Is the number (`phone`, a phone_claims key) held since `cutoff` (PhoneClaimsTable.isHeldSince) by the claim `c`? */
 export const heldSince = (integer: "INTEGER" | "bigint", phone: string, cutoff: string) =>
   `(c.claimed_at > ${cutoff} OR ${acceptedSince(integer, phone, cutoff)})`;
-
-export const SQLITE = {
-  /**
-   * A rejected lead does not block its number (an accepted one's claim stands: index.ts). ?1: the
-   * rejected leads' numbers and ids; a number as a phone_claims key (schema.ts phoneClaimKey).
-   */
-  dropRejected: `
-    DELETE FROM phone_claims WHERE rowid IN (
-      SELECT p.rowid FROM (SELECT CAST(substr(value ->> '$.phone', 2) AS INTEGER) AS phone, value ->> '$.id' AS id FROM json_each(?1)) AS r
-      JOIN phone_claims p ON p.phone_number = r.phone AND p.lead_id = r.id
-    )`,
-};
 
 export const PG = {
   /** The claims of the rejected leads of `finished` (phone, id) dropped. */

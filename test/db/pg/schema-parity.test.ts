@@ -22,7 +22,6 @@ function sameRowTypes<L extends Table, P extends Table, Key extends keyof L["$in
 ) {}
 sameRowTypes<typeof lite.vendors, typeof pg.vendors>(true);
 sameRowTypes<typeof lite.leads, typeof pg.leads>(true);
-sameRowTypes<typeof lite.phoneClaims, typeof pg.phoneClaims, "phoneNumber">(true);
 sameRowTypes<typeof lite.suppressions, typeof pg.suppressions>(true);
 sameRowTypes<typeof lite.idempotencyKeys, typeof pg.idempotencyKeys>(true);
 sameRowTypes<typeof lite.callbacks, typeof pg.callbacks>(true);
@@ -67,10 +66,16 @@ const tablesOf = <T extends Table>(schema: object, kind: abstract new (...args: 
       .map((table) => [table[Symbol.for("drizzle:Name") as keyof T] as string, table]),
   );
 
+/**
+ * PostgreSQL's phone claims: its unique key resolves concurrent transactions; SQLite, one writer at
+ * a time, finds a number's claim in its latest lead (store/phone-claims/sqlite.ts).
+ */
+const PG_ONLY = ["phone_claims"];
+
 test("the PostgreSQL schema has the SQLite schema's tables, with the same columns, keys and indexes", () => {
   const sqliteTables = tablesOf(lite, SQLiteTable);
   const pgTables = tablesOf(pg, PgTable);
-  expect([...pgTables.keys()].sort()).toEqual([...sqliteTables.keys()].sort());
+  expect([...pgTables.keys()].filter((name) => !PG_ONLY.includes(name)).sort()).toEqual([...sqliteTables.keys()].sort());
   for (const [name, table] of sqliteTables) {
     expect({ table: name, ...shape(pgTableConfig(pgTables.get(name)!)) }).toEqual({ table: name, ...shape(sqliteTableConfig(table)) });
   }
