@@ -13,7 +13,7 @@ export interface IntakeChecks {
   run(checks: readonly CompiledCheck[], facts: LeadFacts): Promise<ChecksAnswer>;
 }
 
-export function intakeChecks(runner: CheckRunner, observe: (result: CheckResult) => void = () => {}): IntakeChecks {
+export function intakeChecks(runner: Pick<CheckRunner, "run">, observe: (result: CheckResult) => void = () => {}): IntakeChecks {
   return {
     async run(checks, facts) {
       const results = await runner.run(checks, facts);
