@@ -125,10 +125,13 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
       error: reason,
       action: `its checks in flight answered errors (on_error applies); restarting it in ${delayMs} ms`,
     });
-    restartTimer = setTimeout(() => {
-      restartTimer = undefined;
-      if (!closed) thread = launch();
-    }, delayMs);
+    // At once the first time, so the next lead finds a thread; later ones wait.
+    if (delayMs === 0) thread = launch();
+    else
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        if (!closed) thread = launch();
+      }, delayMs);
   }
 
   function settle(id: number, answer: CheckAnswer, source: AnsweredSource, now: number) {
