@@ -126,7 +126,8 @@ const candidates: [string, () => Promise<unknown>][] = [
 
 /** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts), in batches per turn. */
 function checksThread() {
-  const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log: { info() {}, warn() {}, error() {} } });
+  const threadUrl = new URL("../src/checks/thread.ts", import.meta.url);
+  const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log: { info() {}, warn() {}, error() {} }, threadUrl });
   return () => thread.run([check], facts);
 }
 

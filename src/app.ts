@@ -157,6 +157,13 @@ export function createApp(deps: AppDeps) {
 }
 
 /**
+ * The checks' thread's entry, listed in package.json's "build": resolved here, at src/'s root as
+ * server.ts resolves the other threads', since in the compiled binary a module's import.meta.url
+ * is that root's, whatever folder the module came from.
+ */
+const CHECKS_THREAD_URL = new URL("./checks/thread.ts", import.meta.url);
+
+/**
  * Intake's external checks (checks/intake.ts), asked on the checks' thread (checks/thread-host.ts):
  * signed with the checks secret, each result counted, request errors, pauses and the thread's
  * failures logged.
@@ -164,7 +171,7 @@ export function createApp(deps: AppDeps) {
 function checksAtIntake(deps: AppDeps, clock: () => number) {
   const { log, metrics } = deps;
   const secret = deps.checksSecret ?? newSigningSecret();
-  const thread = createCheckThread({ secret: () => secret, clock, allowPrivate: deps.config.allowPrivateCallbacks, log });
+  const thread = createCheckThread({ secret: () => secret, clock, allowPrivate: deps.config.allowPrivateCallbacks, log, threadUrl: CHECKS_THREAD_URL });
   return intakeChecks(thread, (result) => {
     countCheckResult(metrics, result);
     if (result.source === "request" && result.answer.outcome === "error") log.warn("check_error", { check: result.check.name, error: result.answer.error });

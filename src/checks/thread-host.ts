@@ -19,9 +19,6 @@ import { type CheckResult, type CheckRunner, timedOut } from "./run.ts";
 import type { CheckAnswer } from "./send.ts";
 import { ANSWER_FIELDS, type AnsweredOutcome, type AnsweredSource, type FromThread, type ThreadCheck, type ToThread } from "./thread-messages.ts";
 
-/** The thread's entry module; tests pass a stand-in. */
-export const CHECKS_THREAD_URL = new URL("./thread.ts", import.meta.url);
-
 export interface CheckThreadDeps {
   /** The `checks` signing secret, read once per batch: a new one goes to the thread with the next. */
   secret: () => string;
@@ -30,7 +27,8 @@ export interface CheckThreadDeps {
   allowPrivate: boolean;
   /** The guard's pauses (from the thread) and the thread's own starts and failures. */
   log: Pick<Logger, "info" | "warn" | "error">;
-  threadUrl?: URL;
+  /** The thread's entry module, thread.ts (resolved at src/'s root, app.ts, as server.ts resolves the other threads'); tests pass a stand-in. */
+  threadUrl: URL;
   cache?: AnswerCache;
   maxSlowPerCheck?: number;
 }
@@ -90,7 +88,7 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
   let nextCheckId = 0;
 
   function launch(): Thread {
-    const worker = new Worker((deps.threadUrl ?? CHECKS_THREAD_URL).href);
+    const worker = new Worker(deps.threadUrl.href);
     // The listener keeps the process alive; this thread must not.
     worker.unref();
     const started: Thread = { worker, checkIds: new WeakMap(), secret: null, ended: false };
