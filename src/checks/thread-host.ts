@@ -7,8 +7,8 @@
 //
 // The thread runs the guard, the address rules, the signing and the check's timeout; intake keeps
 // a deadline of its own at the same timeout, so a lead is answered in time even if the thread is
-// stuck. The thread is started when a lead first has a check to ask (a policy without checks costs
-// no thread); one that ends is started again (at once, then after 1 s doubling to 30 s while it
+// stuck. The thread is started when the policy in force has intake checks (a policy without any
+// costs no thread: policy-in-force/intake.ts prepares it); one that ends is started again (at once, then after 1 s doubling to 30 s while it
 // keeps ending before it is up), and the checks it had in flight answer errors: on_error applies.
 import type { Logger } from "../log/index.ts";
 import type { LeadFacts } from "../policy/index.ts";
@@ -34,6 +34,8 @@ export interface CheckThreadDeps {
 }
 
 export interface CheckThread extends Pick<CheckRunner, "run"> {
+  /** Starts the thread now if none is up or starting (the policy in force has intake checks). */
+  prepare(): void;
   /** Whether a thread is up or starting: none until a lead has a check to ask. */
   running(): boolean;
   /** Ends the thread; its checks in flight answer errors. */
@@ -185,13 +187,17 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     return deadline;
   }
 
+  function prepare() {
+    if (thread === null && restartTimer === undefined && !closed) thread = launch();
+  }
+
   function ask(check: CompiledCheck, facts: LeadFacts): CheckResult | Promise<CheckResult> {
     const phone = facts.lead.phoneE164;
     if (check.cacheMs > 0 && phone) {
       const cached = cache.get(check.cacheKey, phone, deps.clock());
       if (cached) return { check, answer: cached, source: "cache", durationMs: 0 };
     }
-    if (thread === null && restartTimer === undefined && !closed) thread = launch();
+    prepare();
     const current = thread;
     if (current === null) return { check, answer: { outcome: "error", error: "the checks' thread is restarting" }, source: "request", durationMs: 0 };
     const gathering = batchFor(current);
@@ -211,6 +217,7 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
 
   return {
     run: (checks, facts) => Promise.all(checks.map((check) => ask(check, facts))),
+    prepare,
     running: () => thread !== null,
     close() {
       closed = true;

@@ -1,8 +1,9 @@
 // Intake's checks on their own thread (src/checks/thread-host.ts, thread.ts): a turn's requests go
 // in one message and each lead still gets its own answer; a hanging service, and a thread that
 // never answers, cost a lead its check's timeout and no more; a thread that dies with checks in
-// flight answers them as errors (on_error decides) and is started again; and no thread is started
-// while the policy in force has no check to ask. Against a real local service on 127.0.0.1.
+// flight answers them as errors (on_error decides) and is started again; and a thread is started
+// as soon as the policy in force has an intake check, never while it has none. Against a real
+// local service on 127.0.0.1.
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { type CheckThread, createCheckThread } from "../../src/checks/thread-host.ts";
 import { intakeChecks } from "../../src/checks/intake.ts";
@@ -112,16 +113,27 @@ test("the thread dying with checks in flight: they answer errors (on_error decid
   await waitUntil(() => lines.filter((line) => line.event === "checks_thread_started").length === 2);
 });
 
-test("no thread is started while the policy in force has no intake check for the lead; the first lead with one starts it", async () => {
-  const { thread } = checksThread();
+test("no thread is started while the policy in force has no intake check; one is as soon as it has one, before any lead", async () => {
   const validLead = { phoneE164: phone(9), state: "NY", vendorCampaignName: "solar" } as ValidLead;
   const pass = { name: "pass", url: url("/pass") };
-  const withoutChecks = intakePolicy({ current: () => compilePolicy({ rules: [] } as Policy) }, intakeChecks(thread));
-  const outOfScope = intakePolicy({ current: () => compilePolicy({ checks: [{ ...pass, vendors: ["other"] }] } as Policy) }, intakeChecks(thread));
-  const finalOnly = intakePolicy({ current: () => compilePolicy({ checks: [{ ...pass, stage: "final" }] } as Policy) }, intakeChecks(thread));
-  for (const policy of [withoutChecks, outOfScope, finalOnly]) expect(policy.postLeadChecks!("acme", validLead)).toBeNull();
-  expect(thread.running()).toBe(false);
+  let compiled = compilePolicy({ rules: [] } as Policy);
+  const inForce = { current: () => compiled };
+  const { thread } = checksThread();
+  const policy = intakePolicy(inForce, intakeChecks(thread));
+  for (const without of [{ rules: [] }, { checks: [{ ...pass, stage: "final" }] }, { checks: [{ ...pass, enabled: false }] }] as Policy[]) {
+    compiled = compilePolicy(without);
+    expect(policy.postLeadChecks!("acme", validLead)).toBeNull();
+    expect(policy.postLead("acme", validLead, Date.now())).toBeNull();
+    expect(thread.running()).toBe(false);
+  }
+  // Checks for another vendor only: this lead asks none, but the policy has one, so the thread starts.
+  compiled = compilePolicy({ checks: [{ ...pass, vendors: ["other"] }] } as Policy);
+  expect(policy.postLeadChecks!("acme", validLead)).toBeNull();
+  expect(thread.running()).toBe(true);
+  // At construction too: a service started with such a policy starts its thread before any request.
+  const { thread: atStart } = checksThread();
+  intakePolicy({ current: () => compilePolicy({ checks: [pass] } as Policy) }, intakeChecks(atStart));
+  expect(atStart.running()).toBe(true);
   const withCheck = intakePolicy({ current: () => compilePolicy({ checks: [pass] } as Policy) }, intakeChecks(thread));
   expect(await withCheck.postLeadChecks!("acme", validLead)!()).toEqual({ kind: "passed", answers: { pass: { outcome: "pass", reason: "" } } });
-  expect(thread.running()).toBe(true);
 });
