@@ -5,8 +5,9 @@
 // number each) at the same concurrency, in alternating rounds (A first in odd rounds, B first in
 // even ones), so the VM's drift falls on both alike. Prints req/s per round, the median of the pair
 // ratios B/A (the goal: at least 0.8, the wait must not hold a core), each side's p50/p99 and the
-// server's CPU per lead (/proc: ours alone) and its part on intake's thread (the main thread), the check service's CPU per check, and the load
-// average (the machine is shared: a figure taken at a high load says little).
+// server's CPU per lead (/proc: ours alone) and its part on intake's thread (the main thread: what
+// the checks' thread is there to spare it), the check service's CPU per check, and the load average
+// (the machine is shared: a figure taken at a high load says little).
 // Then C: the check's service hangs (timeout_ms HANG_TIMEOUT_MS): every lead is answered (on_error
 // accept), and none waits much longer than the timeout (p50 and p99 printed, and the server's own
 // histogram of check waits: how many ended within the timeout plus 50 ms, and how: timed out, or
