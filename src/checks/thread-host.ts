@@ -2,14 +2,15 @@
 // A check request's CPU is mostly its socket's write and read (bench/README.md, "External checks'
 // cost"): on intake's event loop that halved postLead's throughput. Here intake's thread keeps what
 // is cheap: the answer cache (a cached answer costs no message), writing the request's body, and a
-// deadline per check; every request of a turn goes to the thread in one message, and the answers
-// come back one message per turn of the thread, so a lead pays a share of two messages.
+// deadline per check; every request of a turn goes to the thread in one message, and the thread
+// posts its answers together (1 ms after the first), so a lead pays a share of two messages.
 //
 // The thread runs the guard, the address rules, the signing and the check's timeout; intake keeps
 // a deadline of its own at the same timeout, so a lead is answered in time even if the thread is
-// stuck. The thread is started when the policy in force has intake checks (a policy without any
-// costs no thread: policy-in-force/intake.ts prepares it); one that ends is started again (at once, then after 1 s doubling to 30 s while it
-// keeps ending before it is up), and the checks it had in flight answer errors: on_error applies.
+// stuck. The thread is started when the policy in force has intake checks (prepare, called by
+// policy-in-force/intake.ts; a policy without any costs no thread). One that ends is started again
+// (at once, then after 1 s doubling to 30 s while it keeps ending before it is up), and the checks
+// it had in flight answer errors: on_error applies.
 import type { Logger } from "../log/index.ts";
 import type { LeadFacts } from "../policy/index.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
