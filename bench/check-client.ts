@@ -4,7 +4,7 @@
 // answering a fixed body after answer-ms. Against it, in alternating rounds, `in-flight` loops send
 // `requests` POSTs of a check's size through each candidate client, and the whole check runner with ours and with
 // fetch; each line is this process's CPU (process.cpuUsage: every thread, fetch's HTTP thread
-// included) per request. Then the pure parts of a check, each over many iterations: signing, the
+// included) per request, and the calling thread's alone (/proc: intake's share). Then the pure parts of a check, each over many iterations: signing, the
 // answer's parsing, the cache, the guard, the address, the timers.
 import { createHmac } from "node:crypto";
 import http from "node:http";
@@ -14,7 +14,9 @@ import { AnswerReader } from "../src/checks/http-answer.ts";
 import { httpTarget } from "../src/checks/address.ts";
 import { createHttpClient, type HttpClient, type HttpTarget } from "../src/checks/http-client.ts";
 import { compileCheck, createCheckGuard, createCheckRunner, parseAnswer, signedCheckRequest } from "../src/checks/index.ts";
+import { createCheckThread } from "../src/checks/thread-host.ts";
 import { factsOfLead } from "../src/policy/index.ts";
+import { cpuSeconds } from "./cpu.ts";
 import { startCheckService } from "./check-service.ts";
 
 if (process.argv[2] === "serve") {
@@ -119,17 +121,28 @@ const candidates: [string, () => Promise<unknown>][] = [
   ],
   ["whole check runner, over fetch", runnerWith(fetchClient())],
   ["whole check runner, over ours", runnerWith(createHttpClient())],
+  ["the checks' thread (thread-host.ts)", checksThread()],
 ];
 
-async function cpuPerRequest(send: () => Promise<unknown>, count: number): Promise<number> {
+/** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts), in batches per turn. */
+function checksThread() {
+  const threadUrl = new URL("../src/checks/thread.ts", import.meta.url);
+  const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log: { info() {}, warn() {}, error() {} }, threadUrl });
+  return () => thread.run([check], facts);
+}
+
+/** CPU µs per request: this process's (every thread), and this thread's alone (/proc, 10 ms ticks). */
+async function cpuPerRequest(send: () => Promise<unknown>, count: number): Promise<[number, number]> {
   const loop = async (n: number) => {
     for (let i = 0; i < n; i++) await send();
   };
   await Promise.all(Array.from({ length: inFlight }, () => loop(Math.max(1, Math.floor(count / inFlight / 10))))); // warm: connections open, code compiled
   const before = process.cpuUsage();
+  const thisThreadBefore = cpuSeconds(process.pid, process.pid);
   await Promise.all(Array.from({ length: inFlight }, () => loop(Math.floor(count / inFlight))));
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / (Math.floor(count / inFlight) * inFlight);
+  const sent = Math.floor(count / inFlight) * inFlight;
+  return [(used.user + used.system) / sent, ((cpuSeconds(process.pid, process.pid) - thisThreadBefore) * 1e6) / sent];
 }
 
 /** µs of CPU per call of a synchronous piece, over `n` calls. */
@@ -145,15 +158,18 @@ try {
   console.log(
     `stand-in service: raw Bun.listen in a child process, answers after ${answerMs} ms; ${requests} requests per candidate, ${inFlight} in flight, ${rounds} rounds`,
   );
-  const figures = new Map<string, number[]>(candidates.map(([name]) => [name, []]));
+  const figures = new Map<string, [number, number][]>(candidates.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? candidates : [...candidates].reverse();
     for (const [name, send] of order) figures.get(name)!.push(await cpuPerRequest(send, requests));
   }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   for (const [name, values] of figures) {
-    const sorted = [...values].sort((a, b) => a - b);
+    const all = values.map(([every]) => every);
     console.log(
-      `${name.padEnd(36)} ${sorted[sorted.length >> 1]!.toFixed(1).padStart(6)} µs CPU/request (rounds ${values.map((v) => v.toFixed(1)).join(", ")})`,
+      `${name.padEnd(36)} ${median(all).toFixed(1).padStart(6)} µs CPU/request, ${median(values.map(([, own]) => own))
+        .toFixed(1)
+        .padStart(5)} on the calling thread (rounds ${all.map((v) => v.toFixed(1)).join(", ")})`,
     );
   }
 

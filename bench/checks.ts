@@ -5,8 +5,9 @@
 // number each) at the same concurrency, in alternating rounds (A first in odd rounds, B first in
 // even ones), so the VM's drift falls on both alike. Prints req/s per round, the median of the pair
 // ratios B/A (the goal: at least 0.8, the wait must not hold a core), each side's p50/p99 and the
-// server's CPU per lead (/proc: ours alone), the check service's CPU per check, and the load
-// average (the machine is shared: a figure taken at a high load says little).
+// server's CPU per lead (/proc: ours alone) and its part on intake's thread (the main thread: what
+// the checks' thread is there to spare it), the check service's CPU per check, and the load average
+// (the machine is shared: a figure taken at a high load says little).
 // Then C: the check's service hangs (timeout_ms HANG_TIMEOUT_MS): every lead is answered (on_error
 // accept), and none waits much longer than the timeout (p50 and p99 printed, and the server's own
 // histogram of check waits: how many ended within the timeout plus 50 ms, and how: timed out, or
@@ -69,6 +70,8 @@ const median = (values: number[]) => {
 interface Measured extends LoadResult {
   /** The server's CPU per request (µs, /proc), the warm-up's requests estimated at the measured rate; the check service's is not in it. */
   cpuMicros: number;
+  /** Of cpuMicros, the part on intake's thread (the event loop that answers HTTP: the server's main thread). */
+  intakeMicros: number;
   /** This process's CPU per request (µs): the check service's, when the side has a check (the load generator is another process). */
   serviceMicros: number;
   /** The 1-minute load average at the end of the run. */
@@ -79,6 +82,7 @@ let phoneBase = 1 + Math.floor(Math.random() * 1_000_000_000);
 async function load(server: BenchServer): Promise<Measured> {
   phoneBase += 5_000_000;
   const cpuBefore = cpuSeconds(server.pid);
+  const intakeBefore = cpuSeconds(server.pid, server.pid);
   const serviceBefore = process.cpuUsage();
   const result = await runLoad({
     url: server.url,
@@ -95,11 +99,13 @@ async function load(server: BenchServer): Promise<Measured> {
   const requests = result.total + result.requestsPerSec * WARMUP_SECONDS;
   const service = process.cpuUsage(serviceBefore);
   const cpuMicros = ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / requests;
-  return { ...result, cpuMicros, serviceMicros: (service.user + service.system) / requests, load: loadavg()[0] ?? 0 };
+  const intakeMicros = ((cpuSeconds(server.pid, server.pid) - intakeBefore) * 1e6) / requests;
+  return { ...result, cpuMicros, intakeMicros, serviceMicros: (service.user + service.system) / requests, load: loadavg()[0] ?? 0 };
 }
 
 const describe = (side: Side, r: Measured) =>
   `${side} ${r.requestsPerSec.toFixed(0)} req/s p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms CPU ${r.cpuMicros.toFixed(0)} µs/req ` +
+  `(intake's thread ${r.intakeMicros.toFixed(0)}) ` +
   `(service ${r.serviceMicros.toFixed(0)}) load ${r.load.toFixed(1)} [${Object.keys(r.statusCodes).join(",")}]`;
 
 /** From the server's metrics: how many check waits ended within the timeout plus 50 ms, and the answers by outcome. */
@@ -139,7 +145,8 @@ try {
     `RESULT one intake check answering in ${ANSWER_MS} ms, ${connections} connections: A ${median(rate("A")).toFixed(0)} B ${median(rate("B")).toFixed(0)} req/s; ` +
       `median pair ratio B/A ${median(ratios).toFixed(3)} (pairs ${ratios.map((x) => x.toFixed(2)).join(",")}; goal ≥ 0.8); ` +
       `p99 A ${median(measured.A.map((r) => r.p99Ms)).toFixed(1)} B ${median(measured.B.map((r) => r.p99Ms)).toFixed(1)} ms; ` +
-      `server CPU µs/req A ${median(measured.A.map((r) => r.cpuMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.cpuMicros)).toFixed(0)}; ` +
+      `server CPU µs/req A ${median(measured.A.map((r) => r.cpuMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.cpuMicros)).toFixed(0)}, ` +
+      `of it on intake's thread A ${median(measured.A.map((r) => r.intakeMicros)).toFixed(0)} B ${median(measured.B.map((r) => r.intakeMicros)).toFixed(0)}; ` +
       `check service CPU µs/check ${median(measured.B.map((r) => r.serviceMicros)).toFixed(0)}; load ${median([...measured.A, ...measured.B].map((r) => r.load)).toFixed(1)}`,
   );
   await Promise.all([servers.A.stop(), servers.B.stop()]);

@@ -18,7 +18,7 @@ import { leadRoutes } from "./leads/lookup.ts";
 import { errorText, type Logger } from "./log/index.ts";
 import { countCheckResult, type Metrics } from "./metrics/index.ts";
 import { newSigningSecret } from "./callbacks/signature.ts";
-import { createCheckRunner } from "./checks/index.ts";
+import { createCheckThread } from "./checks/thread-host.ts";
 import { intakeChecks } from "./checks/intake.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { createClientAddress, type PeerAddress } from "./http/client-address.ts";
@@ -156,22 +156,23 @@ export function createApp(deps: AppDeps) {
   });
 }
 
-/** Intake's external checks (checks/intake.ts): signed with the checks secret, each result counted, request errors and pauses logged. */
+/**
+ * The checks' thread's entry, listed in package.json's "build": resolved here, at src/'s root as
+ * server.ts resolves the other threads', since in the compiled binary a module's import.meta.url
+ * is that root's, whatever folder the module came from.
+ */
+const CHECKS_THREAD_URL = new URL("./checks/thread.ts", import.meta.url);
+
+/**
+ * Intake's external checks (checks/intake.ts), asked on the checks' thread (checks/thread-host.ts):
+ * signed with the checks secret, each result counted, request errors, pauses and the thread's
+ * failures logged.
+ */
 function checksAtIntake(deps: AppDeps, clock: () => number) {
   const { log, metrics } = deps;
   const secret = deps.checksSecret ?? newSigningSecret();
-  const runner = createCheckRunner({
-    secret: () => secret,
-    clock,
-    allowPrivate: deps.config.allowPrivateCallbacks,
-    // The guard names a check's endpoint "check:<name>" (checks/guard.ts).
-    onPause: ({ endpoint, pausedUntil, failures, lastError }) => {
-      const line = { check: endpoint.vendorId.replace(/^check:/, ""), target: endpoint.target };
-      if (pausedUntil === null) log.info("check_resumed", line);
-      else log.warn("check_paused", { ...line, failures, until: new Date(pausedUntil).toISOString(), error: lastError });
-    },
-  });
-  return intakeChecks(runner, (result) => {
+  const thread = createCheckThread({ secret: () => secret, clock, allowPrivate: deps.config.allowPrivateCallbacks, log, threadUrl: CHECKS_THREAD_URL });
+  return intakeChecks(thread, (result) => {
     countCheckResult(metrics, result);
     if (result.source === "request" && result.answer.outcome === "error") log.warn("check_error", { check: result.check.name, error: result.answer.error });
   });

@@ -28,8 +28,8 @@ export const slowAfterMs = (timeoutMs: number): number => Math.max(1, Math.min(S
 export const checkEndpoint = (check: Pick<CompiledCheck, "name" | "url">): Endpoint => endpointOf(`check:${check.name}`, check.url);
 
 // A compiled check lives as long as its policy version: its endpoint is worked out once, not per lead.
-const endpoints = new WeakMap<CompiledCheck, Endpoint>();
-function endpointOfCheck(check: CompiledCheck): Endpoint {
+const endpoints = new WeakMap<GuardedCheck, Endpoint>();
+function endpointOfCheck(check: GuardedCheck): Endpoint {
   let endpoint = endpoints.get(check);
   if (endpoint === undefined) {
     endpoint = checkEndpoint(check);
@@ -37,6 +37,9 @@ function endpointOfCheck(check: CompiledCheck): Endpoint {
   }
   return endpoint;
 }
+
+/** What the guard needs of a check (the checks' thread knows a check by these alone). */
+export type GuardedCheck = Pick<CompiledCheck, "name" | "url" | "timeoutMs">;
 
 /** Why an exchange was not attempted, or "sent". */
 export type Admitted = "sent" | "paused" | "busy";
@@ -46,7 +49,7 @@ export interface CheckGuard {
    * Runs `exchange` if the check's endpoint admits it, telling the guard when it turns slow and how
    * it ended; otherwise answers an error at once. The promise settles when the exchange does.
    */
-  guard(check: CompiledCheck, now: () => number, exchange: () => Promise<CheckAnswer>): { admitted: Admitted; answer: Promise<CheckAnswer> };
+  guard(check: GuardedCheck, now: () => number, exchange: () => Promise<CheckAnswer>): { admitted: Admitted; answer: Promise<CheckAnswer> };
   /** Forgets every endpoint (the service stops). */
   forgetAll(now: number): void;
   size(): number;

@@ -11,10 +11,13 @@ import { judgeChecks } from "./verdict.ts";
 export interface IntakeChecks {
   /** Runs `checks` (intake's, in scope, in the document's order) for a lead. */
   run(checks: readonly CompiledCheck[], facts: LeadFacts): Promise<ChecksAnswer>;
+  /** The policy in force has intake checks: start what asking them needs (their thread) before a lead waits on it. */
+  prepare?(): void;
 }
 
-export function intakeChecks(runner: CheckRunner, observe: (result: CheckResult) => void = () => {}): IntakeChecks {
+export function intakeChecks(runner: Pick<CheckRunner, "run"> & { prepare?(): void }, observe: (result: CheckResult) => void = () => {}): IntakeChecks {
   return {
+    prepare: runner.prepare,
     async run(checks, facts) {
       const results = await runner.run(checks, facts);
       for (const result of results) observe(result);

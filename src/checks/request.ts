@@ -44,14 +44,17 @@ export function checkBody(check: CompiledCheck, facts: LeadFacts, leadId?: strin
  * A check's webhook-id: for a lead (final stage) one per lead and check, the same on every retry,
  * as a callback's is; at intake, where there is no lead yet, a new one per request.
  */
-export function checkMessageId(check: CompiledCheck, leadId?: string): string {
+export function checkMessageId(check: Pick<CompiledCheck, "name">, leadId?: string): string {
   if (leadId === undefined) return `chk_${randomUUID().replaceAll("-", "")}`;
   return `chk_${leadId.replaceAll("-", "")}_${Buffer.from(check.name).toString("base64url")}`;
 }
 
 /** The body as sent and its headers (content type, user agent, webhook-id, -timestamp, -signature). */
 export function signedCheckRequest(input: { check: CompiledCheck; facts: LeadFacts; leadId?: string; secret: string; now: number }): SignedRequest {
-  const id = checkMessageId(input.check, input.leadId);
-  const body = JSON.stringify(checkBody(input.check, input.facts, input.leadId));
-  return { id, body, headers: callbackHeaders({ id, timestamp: Math.floor(input.now / 1000), body, secret: input.secret }) };
+  return signCheckBody(checkMessageId(input.check, input.leadId), JSON.stringify(checkBody(input.check, input.facts, input.leadId)), input.secret, input.now);
+}
+
+/** A body already written (intake's, written on intake's thread and signed on the checks' thread, thread.ts) with its headers. */
+export function signCheckBody(id: string, body: string, secret: string, now: number): SignedRequest {
+  return { id, body, headers: callbackHeaders({ id, timestamp: Math.floor(now / 1000), body, secret }) };
 }

@@ -9,7 +9,7 @@ import type { LeadFacts } from "../policy/index.ts";
 import { checkAddresses } from "./address.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
-import { type Admitted, createCheckGuard } from "./guard.ts";
+import { type Admitted, createCheckGuard, type GuardedCheck } from "./guard.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
 import { type SignedRequest, signedCheckRequest } from "./request.ts";
 import { type CheckAnswer, sendCheck } from "./send.ts";
@@ -23,19 +23,22 @@ export interface CheckResult {
   durationMs: number;
 }
 
-export interface CheckRunnerDeps {
-  /** The `checks` signing secret ("whsec_…"), read for each request so a new one applies at once. */
-  secret: () => string;
+export interface CheckExchangeDeps {
   clock: () => number;
   /** Private and loopback addresses allowed (the callbacks' setting: development and tests). */
   allowPrivate: boolean;
   /** Injected for tests; default the checks' own HTTP client (http-client.ts), closed by forget(). */
   client?: HttpClient;
   lookup?: Lookup;
-  cache?: AnswerCache;
   /** A check's circuit opened (pausedUntil) or closed (null): for logs and metrics. */
   onPause?: (change: EndpointChange) => void;
   maxSlowPerCheck?: number;
+}
+
+export interface CheckRunnerDeps extends CheckExchangeDeps {
+  /** The `checks` signing secret ("whsec_…"), read for each request so a new one applies at once. */
+  secret: () => string;
+  cache?: AnswerCache;
 }
 
 export interface CheckRunner {
@@ -45,24 +48,60 @@ export interface CheckRunner {
   forget(): void;
 }
 
+/** A signed request's exchange: its answer, where that came from, and how long it took. */
+export type Exchanged = Omit<CheckResult, "check">;
+
+export interface CheckExchanges {
+  /** Sends `request` through the check's guard, within its timeout: settles by then at the latest, never rejects. */
+  exchange(check: GuardedCheck, request: SignedRequest): Promise<Exchanged>;
+  forget(): void;
+}
+
 /** Resolves with a timeout error after `ms`, and aborts `controller` then; `cancel` drops the timer. */
 function deadline(ms: number, controller: AbortController): { expired: Promise<CheckAnswer>; cancel: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<CheckAnswer>((resolve) => {
     timer = setTimeout(() => {
       controller.abort();
-      resolve({ outcome: "error", error: `timed out after ${ms} ms` });
+      resolve({ outcome: "error", error: timedOut(ms) });
     }, ms);
   });
   return { expired, cancel: () => clearTimeout(timer) };
 }
 
-export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
-  const cache = deps.cache ?? createAnswerCache();
+export const timedOut = (ms: number) => `timed out after ${ms} ms`;
+
+/** The guard, the addresses and the HTTP client: what a request needs, on whichever thread sends it (thread.ts at intake, the runner below at the final stage). */
+export function createCheckExchanges(deps: CheckExchangeDeps): CheckExchanges {
   const guard = createCheckGuard({ maxSlow: deps.maxSlowPerCheck, onChange: deps.onPause });
   const client = deps.client ?? createHttpClient();
   const addresses = checkAddresses({ allowPrivate: deps.allowPrivate, lookup: deps.lookup });
   const send = { client, allowPrivate: deps.allowPrivate, lookup: deps.lookup, addresses };
+  return {
+    async exchange(check, request) {
+      const started = performance.now();
+      const controller = new AbortController();
+      const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, controller.signal));
+      if (admitted !== "sent") return { answer: await answer, source: admitted, durationMs: 0 };
+      const timeout = deadline(check.timeoutMs, controller);
+      const result = await Promise.race([answer, timeout.expired]);
+      timeout.cancel();
+      return { answer: result, source: "request", durationMs: Math.round(performance.now() - started) };
+    },
+    forget() {
+      guard.forgetAll(deps.clock());
+      addresses.clear();
+      client.close();
+    },
+  };
+}
+
+/** A malformed secret is the operator's to fix; the lead is judged by on_error meanwhile. */
+export const notSigned = (error: unknown): CheckAnswer => ({ outcome: "error", error: `not signed: ${(error as Error).message}` });
+
+export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
+  const cache = deps.cache ?? createAnswerCache();
+  const exchanges = createCheckExchanges(deps);
 
   async function runOne(check: CompiledCheck, facts: LeadFacts, leadId: string | undefined): Promise<CheckResult> {
     const phone = facts.lead.phoneE164;
@@ -71,31 +110,22 @@ export function createCheckRunner(deps: CheckRunnerDeps): CheckRunner {
       const cached = cache.get(check.cacheKey, phone, now);
       if (cached) return { check, answer: cached, source: "cache", durationMs: 0 };
     }
-    const started = performance.now();
-    const controller = new AbortController();
     let request: SignedRequest;
     try {
       request = signedCheckRequest({ check, facts, leadId, secret: deps.secret(), now });
     } catch (error) {
-      // A malformed secret is the operator's to fix; the lead is judged by on_error meanwhile.
-      return { check, answer: { outcome: "error", error: `not signed: ${(error as Error).message}` }, source: "request", durationMs: 0 };
+      return { check, answer: notSigned(error), source: "request", durationMs: 0 };
     }
-    const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, controller.signal));
-    if (admitted !== "sent") return { check, answer: await answer, source: admitted, durationMs: 0 };
-    const timeout = deadline(check.timeoutMs, controller);
-    const result = await Promise.race([answer, timeout.expired]);
-    timeout.cancel();
-    if (result.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, result, check.cacheMs, deps.clock());
-    return { check, answer: result, source: "request", durationMs: Math.round(performance.now() - started) };
+    const exchanged = await exchanges.exchange(check, request);
+    if (exchanged.answer.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, exchanged.answer, check.cacheMs, deps.clock());
+    return { check, ...exchanged };
   }
 
   return {
     run: (checks, facts, leadId) => Promise.all(checks.map((check) => runOne(check, facts, leadId))),
     forget() {
-      guard.forgetAll(deps.clock());
+      exchanges.forget();
       cache.clear();
-      addresses.clear();
-      client.close();
     },
   };
 }

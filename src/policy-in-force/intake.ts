@@ -12,23 +12,38 @@ import type { PolicyInForce } from "./loader.ts";
 export function intakePolicy(inForce: Pick<PolicyInForce, "current">, checks?: IntakeChecks): IntakePolicy {
   const intakeChecksOf = stageChecksCompiler("intake");
   const answer = answers();
+  let prepared: object | undefined;
+  /**
+   * The policy in force; when it changes to one with intake checks, the checks get ready (their
+   * thread, checks/thread-host.ts, starts then, at start-up or at the first request after an
+   * import), so that start (0.1-0.5 s) does not fall on a lead's timeout.
+   */
+  const current = () => {
+    const policy = inForce.current();
+    if (policy !== prepared) {
+      prepared = policy;
+      if (checks?.prepare && intakeChecksOf(policy).length > 0) checks.prepare();
+    }
+    return policy;
+  };
+  current();
   return {
     postLead(vendor, lead, at) {
-      const policy = inForce.current();
+      const policy = current();
       if (!policy.active) return null;
       return answer(policy.intakeVerdict({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at));
     },
     postLeadRefusers(vendor, lead, at) {
-      return inForce.current().intakeRefusers({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at);
+      return current().intakeRefusers({ vendor, campaign: lead.vendorCampaignName }, factsOfLead(vendor, lead), at);
     },
     prePing(vendor, ping, at) {
-      const policy = inForce.current();
+      const policy = current();
       if (!policy.active) return null;
       return answer(policy.prePingVerdict({ vendor, campaign: ping.vendorCampaignName }, pingFacts(vendor, ping), at));
     },
     postLeadChecks(vendor, lead) {
       if (checks === undefined) return null;
-      const compiled = intakeChecksOf(inForce.current());
+      const compiled = intakeChecksOf(current());
       if (compiled.length === 0) return null;
       const inScopeOf = checksInScope(compiled, "intake", vendor, lead.vendorCampaignName);
       return inScopeOf.length === 0 ? null : () => checks.run(inScopeOf, factsOfLead(vendor, lead));

@@ -1,0 +1,229 @@
+// Intake's checks asked on a thread of their own (thread.ts; docs/checks.md, "The checks' thread").
+// A check request's CPU is mostly its socket's write and read (bench/README.md, "External checks'
+// cost"): on intake's event loop that halved postLead's throughput. Here intake's thread keeps what
+// is cheap: the answer cache (a cached answer costs no message), writing the request's body, and a
+// deadline per check; every request of a turn goes to the thread in one message, and the thread
+// posts its answers together (1 ms after the first), so a lead pays a share of two messages.
+//
+// The thread runs the guard, the address rules, the signing and the check's timeout; intake keeps
+// a deadline of its own at the same timeout, so a lead is answered in time even if the thread is
+// stuck. The thread is started when the policy in force has intake checks (prepare, called by
+// policy-in-force/intake.ts; a policy without any costs no thread). One that ends is started again
+// (at once, then after 1 s doubling to 30 s while it keeps ending before it is up), and the checks
+// it had in flight answer errors: on_error applies.
+import type { Logger } from "../log/index.ts";
+import type { LeadFacts } from "../policy/index.ts";
+import { type AnswerCache, createAnswerCache } from "./cache.ts";
+import type { CompiledCheck } from "./entry.ts";
+import { checkBody } from "./request.ts";
+import { type CheckResult, type CheckRunner, timedOut } from "./run.ts";
+import type { CheckAnswer } from "./send.ts";
+import { ANSWER_FIELDS, type AnsweredOutcome, type AnsweredSource, type FromThread, type ThreadCheck, type ToThread } from "./thread-messages.ts";
+
+export interface CheckThreadDeps {
+  /** The `checks` signing secret, read once per batch: a new one goes to the thread with the next. */
+  secret: () => string;
+  clock: () => number;
+  /** Private and loopback addresses allowed (the callbacks' setting: development and tests). */
+  allowPrivate: boolean;
+  /** The guard's pauses (from the thread) and the thread's own starts and failures. */
+  log: Pick<Logger, "info" | "warn" | "error">;
+  /** The thread's entry module, thread.ts (resolved at src/'s root, app.ts, as server.ts resolves the other threads'); tests pass a stand-in. */
+  threadUrl: URL;
+  cache?: AnswerCache;
+  maxSlowPerCheck?: number;
+}
+
+export interface CheckThread extends Pick<CheckRunner, "run"> {
+  /** Starts the thread now if none is up or starting (the policy in force has intake checks). */
+  prepare(): void;
+  /** Whether a thread is up or starting: none until a lead has a check to ask. */
+  running(): boolean;
+  /** Ends the thread; its checks in flight answer errors. */
+  close(): void;
+}
+
+interface Thread {
+  worker: Worker;
+  /** The checks this thread was sent, by their id. */
+  checkIds: WeakMap<CompiledCheck, number>;
+  /** The secret it was sent last. */
+  secret: string | null;
+  ended: boolean;
+}
+
+/** The leads of one batch waiting on one timeout: one timer for them all. */
+interface Deadline {
+  ids: number[];
+  left: number;
+  timer?: Timer;
+}
+
+interface Waiting {
+  check: CompiledCheck;
+  phone: string | undefined;
+  /** performance.now() when its batch began. */
+  startedAt: number;
+  deadline: Deadline;
+  resolve: (result: CheckResult) => void;
+}
+
+/** The requests of this turn, for one thread. */
+interface Batch {
+  thread: Thread;
+  checks: ThreadCheck[];
+  requests: (number | string)[];
+  startedAt: number;
+  deadlines: Map<number, Deadline>;
+}
+
+const RESTART_MAX_MS = 30_000;
+
+export function createCheckThread(deps: CheckThreadDeps): CheckThread {
+  const cache = deps.cache ?? createAnswerCache();
+  const waiting = new Map<number, Waiting>();
+  let thread: Thread | null = null;
+  let batch: Batch | null = null;
+  let restartTimer: Timer | undefined;
+  let failures = 0;
+  let closed = false;
+  let nextId = 0;
+  let nextCheckId = 0;
+
+  function launch(): Thread {
+    const worker = new Worker(deps.threadUrl.href);
+    // The listener keeps the process alive; this thread must not.
+    worker.unref();
+    const started: Thread = { worker, checkIds: new WeakMap(), secret: null, ended: false };
+    worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
+      if (started.ended) return;
+      if (data.kind === "answers") return settleAnswers(data.answers);
+      if (data.kind === "log") return deps.log[data.level](data.event, data.fields);
+      deps.log.info("checks_thread_started", failures > 0 ? { after_failures: failures } : undefined);
+      failures = 0;
+    };
+    worker.onerror = (event) => ended(started, event.message);
+    worker.addEventListener("close", () => ended(started, "the thread exited"));
+    worker.postMessage({ kind: "start", allowPrivate: deps.allowPrivate, maxSlowPerCheck: deps.maxSlowPerCheck } satisfies ToThread);
+    return started;
+  }
+
+  /** The thread failed: its checks in flight (and this turn's, not yet sent) answer errors, and another starts. */
+  function ended(which: Thread, reason: string) {
+    if (which.ended) return;
+    which.ended = true;
+    which.worker.terminate();
+    if (thread !== which) return;
+    thread = null;
+    batch = null;
+    const error: CheckAnswer = { outcome: "error", error: `the checks' thread ended: ${reason}` };
+    const now = performance.now();
+    for (const id of [...waiting.keys()]) settle(id, error, "request", now);
+    if (closed) return;
+    const delayMs = failures === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failures - 1));
+    failures++;
+    deps.log.error("checks_thread_failed", {
+      error: reason,
+      action: `its checks in flight answered errors (on_error applies); restarting it in ${delayMs} ms`,
+    });
+    // At once the first time, so the next lead finds a thread; later ones wait.
+    if (delayMs === 0) thread = launch();
+    else
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        if (!closed) thread = launch();
+      }, delayMs);
+  }
+
+  function settle(id: number, answer: CheckAnswer, source: AnsweredSource, now: number) {
+    const waited = waiting.get(id);
+    if (waited === undefined) return; // answered already: its deadline came first
+    waiting.delete(id);
+    if (--waited.deadline.left === 0) clearTimeout(waited.deadline.timer);
+    const { check, phone } = waited;
+    if (answer.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, answer, check.cacheMs, deps.clock());
+    waited.resolve({ check, answer, source, durationMs: source === "request" ? Math.round(now - waited.startedAt) : 0 });
+  }
+
+  function settleAnswers(answers: (number | string)[]) {
+    const now = performance.now();
+    for (let at = 0; at < answers.length; at += ANSWER_FIELDS) {
+      const outcome = answers[at + 1] as AnsweredOutcome;
+      const text = answers[at + 2] as string;
+      settle(answers[at] as number, outcome === "error" ? { outcome, error: text } : { outcome, reason: text }, answers[at + 3] as AnsweredSource, now);
+    }
+  }
+
+  function flush() {
+    const sending = batch;
+    batch = null;
+    if (sending === null || sending.thread.ended) return;
+    const secret = deps.secret();
+    const message: ToThread = { kind: "batch", checks: sending.checks, secret: secret === sending.thread.secret ? null : secret, requests: sending.requests };
+    sending.thread.secret = secret;
+    sending.thread.worker.postMessage(message);
+  }
+
+  /** This turn's batch, begun (and its sending set for the turn's end) by its first request. */
+  function batchFor(current: Thread): Batch {
+    if (batch === null) {
+      batch = { thread: current, checks: [], requests: [], startedAt: performance.now(), deadlines: new Map() };
+      setImmediate(flush);
+    }
+    return batch;
+  }
+
+  /** The deadline of the batch's leads waiting on `timeoutMs`: a timeout error for each still waiting then. */
+  function deadlineFor(gathering: Batch, timeoutMs: number): Deadline {
+    let deadline = gathering.deadlines.get(timeoutMs);
+    if (deadline === undefined) {
+      const created: Deadline = { ids: [], left: 0 };
+      const error: CheckAnswer = { outcome: "error", error: timedOut(timeoutMs) };
+      created.timer = setTimeout(() => {
+        const now = performance.now();
+        for (const id of created.ids) settle(id, error, "request", now);
+      }, timeoutMs);
+      gathering.deadlines.set(timeoutMs, (deadline = created));
+    }
+    return deadline;
+  }
+
+  function prepare() {
+    if (thread === null && restartTimer === undefined && !closed) thread = launch();
+  }
+
+  function ask(check: CompiledCheck, facts: LeadFacts): CheckResult | Promise<CheckResult> {
+    const phone = facts.lead.phoneE164;
+    if (check.cacheMs > 0 && phone) {
+      const cached = cache.get(check.cacheKey, phone, deps.clock());
+      if (cached) return { check, answer: cached, source: "cache", durationMs: 0 };
+    }
+    prepare();
+    const current = thread;
+    if (current === null) return { check, answer: { outcome: "error", error: "the checks' thread is restarting" }, source: "request", durationMs: 0 };
+    const gathering = batchFor(current);
+    let checkId = current.checkIds.get(check);
+    if (checkId === undefined) {
+      checkId = ++nextCheckId;
+      current.checkIds.set(check, checkId);
+      gathering.checks.push({ id: checkId, name: check.name, url: check.url, timeoutMs: check.timeoutMs });
+    }
+    const id = ++nextId;
+    gathering.requests.push(id, checkId, JSON.stringify(checkBody(check, facts)));
+    const deadline = deadlineFor(gathering, check.timeoutMs);
+    deadline.ids.push(id);
+    deadline.left++;
+    return new Promise((resolve) => waiting.set(id, { check, phone, startedAt: gathering.startedAt, deadline, resolve }));
+  }
+
+  return {
+    run: (checks, facts) => Promise.all(checks.map((check) => ask(check, facts))),
+    prepare,
+    running: () => thread !== null,
+    close() {
+      closed = true;
+      clearTimeout(restartTimer);
+      if (thread !== null) ended(thread, "closed");
+    },
+  };
+}
