@@ -10,7 +10,8 @@
 // highest passing rate between them, by bisection to within 10%); BENCH_DURATION (s, default 180),
 // BENCH_HOLD (s, default 10), BENCH_SLACK (s past the hold a lead or callback may take, default 5),
 // BENCH_LOG_LEVEL (the server's, default info), BENCH_SERVER_FLAGS (more flags, space-separated),
-// BENCH_CPU_PROF=1 (the server writes a Markdown CPU profile beside its log, kept), BENCH_LAG=1
+// BENCH_CPU_PROF=1 (the server writes a CPU profile beside its log, kept, as Markdown and as a
+// .cpuprofile for bench/profile-samples.ts: the Markdown's times weigh idle gaps in), BENCH_LAG=1
 // (event-loop-lag.ts in the server: its event loop's lag in its log, kept),
 // the workload's shares (settings.ts), BENCH_KEEP_TMP=1. Each rate runs on a fresh server and database:
 // SQLite's, or with BENCH_BACKEND=postgres a database of its own on a throwaway PostgreSQL cluster
@@ -100,7 +101,7 @@ async function runAt(rate: number): Promise<RunResult> {
     logPath: join(dir, "server.log"),
     repoDir: REPO_DIR,
     flags: ["--allow-private-callbacks", "--hold-period", `${holdSeconds}s`, "--log-level", logLevel, ...extraFlags],
-    bunFlags: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${dir}`] : lagProbe ? ["--preload", join(import.meta.dir, "event-loop-lag.ts")] : [],
+    bunFlags: profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${dir}`] : lagProbe ? ["--preload", join(import.meta.dir, "event-loop-lag.ts")] : [],
   }));
   console.log(`\n${rate} leads/s for ${duration} s (hold ${holdSeconds} s); logs in ${dir}`);
   const sampler = startSampler({ server, receiver: receivers.healthy, databasePath, onSample: (sample) => console.log(`  ${sample.line}`) });

@@ -6,8 +6,16 @@ import { formattedPhone } from "./phones.mjs";
 
 export const CALLBACK_SLOT = "{{CALLBACK_URL}}";
 
-/** The mock receiver's paths: healthy, failing once per lead (each lead has its own path), down, hanging. */
-export const CALLBACK_PATHS = { ok: "/cb/ok", retryPrefix: "/cb/retry/", dead: "/cb/dead", hang: "/cb/hang", duplicate: "/cb/duplicate" };
+/**
+ * The mock receiver's paths: healthy, failing once per lead (each lead has its own path), down,
+ * hanging. The healthy and the fail-once paths are one endpoint for the service's per-endpoint
+ * protection (callbacks/endpoints.ts folds a path segment holding a digit to `*`: both are
+ * `/cb/*`): a vendor's receiver that drops a share of requests (a deploy, a busy moment) and takes
+ * the retry, among its successes. On an endpoint of their own, every first attempt there failed, so
+ * its circuit kept it paused and each probe was another first attempt (bench/README.md, issue 30
+ * goal 3). The down and hanging vendors are servers of their own (startWorkloadReceivers).
+ */
+export const CALLBACK_PATHS = { ok: "/cb/ok-1", retryPrefix: "/cb/retry-", dead: "/cb/dead", hang: "/cb/hang", duplicate: "/cb/duplicate" };
 
 /**
  * The behaviours (PUT /_mock/behaviour) that make those paths answer as named. failFirst counts per

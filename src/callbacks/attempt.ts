@@ -24,20 +24,21 @@ const EXCERPT_BYTES = 1024;
 const EXCERPT_WAIT_MS = 1_000;
 
 /**
- * A signal that aborts after `ms`, and `release` to drop its timer once the work is done.
- * AbortSignal.timeout's timer keeps the signal, and through its listeners the request, response
- * and stream of a finished attempt, alive for the whole timeout (bench/README.md, "Memory").
+ * A signal that aborts after `ms` (or at `abort()`), and `release` to drop its timer once the work
+ * is done. AbortSignal.timeout's timer keeps the signal, and through its listeners the request,
+ * response and stream of a finished attempt, alive for the whole timeout (bench/README.md, "Memory").
  */
-function timeoutSignal(ms: number): { signal: AbortSignal; release: () => void } {
+function timeoutSignal(ms: number): { signal: AbortSignal; abort: () => void; release: () => void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
-  return { signal: controller.signal, release: () => clearTimeout(timer) };
+  const abort = () => controller.abort();
+  const timer = setTimeout(abort, ms);
+  return { signal: controller.signal, abort, release: () => clearTimeout(timer) };
 }
 
 export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps): Promise<AttemptResult> {
   const startedAt = deps.clock();
   const started = performance.now();
-  const { signal, release } = timeoutSignal(deps.timeoutMs);
+  const { signal, abort, release } = timeoutSignal(deps.timeoutMs);
   const result = (fields: Partial<AttemptResult>): AttemptResult => ({
     startedAt,
     durationMs: Math.round(performance.now() - started),
@@ -56,11 +57,12 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
     const pinned = pinnedFetchInit(new URL(callback.url), target, { method: "POST", headers, body: callback.payload, signal });
     const response = await fetch(pinned.url, pinned.init);
     // The status line decides the outcome (2xx within the timeout is delivered); the excerpt is
-    // best effort, so a receiver that answers 200 and then stalls its body is not retried.
-    const excerptWait = timeoutSignal(EXCERPT_WAIT_MS);
-    const excerpt = await readExcerpt(response, excerptWait.signal)
+    // best effort, so a receiver that answers 200 and then stalls its body is not retried: once
+    // its wait is over the request is aborted, which ends the body's read.
+    const excerptWait = setTimeout(abort, EXCERPT_WAIT_MS);
+    const excerpt = await readExcerpt(response)
       .catch(() => null)
-      .finally(excerptWait.release);
+      .finally(() => clearTimeout(excerptWait));
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after"), deps.clock()) : null;
     return result({ statusCode: response.status, responseExcerpt: excerpt, retryAfterMs, error: response.ok ? null : `HTTP ${response.status}` });
   } catch (error) {
@@ -70,18 +72,27 @@ export async function attemptDelivery(callback: DueCallback, deps: AttemptDeps):
   }
 }
 
-/** The first 1 KiB of the answer; the rest is not read. */
-async function readExcerpt(response: Response, signal: AbortSignal): Promise<string | null> {
+/**
+ * The first 1 KiB of the answer; the rest is not read. An answer that declares at most that length
+ * (most receivers': "ok", a small JSON) is read whole: a stream reader per attempt cost 40 % more
+ * of the client's CPU per request (bench/README.md, issue 30 goal 3). If the request is aborted
+ * meanwhile (the excerpt's wait is over), a whole read fails, and a streamed one keeps what came.
+ */
+async function readExcerpt(response: Response): Promise<string | null> {
   if (!response.body) return null;
+  if (Number(response.headers.get("content-length") ?? Number.NaN) <= EXCERPT_BYTES) return (await response.text()) || null;
   const reader = response.body.getReader();
-  signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  while (size < EXCERPT_BYTES && !signal.aborted) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // Aborted: what arrived is the excerpt.
   }
   await reader.cancel().catch(() => {});
   const text = new TextDecoder().decode(Buffer.concat(chunks).subarray(0, EXCERPT_BYTES));

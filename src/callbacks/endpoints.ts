@@ -10,7 +10,9 @@
 //   different callbacks have failed in a row (so one callback's own retries never trip it) the
 //   endpoint is "open" for a cooldown. When it ends one probe goes out (half open): success closes
 //   the circuit, failure opens it again for twice as long, up to the maximum. Cooldowns follow the
-//   retry schedule's scale, like the schedule itself.
+//   retry schedule's scale, like the schedule itself. The probe is the endpoint's callback claimed
+//   first (due first), not one due for a retry by preference: a callback its receiver always
+//   refuses would then reopen a working endpoint at each of its retries (docs/callbacks.md).
 //
 // An attempt either rule stops is not made: the job gives the callback back to the queue, due when
 // the pause ends, its attempts unchanged (docs/contract.md §8: postponed, not counted). So a callback

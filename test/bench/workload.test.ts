@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { invalidLead, PHONE_SLOT, prePingTemplate, workloadLeadTemplate } from "../../bench/bodies.ts";
 import { e164Phone, formattedPhone } from "../../bench/phones.mjs";
 import { CALLBACK_PATHS, createWorkload, EXPECTED_STATUS, RECEIVER_BEHAVIOURS } from "../../bench/workload.mjs";
+import { endpointOf } from "../../src/callbacks/endpoints.ts";
 import { checkPhoneNumber } from "../../src/intake/phone.ts";
 import { validateLead } from "../../src/intake/validate.ts";
 import { createBehaviourTable, parseBehaviour } from "../../src/mock-receiver/behaviour.ts";
@@ -89,6 +90,13 @@ describe("workload.mjs", () => {
     expect(Math.abs(share(paths.filter((p) => p === CALLBACK_PATHS.hang).length, paths.length) - shares.callbackHang)).toBeLessThan(0.01);
     const named = new Set([CALLBACK_PATHS.ok, CALLBACK_PATHS.dead, CALLBACK_PATHS.hang]);
     expect(paths.filter((p) => !named.has(p) && !retry.includes(p))).toEqual([]);
+  });
+
+  test("the paths that fail once share the healthy path's endpoint, so its circuit sees their failures among successes", () => {
+    const keyOf = (path: string) => endpointOf("vendor", CALLBACK_BASE + path).key;
+    expect(new Set([CALLBACK_PATHS.ok, `${CALLBACK_PATHS.retryPrefix}7`, `${CALLBACK_PATHS.retryPrefix}12345`].map(keyOf)).size).toBe(1);
+    expect(keyOf(CALLBACK_PATHS.dead)).not.toBe(keyOf(CALLBACK_PATHS.ok));
+    expect(keyOf(CALLBACK_PATHS.hang)).not.toBe(keyOf(CALLBACK_PATHS.ok));
   });
 
   test("with failing bases, the down and hanging callbacks go to servers of their own (other origins), the rest to the healthy one", () => {
