@@ -18,7 +18,7 @@ import { turnBatches, type BatchLimits, type Waiting } from "../db/pg/turn-batch
 import { DatabaseWaitTimeout } from "../db/pg/bounded-waits.ts";
 import { canTakeBatchedIntake, emptyBatchContext, joinBatch } from "../intake/batched-path.ts";
 import { IDEMPOTENCY_TTL_MS, type IntakeBatches, type LeadToAccept, type SubmitOutcome } from "../intake/service.ts";
-import { acceptBatch, blockedAmong, takeSlots, usedAmong } from "../store/batches/pg-intake.ts";
+import { acceptBatch, type BeforePolicyFacts, heldBackAmong, takeSlots, usedAmong } from "../store/batches/pg-intake.ts";
 import { isCapsShort } from "../store/cap-usage/batch-sql.ts";
 import type { CapCounter } from "../store/cap-usage/index.ts";
 import type { Store } from "../store/index.ts";
@@ -66,12 +66,13 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
     for (const w of later) void alone(w);
   }
 
-  async function checkTogether(waiting: Waiting<PhoneCheck, boolean>[]) {
-    const blocked = await blockedAmong(
+  /** A turn's prePings and checked leads screened by one statement (one round trip, not one or more each). */
+  async function screenTogether(waiting: Waiting<BeforePolicyFacts, boolean>[]) {
+    const heldBack = await heldBackAmong(
       db,
       waiting.map((w) => w.item),
     );
-    waiting.forEach((w, i) => w.resolve(blocked.has(i)));
+    waiting.forEach((w, i) => w.resolve(heldBack.has(i)));
   }
 
   /** Each prePing's counters read by one statement for the turn. */
@@ -108,15 +109,16 @@ export function pgIntakeBatches(db: PgDb, store: Store<"promise", "promise">, op
   }
 
   const accept = turnBatches(acceptTogether, LIMITS);
-  const check = turnBatches(checkTogether, LIMITS);
+  const screen = turnBatches(screenTogether, LIMITS);
   const read = turnBatches(readTogether, LIMITS);
   const count = turnBatches(countTogether, LIMITS);
-  return { accept, isBlocked: (phoneE164, claimCutoff) => check({ phoneE164, claimCutoff }), usedOf: read, countPings: count };
-}
-
-interface PhoneCheck {
-  phoneE164: string;
-  claimCutoff: number;
+  return {
+    accept,
+    isBlocked: (phoneE164, claimCutoff) => screen({ phoneE164, claimCutoff, key: null }),
+    mayAnswerBeforePolicy: screen,
+    usedOf: read,
+    countPings: count,
+  };
 }
 
 /** The leads of `waiting` the statement can take (canTakeBatchedIntake); the others (`later`) run alone once the batch committed. */

@@ -1,6 +1,7 @@
 // What intake's service (service.ts) works with and answers: its dependencies, the outcomes of
 // prePing and postLead, and a lead ready to be stored as PostgreSQL's batches take it. Apart from
 // service.ts to keep each file short; service.ts exports them again.
+import type { BeforePolicyFacts } from "../store/batches/pg-intake.ts";
 import type { Answering, Store, TableScript } from "../store/index.ts";
 import type { NewLead } from "../store/leads/index.ts";
 import type { Capped, FullCountersSeen } from "./caps.ts";
@@ -59,6 +60,12 @@ export interface IntakeBatches {
   accept(lead: LeadToAccept): Promise<SubmitOutcome>;
   /** prePing: service.ts isBlocked, for a turn's prePings together. */
   isBlocked(phoneE164: string, claimCutoff: number): Promise<boolean>;
+  /**
+   * postLead with intake checks: may a step before the policy answer it (its number blocked, or
+   * `key` live)? A turn's leads are screened together; false lets the lead on to its checks with
+   * no read of its own, true sends it to before-policy.ts answerBeforePolicy for its exact answer.
+   */
+  mayAnswerBeforePolicy(lead: BeforePolicyFacts): Promise<boolean>;
   /** prePing: the slots taken of each of its `leads` caps' counters (caps.ts fullAmong's read). */
   usedOf(counters: readonly CapToTake[]): Promise<number[]>;
   /** prePing: takes a slot of each of its `pings` caps, with the turn's others; false: none taken, take them alone. */

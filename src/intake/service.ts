@@ -1,7 +1,7 @@
 // prePing and postLead as plain functions: validate → decide → persist. Routes call these; so do tests.
 import { callbackMessageId } from "../callbacks/payload.ts";
 import { FIELD_TEXTS } from "../contract/texts.ts";
-import { answerBeforePolicy, answerOfKey, isBlocked, repostOrBlocked, storeLead } from "./before-policy.ts";
+import { answerBeforePolicy, answerOfKey, IDEMPOTENCY_TTL_MS, isBlocked, repostOrBlocked, storeLead } from "./before-policy.ts";
 import { op, type Script } from "../db/script.ts";
 import type { Tables, TableScript } from "../store/index.ts";
 import { answeringCaps, type Capped, cappedAmong, fullCaps, pingCaps, takeCaps } from "./caps.ts";
@@ -125,11 +125,35 @@ async function checkedLead(
   caps: readonly CapToTake[],
   checks: () => Promise<ChecksAnswer>,
 ): Promise<SubmitOutcome> {
-  const earlier = await deps.store.read((t) => answerBeforePolicy(t, deps, submission, lead, requestHash));
+  const earlier = await answerBeforeChecks(deps, submission, lead, requestHash);
   if (earlier !== null) return earlier;
   const checked = await checks();
   if (checked.kind === "refused") return checked;
   return writeLead(deps, submission, lead, requestHash, caps, JSON.stringify(checked.answers));
+}
+
+/**
+ * answerBeforePolicy for a lead with intake checks. On PostgreSQL a turn's leads are screened by one
+ * statement (a blocked number, a live key: the facts it reads); only a lead it holds back is read
+ * alone, for its exact answer, so a new lead pays no round trip of its own before its checks.
+ * (SQLite's read answers at once, in this thread: nothing to gather.)
+ */
+function answerBeforeChecks(
+  deps: IntakeDeps,
+  submission: LeadSubmission,
+  lead: ValidLead,
+  requestHash: string,
+): Promise<SubmitOutcome | null> | SubmitOutcome | null {
+  const read = () => deps.store.read((t) => answerBeforePolicy(t, deps, submission, lead, requestHash));
+  if (!deps.batches) return read();
+  const now = deps.clock();
+  const { vendorId, idempotencyKey: key } = submission;
+  const facts = {
+    phoneE164: lead.phoneE164,
+    claimCutoff: now - deps.duplicateWindowMs,
+    key: key === null ? null : { vendorId, key, cutoff: now - IDEMPOTENCY_TTL_MS },
+  };
+  return deps.batches.mayAnswerBeforePolicy(facts).then((heldBack) => (heldBack ? read() : null));
 }
 
 function leadToAccept(

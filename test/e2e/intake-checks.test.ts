@@ -201,3 +201,46 @@ test("a check at a private address is refused (no request) unless private callba
     await strict.stop();
   }
 });
+
+/**
+ * A burst of leads on `campaign`: each of `numbers` posted by `copies` different customers at once,
+ * a number already taken posted as many times, and one keyed lead sent `copies` times with its key.
+ * Answers each group's answers (status, and a refusal's message; sorted) and how many leads the keyed group's name.
+ */
+async function burst(campaign: string, copies: number, numbers: string[], taken: string) {
+  const send = (phone: string, i: number, headers?: Record<string, string>) =>
+    postLead(server, server.auth, validLead({ phone_number: phone, vendor_campaign_name: campaign, customer_name: `Caller ${i}` }), headers);
+  const keyedPhone = uniquePhone();
+  const key = { "idempotency-key": `burst-${E164(keyedPhone)}` };
+  const times = Array.from({ length: copies }, (_, i) => i);
+  const [groups, takenAnswers, keyed] = await Promise.all([
+    Promise.all(numbers.map((phone) => Promise.all(times.map((i) => send(phone, i))))),
+    Promise.all(times.map((i) => send(taken, i))),
+    Promise.all(times.map(() => send(keyedPhone, 0, key))),
+  ]);
+  const outcomes = (answers: Answer[]) => answers.map((a) => (a.status === 200 ? "200" : `${a.status} ${JSON.stringify(a.body.message)}`)).sort();
+  return { numbers: groups.map(outcomes), taken: outcomes(takenAnswers), keyed: outcomes(keyed), keyedLeads: new Set(keyed.map((a) => a.body.lead_id)).size };
+}
+
+test("concurrent checked leads with duplicates among them get the unchecked path's answers: one accepted per number", async () => {
+  const copies = 4;
+  const run = async (campaign: string) => {
+    const numbers = Array.from({ length: 12 }, () => uniquePhone());
+    const taken = uniquePhone();
+    expect((await postLead(server, server.auth, validLead({ phone_number: taken, vendor_campaign_name: "spring" }))).status).toBe(200);
+    return { numbers, taken, answers: await burst(campaign, copies, numbers, taken) };
+  };
+  const unchecked = await run("spring");
+  const checked = await run("plain");
+  expect(checked.answers).toEqual(unchecked.answers);
+  const oneAccepted = ["200", ...Array.from({ length: copies - 1 }, () => `422 ${JSON.stringify(errors(PHONE_BLOCKED))}`)].sort();
+  for (const outcomes of checked.answers.numbers) expect(outcomes).toEqual(oneAccepted);
+  expect(checked.answers.taken).toEqual(Array.from({ length: copies }, () => `422 ${JSON.stringify(errors(PHONE_BLOCKED))}`));
+  expect(checked.answers.keyedLeads).toBe(1);
+  // A number taken before the burst is refused before its check: no request for it.
+  expect(requestsFor("plain", checked.taken)).toEqual([]);
+  for (const phone of checked.numbers) {
+    const stored = await server.rows("SELECT count(*) AS n FROM leads WHERE phone_e164 = $1", E164(phone));
+    expect(Number(stored[0]!.n)).toBe(1);
+  }
+});

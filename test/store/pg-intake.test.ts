@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { FullCountersSeen } from "../../src/intake/caps.ts";
 import type { CapToTake } from "../../src/intake/policy-port.ts";
-import { prePing, submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
+import { IDEMPOTENCY_TTL_MS, prePing, submitLead, type IntakeDeps, type SubmitOutcome } from "../../src/intake/service.ts";
 import type { Store } from "../../src/store/index.ts";
 import { postgresStore, pgTables } from "../../src/store/pg.ts";
 import { pgIntakeBatches } from "../../src/backend/pg-intake.ts";
@@ -192,6 +192,39 @@ test("prePings of one turn are answered by one statement, each by the rule: supp
   const outcomes = await Promise.all([suppressed, claimed, expired, free, claimed].map((phone) => prePing(deps, { phone_number: phone })));
   expect(outcomes.map((o) => o.kind)).toEqual(["blocked", "blocked", "eligible", "eligible", "blocked"]);
   expect(reads).toBe(0);
+});
+
+test("checked leads of one turn are screened by one statement: only a blocked number or a live key is read alone, and calls no check", async () => {
+  const tables = pgTables(pg.handle.db);
+  const [suppressed, claimed, keyed, free] = [validLead(), validLead(), validLead(), validLead()];
+  await tables.suppressions.add({ phoneE164: e164(suppressed.phone_number as string), reason: null, createdAt: 0 });
+  await tables.phoneClaims.claim(e164(claimed.phone_number as string), "recent-lead", NOW - WINDOW_MS + 1, 0);
+  const [earlier] = await submitTogether({ body: keyed, key: "order-1" });
+  // A key saved a TTL ago has expired: it holds nothing back, and the batch takes it over.
+  await tables.idempotencyKeys.save({ vendorId: VENDOR.id, key: "order-old", requestHash: "x", leadId: "old-lead" }, NOW - IDEMPOTENCY_TTL_MS, 0);
+  const checked: string[] = [];
+  deps.policy = {
+    postLead: () => null,
+    prePing: () => null,
+    postLeadChecks: (_vendor, lead) => () => {
+      checked.push(lead.phoneE164);
+      return Promise.resolve({ kind: "passed", answers: {} });
+    },
+  };
+  reads = 0;
+  const reKeyed = validLead();
+  const outcomes = await submitTogether(
+    { body: suppressed },
+    { body: claimed },
+    { body: keyed, key: "order-1" },
+    { body: reKeyed, key: "order-old" },
+    { body: free },
+  );
+  expect(outcomes.slice(0, 3)).toEqual([{ kind: "blocked" }, { kind: "blocked" }, { kind: "accepted", leadId: accepted(earlier).leadId, replayed: true }]);
+  expect(outcomes.slice(3).map((o) => accepted(o).replayed)).toEqual([false, false]);
+  // The three held back were read alone for their answers; the two others went to their checks without a read.
+  expect(reads).toBe(3);
+  expect(checked.sort()).toEqual([reKeyed, free].map((lead) => e164(lead.phone_number as string)).sort());
 });
 
 describe("caps in the batch", () => {

@@ -1,8 +1,9 @@
 // PostgreSQL's batched intake statements (backend/pg-intake.ts gathers the requests): a turn's new
-// leads stored by one statement, and a turn's prePing numbers checked by one. The statement writes
-// four tables (leads, callbacks, phone_claims, idempotency_keys): it is their one writer besides
-// their homes, and takes each rule from its home's text (suppressions/listed.ts,
-// phone-claims/batch-sql.ts, idempotency-keys/batch-sql.ts), so no rule is written twice.
+// leads stored by one statement, and a turn's prePings and checked leads screened by one (what may
+// answer them before the policy). The first writes four tables (leads, callbacks, phone_claims,
+// idempotency_keys): it is their one writer besides their homes, and takes each rule from its
+// home's text (suppressions/listed.ts, phone-claims/batch-sql.ts, idempotency-keys/batch-sql.ts),
+// so no rule is written twice.
 import { getTableColumns, type Table } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDb } from "../../db/pg/client.ts";
@@ -27,13 +28,16 @@ export interface BatchedLead {
 }
 
 /**
- * prePing's rule (intake/service.ts isBlocked: suppressed, or held since the cutoff) for a batch of
- * numbers in one statement, instead of two per number; answers the blocked ones' positions.
+ * What may answer a request before the policy, for a turn's requests in one statement instead of
+ * two or three each: its number blocked (intake/before-policy.ts isBlocked: suppressed, or held
+ * since the cutoff) or, for a postLead with a key, the key live (answerOfKey's lookup). A prePing
+ * sends no key: a null key matches no row. Answers those requests' positions.
  */
-const BLOCKED_AMONG = `
-  SELECT r.i FROM json_to_recordset($1::text::json) AS r(i int, phone text, cutoff bigint)
+const HELD_BACK_AMONG = `
+  SELECT r.i FROM json_to_recordset($1::text::json) AS r(i int, phone text, cutoff bigint, "vendorId" text, key text, "keyCutoff" bigint)
   WHERE ${listedSql("r.phone")}
-     OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND ${heldSince("bigint", "c.phone_number", "r.cutoff")})`;
+     OR EXISTS (SELECT 1 FROM phone_claims c WHERE c.phone_number = substr(r.phone, 2)::bigint AND ${heldSince("bigint", "c.phone_number", "r.cutoff")})
+     OR EXISTS (SELECT 1 FROM idempotency_keys saved WHERE ${liveKey("saved", "r", 'r."keyCutoff"')})`;
 
 /** The slots taken of each counter of a turn's prePings (store/cap-usage's `used`, for many counters in one statement). */
 const USED_AMONG = `
@@ -48,10 +52,22 @@ export async function usedAmong(db: PgDb, counters: readonly Omit<CapCounter, "m
   return ((await driverErrors(rawOn(db, USED_AMONG, params))) as unknown as { used: number }[]).map((row) => row.used);
 }
 
-/** The positions of the blocked numbers among `checks`. */
-export async function blockedAmong(db: PgDb, checks: { phoneE164: string; claimCutoff: number }[]): Promise<Set<number>> {
-  const params = [JSON.stringify(checks.map((check, i) => ({ i, phone: check.phoneE164, cutoff: check.claimCutoff })))];
-  return new Set(((await driverErrors(rawOn(db, BLOCKED_AMONG, params))) as unknown as { i: number }[]).map((row) => row.i));
+/** A request HELD_BACK_AMONG screens: its number and claim cutoff, and a postLead's key with the cutoff of its TTL. */
+export interface BeforePolicyFacts {
+  phoneE164: string;
+  claimCutoff: number;
+  key: { vendorId: string; key: string; cutoff: number } | null;
+}
+
+/** The positions of the requests among `requests` whose number is blocked or whose key is live. */
+export async function heldBackAmong(db: PgDb, requests: readonly BeforePolicyFacts[]): Promise<Set<number>> {
+  const rows = requests.map(({ phoneE164, claimCutoff, key }, i) => ({
+    i,
+    phone: phoneE164,
+    cutoff: claimCutoff,
+    ...(key && { vendorId: key.vendorId, key: key.key, keyCutoff: key.cutoff }),
+  }));
+  return new Set(((await driverErrors(rawOn(db, HELD_BACK_AMONG, [JSON.stringify(rows)]))) as unknown as { i: number }[]).map((row) => row.i));
 }
 
 /** The JSON record columns of `table`'s rows as the row builders name them (camelCase), with their SQL names. */
