@@ -93,7 +93,8 @@ export function schemaProblems(schema: Schema, value: unknown, path: string, out
         if (value[key] === undefined) out.push({ path: pointer(path, key), message: "is required" });
       for (const [key, item] of Object.entries(value)) {
         if (item === undefined) continue; // JSON has no undefined: a JavaScript caller's absent property
-        const property = properties[key];
+        // Own properties only: `toString` or `constructor` must not find Object.prototype's.
+        const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
         if (property === undefined) out.push({ path: pointer(path, key), message: `is not a known property (known: ${Object.keys(properties).join(", ")})` });
         else schemaProblems(property, item, pointer(path, key), out, references);
       }
