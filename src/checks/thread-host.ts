@@ -7,7 +7,9 @@
 //
 // The thread runs the guard, the address rules, the signing and the check's timeout; intake keeps
 // a deadline of its own at the same timeout, so a lead is answered in time even if the thread is
-// stuck. The thread is started when the policy in force has intake checks (prepare, called by
+// stuck. A thread that leaves a request unanswered past its timeout and a grace (stuckGraceMs) is
+// stuck, since the thread answers each by its own deadline: a watchdog, armed only when intake's
+// deadline answers first, ends it and starts another. The thread is started when the policy in force has intake checks (prepare, called by
 // policy-in-force/intake.ts; a policy without any costs no thread). One that ends is started again
 // (at once, then after 1 s doubling to 30 s while it keeps ending before it is up), and the checks
 // it had in flight answer errors: on_error applies.
@@ -32,6 +34,8 @@ export interface CheckThreadDeps {
   threadUrl: URL;
   cache?: AnswerCache;
   maxSlowPerCheck?: number;
+  /** How long after a request's timeout the thread may still answer it before it counts as stuck: default STUCK_GRACE_MS. */
+  stuckGraceMs?: number;
 }
 
 export interface CheckThread extends Pick<CheckRunner, "run"> {
@@ -50,10 +54,13 @@ interface Thread {
   /** The secret it was sent last. */
   secret: string | null;
   ended: boolean;
+  /** Requests intake's deadline answered before the thread did: the thread owes each an answer within the grace. */
+  overdue: Set<number>;
 }
 
 /** The leads of one batch waiting on one timeout: one timer for them all. */
 interface Deadline {
+  thread: Thread;
   ids: number[];
   left: number;
   timer?: Timer;
@@ -78,9 +85,17 @@ interface Batch {
 }
 
 const RESTART_MAX_MS = 30_000;
+/**
+ * A healthy thread answers each request by its timeout, counted from when the batch reaches it (a
+ * turn and a message after intake's count starts), so it is late only by its event loop's pauses:
+ * milliseconds, hundreds on a loaded machine. Five seconds is far past those; while a thread is
+ * stuck each checked lead waits its check's full timeout and gets on_error, so not much longer.
+ */
+const STUCK_GRACE_MS = 5_000;
 
 export function createCheckThread(deps: CheckThreadDeps): CheckThread {
   const cache = deps.cache ?? createAnswerCache();
+  const stuckGraceMs = deps.stuckGraceMs ?? STUCK_GRACE_MS;
   const waiting = new Map<number, Waiting>();
   let thread: Thread | null = null;
   let batch: Batch | null = null;
@@ -94,10 +109,10 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     const worker = new Worker(deps.threadUrl.href);
     // The listener keeps the process alive; this thread must not.
     worker.unref();
-    const started: Thread = { worker, checkIds: new WeakMap(), secret: null, ended: false };
+    const started: Thread = { worker, checkIds: new WeakMap(), secret: null, ended: false, overdue: new Set() };
     worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
       if (started.ended) return;
-      if (data.kind === "answers") return settleAnswers(data.answers);
+      if (data.kind === "answers") return settleAnswers(started, data.answers);
       if (data.kind === "log") return deps.log[data.level](data.event, data.fields);
       deps.log.info("checks_thread_started", failures > 0 ? { after_failures: failures } : undefined);
       failures = 0;
@@ -135,23 +150,41 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
       }, delayMs);
   }
 
-  function settle(id: number, answer: CheckAnswer, source: AnsweredSource, now: number) {
+  /** Resolves request `id`'s lead; false if it was answered already (its deadline came first). */
+  function settle(id: number, answer: CheckAnswer, source: AnsweredSource, now: number): boolean {
     const waited = waiting.get(id);
-    if (waited === undefined) return; // answered already: its deadline came first
+    if (waited === undefined) return false;
     waiting.delete(id);
     if (--waited.deadline.left === 0) clearTimeout(waited.deadline.timer);
     const { check, phone } = waited;
     if (answer.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, answer, check.cacheMs, deps.clock());
     waited.resolve({ check, answer, source, durationMs: source === "request" ? Math.round(now - waited.startedAt) : 0 });
+    return true;
   }
 
-  function settleAnswers(answers: (number | string)[]) {
+  function settleAnswers(from: Thread, answers: (number | string)[]) {
     const now = performance.now();
     for (let at = 0; at < answers.length; at += ANSWER_FIELDS) {
+      const id = answers[at] as number;
       const outcome = answers[at + 1] as AnsweredOutcome;
       const text = answers[at + 2] as string;
-      settle(answers[at] as number, outcome === "error" ? { outcome, error: text } : { outcome, reason: text }, answers[at + 3] as AnsweredSource, now);
+      const answer: CheckAnswer = outcome === "error" ? { outcome, error: text } : { outcome, reason: text };
+      if (!settle(id, answer, answers[at + 3] as AnsweredSource, now)) from.overdue.delete(id);
     }
+  }
+
+  /** Intake's deadline for a batch's leads on one timeout: those the thread has not answered get a timeout error, and the watchdog waits for the thread's answers. */
+  function expire(deadline: Deadline, timeoutMs: number) {
+    const now = performance.now();
+    const error: CheckAnswer = { outcome: "error", error: timedOut(timeoutMs) };
+    const late = deadline.ids.filter((id) => settle(id, error, "request", now));
+    if (late.length === 0 || deadline.thread.ended) return;
+    for (const id of late) deadline.thread.overdue.add(id);
+    setTimeout(() => {
+      const unanswered = late.filter((id) => deadline.thread.overdue.has(id)).length;
+      if (unanswered > 0)
+        ended(deadline.thread, `stuck: ${unanswered} of its check requests unanswered ${stuckGraceMs} ms after their ${timeoutMs} ms timeout`);
+    }, stuckGraceMs).unref();
   }
 
   function flush() {
@@ -177,12 +210,8 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
   function deadlineFor(gathering: Batch, timeoutMs: number): Deadline {
     let deadline = gathering.deadlines.get(timeoutMs);
     if (deadline === undefined) {
-      const created: Deadline = { ids: [], left: 0 };
-      const error: CheckAnswer = { outcome: "error", error: timedOut(timeoutMs) };
-      created.timer = setTimeout(() => {
-        const now = performance.now();
-        for (const id of created.ids) settle(id, error, "request", now);
-      }, timeoutMs);
+      const created: Deadline = { thread: gathering.thread, ids: [], left: 0 };
+      created.timer = setTimeout(() => expire(created, timeoutMs), timeoutMs);
       gathering.deadlines.set(timeoutMs, (deadline = created));
     }
     return deadline;

@@ -1,11 +1,12 @@
 // Intake's checks on their own thread (src/checks/thread-host.ts, thread.ts): a turn's requests go
 // in one message and each lead still gets its own answer; a hanging service, and a thread that
-// never answers, cost a lead its check's timeout and no more; a thread that dies with checks in
+// never answers, cost a lead its check's timeout and no more; a thread stuck past its timeout and a
+// grace is ended and started again; a thread that dies with checks in
 // flight answers them as errors (on_error decides) and is started again; and a thread is started
 // as soon as the policy in force has an intake check, never while it has none. Against a real
 // local service on 127.0.0.1.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { type CheckThread, createCheckThread } from "../../src/checks/thread-host.ts";
+import { type CheckThread, type CheckThreadDeps, createCheckThread } from "../../src/checks/thread-host.ts";
 import { intakeChecks } from "../../src/checks/intake.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { compilePolicy, type Policy } from "../../src/policy/index.ts";
@@ -41,9 +42,9 @@ afterEach(() => {
 });
 
 /** A checks' thread on the test fixture (the real thread, logging each batch's size) unless `threadUrl` says otherwise. */
-function checksThread(threadUrl = new URL("./fixtures/check-thread.ts", import.meta.url)) {
+function checksThread(threadUrl = new URL("./fixtures/check-thread.ts", import.meta.url), options: Partial<CheckThreadDeps> = {}) {
   const { lines, log } = capturingLogger();
-  const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log, threadUrl });
+  const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log, threadUrl, ...options });
   opened.push(thread);
   return { thread, lines };
 }
@@ -88,12 +89,37 @@ test("a hanging service: every lead of a burst gets a timeout error at the check
   expect(waited).toBeLessThan(200 + 300);
 });
 
-test("a thread that never answers: intake's own deadline answers each lead at the check's timeout", async () => {
-  const { thread } = checksThread(new URL("./fixtures/stuck-thread.ts", import.meta.url));
+test("a stuck thread: intake's own deadline answers its leads at the check's timeout; past the grace it is ended and started again, and the new thread answers the next lead", async () => {
+  const { thread, lines } = checksThread(undefined, { stuckGraceMs: 200 });
+  const pass = check({ name: "pass", url: url("/pass"), timeout_ms: 150, send: ["phone_number", "email"] });
+  expect((await thread.run([pass], lead(phone(1))))[0]!.answer).toEqual({ outcome: "pass", reason: "" });
+  // Its body carries "stick-thread": the fixture then loops for ever, answering nothing.
   const started = performance.now();
-  const [result] = await thread.run([check({ name: "pass", url: url("/pass"), timeout_ms: 150 })], lead());
-  expect(result!.answer).toEqual({ outcome: "error", error: "timed out after 150 ms" });
+  const [stuck] = await thread.run([pass], lead(phone(2), { email: "stick-thread@example.com" }));
+  expect(stuck!.answer).toEqual({ outcome: "error", error: "timed out after 150 ms" });
   expect(performance.now() - started).toBeLessThan(150 + 300);
+  expect(lines.some((line) => line.event === "checks_thread_failed")).toBe(false);
+  await waitUntil(() => lines.some((line) => line.event === "checks_thread_failed"));
+  expect(performance.now() - started).toBeGreaterThanOrEqual(150 + 200 - 5);
+  expect(lines.find((line) => line.event === "checks_thread_failed")).toMatchObject({
+    level: "error",
+    error: "stuck: 1 of its check requests unanswered 200 ms after their 150 ms timeout",
+  });
+  const [next] = await thread.run([pass], lead(phone(3)));
+  expect(next!.answer).toEqual({ outcome: "pass", reason: "" });
+  expect(lines.filter((line) => line.event === "checks_thread_started").length).toBe(2);
+  expect(lines.filter((line) => line.event === "test_batch").map((line) => line.requests)).toEqual([1, 1, 1]);
+});
+
+test("a thread that answers after intake's deadline but within the grace is not stuck", async () => {
+  const { thread, lines } = checksThread(undefined, { stuckGraceMs: 300 });
+  // The thread's own deadline starts when the batch reaches it, a turn after intake's: it answers the
+  // hanging request a little after intake has, which the watchdog must take as an answer.
+  const [result] = await thread.run([check({ name: "hangs", url: url("/hang"), timeout_ms: 100 })], lead(phone(4)));
+  expect(result!.answer).toEqual({ outcome: "error", error: "timed out after 100 ms" });
+  await Bun.sleep(100 + 300 + 100);
+  expect(lines.some((line) => line.event === "checks_thread_failed")).toBe(false);
+  expect(lines.filter((line) => line.event === "checks_thread_started").length).toBe(1);
 });
 
 test("the thread dying with checks in flight: they answer errors (on_error decides), the failure is logged, and a new thread answers the next lead", async () => {
