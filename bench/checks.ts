@@ -12,11 +12,14 @@
 // accept), and none waits much longer than the timeout (p50 and p99 printed, and the server's own
 // histogram of check waits: how many ended within the timeout plus 50 ms, and how: timed out, or
 // answered at once while the check was paused).
+// BENCH_PROFILE=1: servers A and B run under Bun's CPU profiler (`--cpu-prof`, intake's thread; its
+// sampling costs a few percent, so compare CPU figures without it), and the profiles' paths are
+// printed at the end, to read with bench/profile-samples.ts: B's functions less A's are a check's.
 //
 // Concurrency matters: in a closed loop, throughput ≤ connections / latency, so B's 20 ms wait per
 // lead caps it at connections / 0.02 s. The default, 200 connections, lets B reach 10,000 req/s,
 // above what one core accepts, so the ratio measures the server's cost, not the loop's.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { basicAuth, PHONE_SLOT, validLeadTemplate } from "./bodies.ts";
@@ -40,6 +43,9 @@ const listener = startCheckService(ANSWER_MS);
 const service = { url: new URL(`http://127.0.0.1:${listener.port}`), stop: (closeActive: boolean) => listener.stop(closeActive) };
 
 const tmp = mkdtempSync(join(tmpdir(), "lead-ingress-checks-bench-"));
+/** Where the servers' CPU profiles go (kept after the run), with BENCH_PROFILE=1. */
+const profileDir = process.env.BENCH_PROFILE === "1" ? mkdtempSync(join(tmpdir(), "lead-ingress-checks-profile-")) : null;
+const profiled = (side: Side) => (profileDir && side !== "C" ? ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, side)}`] : []);
 /** A policy of one intake check on every lead, at `path` of the service. */
 async function policyFile(name: string, path: string, timeoutMs: number): Promise<string> {
   const file = join(tmp, `${name}.json`);
@@ -59,6 +65,7 @@ const start = async (side: Side, policyPath: string | undefined) =>
     // The check service is on loopback: allowed as in development and tests.
     flags: ["--worker", "false", "--allow-private-callbacks", "true", "--log-level", "warn"],
     policyPath,
+    bunFlags: profiled(side),
   });
 
 const median = (values: number[]) => {
@@ -164,3 +171,6 @@ try {
   service.stop(true);
   rmSync(tmp, { recursive: true, force: true });
 }
+if (profileDir)
+  for (const side of readdirSync(profileDir))
+    for (const name of readdirSync(join(profileDir, side))) console.log(`${side}'s CPU profile: ${join(profileDir, side, name)}`);
