@@ -66,13 +66,23 @@ interface Deadline {
   timer?: Timer;
 }
 
+/** A lead's checks: one promise for them all (not one per check and a Promise.all), settled when the last is answered. */
+interface LeadWait {
+  /** In the checks' order. */
+  results: CheckResult[];
+  left: number;
+  resolve: (results: CheckResult[]) => void;
+}
+
 interface Waiting {
   check: CompiledCheck;
   phone: string | undefined;
   /** performance.now() when its batch began. */
   startedAt: number;
   deadline: Deadline;
-  resolve: (result: CheckResult) => void;
+  lead: LeadWait;
+  /** Its place in lead.results. */
+  at: number;
 }
 
 /** The requests of this turn, for one thread. */
@@ -156,9 +166,10 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     if (waited === undefined) return false;
     waiting.delete(id);
     if (--waited.deadline.left === 0) clearTimeout(waited.deadline.timer);
-    const { check, phone } = waited;
+    const { check, phone, lead } = waited;
     if (answer.outcome !== "error" && check.cacheMs > 0 && phone) cache.set(check.cacheKey, phone, answer, check.cacheMs, deps.clock());
-    waited.resolve({ check, answer, source, durationMs: source === "request" ? Math.round(now - waited.startedAt) : 0 });
+    lead.results[waited.at] = { check, answer, source, durationMs: source === "request" ? Math.round(now - waited.startedAt) : 0 };
+    if (--lead.left === 0) lead.resolve(lead.results);
     return true;
   }
 
@@ -221,7 +232,8 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     if (thread === null && restartTimer === undefined && !closed) thread = launch();
   }
 
-  function ask(check: CompiledCheck, facts: LeadFacts): CheckResult | Promise<CheckResult> {
+  /** A check's result now (cached; no thread), or null once it waits in `lead` at `at`. */
+  function ask(check: CompiledCheck, facts: LeadFacts, lead: LeadWait, at: number): CheckResult | null {
     const phone = facts.lead.phoneE164;
     if (check.cacheMs > 0 && phone) {
       const cached = cache.get(check.cacheKey, phone, deps.clock());
@@ -242,11 +254,23 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     const deadline = deadlineFor(gathering, check.timeoutMs);
     deadline.ids.push(id);
     deadline.left++;
-    return new Promise((resolve) => waiting.set(id, { check, phone, startedAt: gathering.startedAt, deadline, resolve }));
+    waiting.set(id, { check, phone, startedAt: gathering.startedAt, deadline, lead, at });
+    return null;
+  }
+
+  function run(checks: readonly CompiledCheck[], facts: LeadFacts): Promise<CheckResult[]> {
+    const lead: LeadWait = { results: new Array(checks.length), left: 0, resolve: () => {} };
+    for (let at = 0; at < checks.length; at++) {
+      const now = ask(checks[at]!, facts, lead, at);
+      if (now === null) lead.left++;
+      else lead.results[at] = now;
+    }
+    // Its answers come in a later turn (a message, a timer), by when resolve is this promise's.
+    return lead.left === 0 ? Promise.resolve(lead.results) : new Promise((resolve) => (lead.resolve = resolve));
   }
 
   return {
-    run: (checks, facts) => Promise.all(checks.map((check) => ask(check, facts))),
+    run,
     prepare,
     running: () => thread !== null,
     close() {
