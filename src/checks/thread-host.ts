@@ -97,9 +97,10 @@ interface Batch {
 const RESTART_MAX_MS = 30_000;
 /**
  * A healthy thread answers each request by its timeout, counted from when the batch reaches it (a
- * turn and a message after intake's count starts), so it is late only by its event loop's pauses:
- * milliseconds, hundreds on a loaded machine. Five seconds is far past those; while a thread is
- * stuck each checked lead waits its check's full timeout and gets on_error, so not much longer.
+ * turn and a message after intake's count starts, or once it is up if it was starting: 0.1-0.5 s),
+ * so it is late only by that and its event loop's pauses: milliseconds, hundreds on a loaded
+ * machine. Five seconds is far past those; while a thread is stuck each checked lead waits its
+ * check's full timeout and gets on_error, so not much longer.
  */
 const STUCK_GRACE_MS = 5_000;
 
