@@ -5,8 +5,8 @@
 // at once by this file run as the thread. Prints intake's thread's CPU per lead (/proc, this
 // thread alone), for each REPO_DIR in turn, twice (default this checkout): run it on two checkouts
 // to compare them, e.g. `git worktree add /tmp/old <commit>` (bench/README.md, issue 28).
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { cpuSeconds } from "./cpu.ts";
 import { type FromThread, REQUEST_FIELDS, type ToThread } from "../src/checks/thread-messages.ts";
 
 declare const self: Worker;
@@ -25,14 +25,7 @@ if (!Bun.isMainThread) {
   const trees = process.argv.slice(3).map((dir) => resolve(dir));
   if (trees.length === 0) trees.push(resolve(import.meta.dir, ".."));
   /** This thread's CPU (user + system) in µs, at /proc's 10 ms resolution: run for seconds, not less. */
-  const threadMicros = () => {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = stat
-      .slice(stat.lastIndexOf(")") + 2)
-      .split(" ")
-      .map(Number);
-    return (fields[11]! + fields[12]!) * 10_000;
-  };
+  const threadMicros = () => cpuSeconds(process.pid, process.pid) * 1e6;
   async function measure(tree: string): Promise<number> {
     const { createCheckThread } = await import(`${tree}/src/checks/thread-host.ts`);
     const { intakeChecks } = await import(`${tree}/src/checks/intake.ts`);
