@@ -9,10 +9,11 @@
 // a deadline of its own at the same timeout, so a lead is answered in time even if the thread is
 // stuck. A thread that leaves a request unanswered past its timeout and a grace (stuckGraceMs) is
 // stuck, since the thread answers each by its own deadline: a watchdog, armed only when intake's
-// deadline answers first, ends it and starts another. The thread is started when the policy in force has intake checks (prepare, called by
-// policy-in-force/intake.ts; a policy without any costs no thread). One that ends is started again
-// (at once, then after 1 s doubling to 30 s while it keeps ending before it is up), and the checks
-// it had in flight answer errors: on_error applies.
+// deadline answers first, ends it and starts another. The thread is started when the policy in
+// force has intake checks (prepare, called by policy-in-force/intake.ts; a policy without any
+// costs no thread). One that ends is started again (at once, then after 1 s doubling to 30 s
+// while it keeps ending before it is up), and the checks it had in flight answer errors: on_error
+// applies.
 import type { Logger } from "../log/index.ts";
 import type { LeadFacts } from "../policy/index.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
