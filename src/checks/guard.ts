@@ -18,6 +18,7 @@
 import { createEndpointGuard, type Endpoint, type EndpointChange, endpointOf, SLOW_MS } from "../callbacks/endpoints.ts";
 import type { CompiledCheck } from "./entry.ts";
 import type { CheckAnswer } from "./send.ts";
+import { after } from "./deadline.ts";
 
 /** Requests one check may have out while one of them is slow. */
 export const MAX_SLOW_PER_CHECK = 16;
@@ -72,12 +73,12 @@ export function createCheckGuard(options: { maxSlow?: number; onChange?: (change
       // Each request is its own "callback" to the guard: FAILURES_TO_OPEN failed requests open the circuit.
       const requestId = String(++requests);
       let slow = false;
-      const timer = setTimeout(() => {
+      const timer = after(slowAfterMs(check.timeoutMs), () => {
         slow = true;
         endpoints.slow(endpoint, now());
-      }, slowAfterMs(check.timeoutMs));
+      });
       const answer = exchange().then((result) => {
-        clearTimeout(timer);
+        timer.cancel();
         const answered = result.outcome !== "error";
         endpoints.settled(endpoint, { callbackId: requestId, answered, slow, error: answered ? null : result.error }, now());
         return result;
