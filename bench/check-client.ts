@@ -7,11 +7,12 @@
 // included) per request, and the calling thread's alone (/proc: intake's share). Then the pure parts of a check, each over many iterations: signing, the
 // answer's parsing, the cache, the guard, the address, the timers.
 //
-// `bun bench/check-client.ts exchanges OTHER_DIR [requests] [in-flight] [answer-ms] [rounds]`: the
+// `bun bench/check-client.ts exchanges OTHER_DIR [thread] [requests] [in-flight] [answer-ms] [rounds]`: the
 // checks' thread's own work (thread.ts: each request signed and sent through createCheckExchanges,
 // run.ts) on this thread, this checkout's against OTHER_DIR's (another checkout, e.g. `git worktree
 // add /tmp/old <commit>`), in alternating rounds: CPU µs per check of each, and their ratio. With
-// `--cpu-prof` before the script, a profile of both.
+// `--cpu-prof` before the script, a profile of both. With `thread`, each through the checks' thread
+// (this checkout's thread-host.ts posting to each checkout's thread.ts): the process's CPU per check.
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import { loadavg } from "node:os";
@@ -19,7 +20,7 @@ import { checkAddresses } from "../src/checks/address.ts";
 import { createAnswerCache } from "../src/checks/cache.ts";
 import { AnswerReader } from "../src/checks/http-answer.ts";
 import { httpTarget } from "../src/checks/address.ts";
-import { Cancel } from "../src/checks/deadline.ts";
+import { Cancel } from "../src/checks/cancel.ts";
 import { createHttpClient, type HttpClient, type HttpTarget } from "../src/checks/http-client.ts";
 import { compileCheck, createCheckGuard, createCheckRunner, parseAnswer, signedCheckRequest } from "../src/checks/index.ts";
 import { createCheckThread } from "../src/checks/thread-host.ts";
@@ -33,7 +34,8 @@ if (process.argv[2] === "serve") {
 }
 
 const exchangesOf = process.argv[2] === "exchanges" ? process.argv[3]! : null;
-const args = process.argv.slice(exchangesOf === null ? 2 : 4);
+const viaThread = exchangesOf !== null && process.argv[4] === "thread";
+const args = process.argv.slice(exchangesOf === null ? 2 : viaThread ? 5 : 4);
 const requests = Number(args[0] ?? 20_000);
 const inFlight = Number(args[1] ?? 50);
 const answerMs = Number(args[2] ?? 20);
@@ -134,9 +136,9 @@ const candidates: [string, () => Promise<unknown>][] = [
   ["the checks' thread (thread-host.ts)", checksThread()],
 ];
 
-/** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts), in batches per turn. */
-function checksThread() {
-  const threadUrl = new URL("../src/checks/thread.ts", import.meta.url);
+/** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts, thread.ts of checkout `dir`), in batches per turn. */
+function checksThread(dir = `${import.meta.dir}/..`) {
+  const threadUrl = Bun.pathToFileURL(`${dir}/src/checks/thread.ts`);
   const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log: { info() {}, warn() {}, error() {} }, threadUrl });
   return () => thread.run([check], facts);
 }
@@ -153,6 +155,20 @@ async function cpuPerRequest(send: () => Promise<unknown>, count: number): Promi
   const used = process.cpuUsage(before);
   const sent = Math.floor(count / inFlight) * inFlight;
   return [(used.user + used.system) / sent, ((cpuSeconds(process.pid, process.pid) - thisThreadBefore) * 1e6) / sent];
+}
+
+/** What a request's end cost before cancel.ts's Cancel, and what it costs now. */
+const listener = { handleEvent() {} };
+function abortListened() {
+  const signal = new AbortController().signal;
+  signal.addEventListener("abort", listener);
+  signal.removeEventListener("abort", listener);
+}
+const waiter = { cancelled() {} };
+function cancelWaited() {
+  const cancel = new Cancel();
+  cancel.waiting = waiter;
+  if (cancel.waiting === waiter) cancel.waiting = null;
 }
 
 /** µs of CPU per call of a synchronous piece, over `n` calls. */
@@ -173,13 +189,24 @@ async function threadWork(dir: string): Promise<() => Promise<unknown>> {
   return () => exchanges.exchange(threadCheck, request.signCheckBody(request.checkMessageId(threadCheck), signed.body, SECRET, Date.now()));
 }
 
-/** This checkout's thread work against `other`'s, alternating; CPU per check (this thread: the service is another process). */
-async function compareExchanges(other: string): Promise<void> {
-  const sides: [string, () => Promise<unknown>][] = [
-    [`this checkout (${import.meta.dir}/..)`, await threadWork(`${import.meta.dir}/..`)],
-    [other, await threadWork(other)],
-  ];
-  console.log(`thread work per check (sign, createCheckExchanges): ${requests} requests per round, ${inFlight} in flight, answer after ${answerMs} ms`);
+/**
+ * This checkout's thread work against `other`'s, alternating; CPU per check (every thread: the
+ * service is another process). With "thread" after OTHER_DIR, through the checks' thread
+ * (thread-host.ts handing over to each checkout's thread.ts) instead.
+ */
+async function compareExchanges(other: string, viaThread: boolean): Promise<void> {
+  const here = `${import.meta.dir}/..`;
+  const sides: [string, () => Promise<unknown>][] = viaThread
+    ? [
+        [`this checkout (${here})`, checksThread(here)],
+        [other, checksThread(other)],
+      ]
+    : [
+        [`this checkout (${here})`, await threadWork(here)],
+        [other, await threadWork(other)],
+      ];
+  const what = viaThread ? "the checks' thread (createCheckThread, thread.ts)" : "thread work on this thread (sign, createCheckExchanges)";
+  console.log(`${what}: ${requests} requests per round, ${inFlight} in flight, answer after ${answerMs} ms`);
   const figures: number[][] = [[], []];
   for (let round = 0; round < rounds; round++)
     for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) figures[side]!.push((await cpuPerRequest(sides[side]![1], requests))[0]);
@@ -197,7 +224,7 @@ async function compareExchanges(other: string): Promise<void> {
 
 try {
   if (exchangesOf !== null) {
-    await compareExchanges(exchangesOf);
+    await compareExchanges(exchangesOf, viaThread);
     service.kill();
     process.exit(0);
   }
@@ -239,7 +266,8 @@ try {
     ["guard: admit and settle", () => guard.guard(check, Date.now, () => settled).answer],
     ["address: the kept target", () => addresses.target(check.url, never)],
     ["timers: a deadline set and cleared", () => clearTimeout(setTimeout(() => {}, 1_000))],
-    ["AbortController", () => new AbortController()],
+    ["AbortController, a listener added and removed", () => abortListened()],
+    ["Cancel, its waiting step set and cleared", () => cancelWaited()],
   ];
   for (const [name, piece] of pieces) console.log(`${name.padEnd(48)} ${cpuOf(200_000, piece).toFixed(2).padStart(6)} µs`);
   await Bun.sleep(50);

@@ -11,7 +11,7 @@
 // one lookup, each still bounded by its own deadline.
 import { pinTarget } from "../callbacks/pinned-fetch.ts";
 import { type Lookup, resolveCallbackTarget, untilAborted } from "../callbacks/ssrf.ts";
-import type { Cancel } from "./deadline.ts";
+import type { Cancel } from "./cancel.ts";
 import type { HttpTarget } from "./http-client.ts";
 
 /** How long a checked address is reused: a few seconds, so a service that moves is followed soon. */

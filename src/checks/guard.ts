@@ -18,7 +18,6 @@
 import { createEndpointGuard, type Endpoint, type EndpointChange, endpointOf, SLOW_MS } from "../callbacks/endpoints.ts";
 import type { CompiledCheck } from "./entry.ts";
 import type { CheckAnswer } from "./send.ts";
-import { after } from "./deadline.ts";
 
 /** Requests one check may have out while one of them is slow. */
 export const MAX_SLOW_PER_CHECK = 16;
@@ -73,12 +72,12 @@ export function createCheckGuard(options: { maxSlow?: number; onChange?: (change
       // Each request is its own "callback" to the guard: FAILURES_TO_OPEN failed requests open the circuit.
       const requestId = String(++requests);
       let slow = false;
-      const timer = after(slowAfterMs(check.timeoutMs), () => {
+      const timer = setTimeout(() => {
         slow = true;
         endpoints.slow(endpoint, now());
-      });
+      }, slowAfterMs(check.timeoutMs));
       const answer = exchange().then((result) => {
-        timer.cancel();
+        clearTimeout(timer);
         const answered = result.outcome !== "error";
         endpoints.settled(endpoint, { callbackId: requestId, answered, slow, error: answered ? null : result.error }, now());
         return result;

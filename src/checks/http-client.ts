@@ -16,7 +16,7 @@
 // close one under a request) and is closed by its socket's timeout (Bun's ticks are 4 s); a request on a reused connection that the server closed before any byte of the answer is sent
 // once more on a new one (the webhook-id is the same, so a service can drop a duplicate).
 import type { Socket, SocketHandler } from "bun";
-import { type Cancel, type Cancellable, cancelledError } from "./deadline.ts";
+import { type Cancel, type Cancellable, cancelledError } from "./cancel.ts";
 import { type HttpAnswer, AnswerReader } from "./http-answer.ts";
 
 /** Where requests go: built once per pinned URL (address.ts), shared by every request to it. */

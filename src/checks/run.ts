@@ -7,7 +7,7 @@ import type { EndpointChange } from "../callbacks/endpoints.ts";
 import type { Lookup } from "../callbacks/ssrf.ts";
 import type { LeadFacts } from "../policy/index.ts";
 import { checkAddresses } from "./address.ts";
-import { after, Cancel } from "./deadline.ts";
+import { Cancel } from "./cancel.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
 import { type Admitted, createCheckGuard, type GuardedCheck } from "./guard.ts";
@@ -74,12 +74,12 @@ export function createCheckExchanges(deps: CheckExchangeDeps): CheckExchanges {
       if (admitted !== "sent") return answer.then((answer) => ({ answer, source: admitted, durationMs: 0 }));
       // One promise settled by whichever comes first, the answer or the deadline (which ends the request).
       const { promise, resolve } = Promise.withResolvers<Exchanged>();
-      const deadline = after(check.timeoutMs, () => {
+      const deadline = setTimeout(() => {
         cancel.cancel();
         resolve({ answer: { outcome: "error", error: timedOut(check.timeoutMs) }, source: "request", durationMs: Math.round(performance.now() - started) });
-      });
+      }, check.timeoutMs);
       answer.then((answer) => {
-        deadline.cancel();
+        clearTimeout(deadline);
         resolve({ answer, source: "request", durationMs: Math.round(performance.now() - started) });
       });
       return promise;

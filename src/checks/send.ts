@@ -6,7 +6,7 @@
 import type { Lookup } from "../callbacks/ssrf.ts";
 import { checkFailed } from "../contract/texts.ts";
 import { type CheckAddresses, resolveCheckTarget } from "./address.ts";
-import type { Cancel } from "./deadline.ts";
+import type { Cancel } from "./cancel.ts";
 import type { HttpClient } from "./http-client.ts";
 import type { SignedRequest } from "./request.ts";
 

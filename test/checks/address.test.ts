@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import type { Lookup } from "../../src/callbacks/ssrf.ts";
 import { checkAddresses, TARGET_TTL_MS } from "../../src/checks/address.ts";
-import { Cancel } from "../../src/checks/deadline.ts";
+import { Cancel } from "../../src/checks/cancel.ts";
 import { never } from "./fixtures.ts";
 
 function countingLookup(addresses: string[][]) {
