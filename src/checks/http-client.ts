@@ -10,8 +10,8 @@
 // What fetch gave that is kept: the connection goes to the checked address (HttpTarget, from
 // address.ts) with the URL's host as Host and, for https, as SNI and the name the certificate is
 // verified against (Bun's TLS, with its CA store; `ca` for tests); redirects are answers, never
-// followed; the caller's cancel (its deadline) ends an exchange at once. A connection that errs, times out, is
-// aborted, or carries an answer not framed exactly is destroyed, never reused. A connection idle
+// followed; the caller's cancel (its deadline) ends an exchange at once. A connection that errs,
+// times out, is aborted, or carries an answer not framed exactly is destroyed, never reused. A connection idle
 // for IDLE_MS is not reused (servers commonly close theirs after 5 s: we stop first, so they rarely
 // close one under a request) and is closed by its socket's timeout (Bun's ticks are 4 s); a request on a reused connection that the server closed before any byte of the answer is sent
 // once more on a new one (the webhook-id is the same, so a service can drop a duplicate).
