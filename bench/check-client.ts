@@ -6,12 +6,21 @@
 // fetch; each line is this process's CPU (process.cpuUsage: every thread, fetch's HTTP thread
 // included) per request, and the calling thread's alone (/proc: intake's share). Then the pure parts of a check, each over many iterations: signing, the
 // answer's parsing, the cache, the guard, the address, the timers.
+//
+// `bun bench/check-client.ts exchanges OTHER_DIR [thread] [requests] [in-flight] [answer-ms] [rounds]`: the
+// checks' thread's own work (thread.ts: each request signed and sent through createCheckExchanges,
+// run.ts) on this thread, this checkout's against OTHER_DIR's (another checkout, e.g. `git worktree
+// add /tmp/old <commit>`), in alternating rounds: CPU µs per check of each, and their ratio. With
+// `--cpu-prof` before the script, a profile of both. With `thread`, each through the checks' thread
+// (this checkout's thread-host.ts posting to each checkout's thread.ts): the process's CPU per check.
 import { createHmac } from "node:crypto";
 import http from "node:http";
+import { loadavg } from "node:os";
 import { checkAddresses } from "../src/checks/address.ts";
 import { createAnswerCache } from "../src/checks/cache.ts";
 import { AnswerReader } from "../src/checks/http-answer.ts";
 import { httpTarget } from "../src/checks/address.ts";
+import { Cancel } from "../src/checks/cancel.ts";
 import { createHttpClient, type HttpClient, type HttpTarget } from "../src/checks/http-client.ts";
 import { compileCheck, createCheckGuard, createCheckRunner, parseAnswer, signedCheckRequest } from "../src/checks/index.ts";
 import { createCheckThread } from "../src/checks/thread-host.ts";
@@ -24,10 +33,13 @@ if (process.argv[2] === "serve") {
   await new Promise(() => {});
 }
 
-const requests = Number(process.argv[2] ?? 20_000);
-const inFlight = Number(process.argv[3] ?? 50);
-const answerMs = Number(process.argv[4] ?? 20);
-const rounds = Number(process.argv[5] ?? 3);
+const exchangesOf = process.argv[2] === "exchanges" ? process.argv[3]! : null;
+const viaThread = exchangesOf !== null && process.argv[4] === "thread";
+const args = process.argv.slice(exchangesOf === null ? 2 : viaThread ? 5 : 4);
+const requests = Number(args[0] ?? 20_000);
+const inFlight = Number(args[1] ?? 50);
+const answerMs = Number(args[2] ?? 20);
+const rounds = Number(args[3] ?? 3);
 
 const service = Bun.spawn([process.execPath, import.meta.path, "serve", String(answerMs)], { stdout: "pipe", stderr: "inherit" });
 /** The service's port: the first line it prints. */
@@ -81,19 +93,19 @@ const nodeHttp = () =>
     request.end(signed.body);
   });
 const ours = createHttpClient();
-const never = new AbortController().signal;
+const never = new Cancel();
 const ourClient = () => ours.post(target, signed.headers, signed.body, never, LIMIT);
 
 /** The HttpClient interface over fetch, as send.ts used fetch before (for the runner's before/after). */
 function fetchClient(): HttpClient {
   return {
-    async post(to: HttpTarget, headers, body, signal) {
+    async post(to: HttpTarget, headers, body, cancel) {
       const [, path, host] = /^POST (\S+) HTTP\/1\.1\r\nhost: (.*)\r\n$/.exec(to.head)!;
       const response = await fetch(`${to.tls ? "https" : "http"}://${to.address}:${to.port}${path}`, {
         method: "POST",
         headers: { ...headers, host: host! },
         body,
-        signal,
+        signal: cancel.signal(),
         redirect: "manual",
         proxy: false,
       });
@@ -124,9 +136,9 @@ const candidates: [string, () => Promise<unknown>][] = [
   ["the checks' thread (thread-host.ts)", checksThread()],
 ];
 
-/** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts), in batches per turn. */
-function checksThread() {
-  const threadUrl = new URL("../src/checks/thread.ts", import.meta.url);
+/** Intake's path today: the lead's checks handed to the checks' thread (thread-host.ts, thread.ts of checkout `dir`), in batches per turn. */
+function checksThread(dir = `${import.meta.dir}/..`) {
+  const threadUrl = Bun.pathToFileURL(`${dir}/src/checks/thread.ts`);
   const thread = createCheckThread({ secret: () => SECRET, clock: Date.now, allowPrivate: true, log: { info() {}, warn() {}, error() {} }, threadUrl });
   return () => thread.run([check], facts);
 }
@@ -145,6 +157,20 @@ async function cpuPerRequest(send: () => Promise<unknown>, count: number): Promi
   return [(used.user + used.system) / sent, ((cpuSeconds(process.pid, process.pid) - thisThreadBefore) * 1e6) / sent];
 }
 
+/** What a request's end cost before cancel.ts's Cancel, and what it costs now. */
+const listener = { handleEvent() {} };
+function abortListened() {
+  const signal = new AbortController().signal;
+  signal.addEventListener("abort", listener);
+  signal.removeEventListener("abort", listener);
+}
+const waiter = { cancelled() {} };
+function cancelWaited() {
+  const cancel = new Cancel();
+  cancel.waiting = waiter;
+  if (cancel.waiting === waiter) cancel.waiting = null;
+}
+
 /** µs of CPU per call of a synchronous piece, over `n` calls. */
 function cpuOf(n: number, piece: () => unknown): number {
   for (let i = 0; i < n / 10; i++) piece();
@@ -154,7 +180,54 @@ function cpuOf(n: number, piece: () => unknown): number {
   return (used.user + used.system) / n;
 }
 
+/** The checks' thread's work per request (thread.ts's send) with the modules of checkout `dir`. */
+async function threadWork(dir: string): Promise<() => Promise<unknown>> {
+  const run: typeof import("../src/checks/run.ts") = await import(`${dir}/src/checks/run.ts`);
+  const request: typeof import("../src/checks/request.ts") = await import(`${dir}/src/checks/request.ts`);
+  const exchanges = run.createCheckExchanges({ clock: Date.now, allowPrivate: true });
+  const threadCheck = { id: 1, name: check.name, url: check.url, timeoutMs: check.timeoutMs };
+  return () => exchanges.exchange(threadCheck, request.signCheckBody(request.checkMessageId(threadCheck), signed.body, SECRET, Date.now()));
+}
+
+/**
+ * This checkout's thread work against `other`'s, alternating; CPU per check (every thread: the
+ * service is another process). With "thread" after OTHER_DIR, through the checks' thread
+ * (thread-host.ts handing over to each checkout's thread.ts) instead.
+ */
+async function compareExchanges(other: string, viaThread: boolean): Promise<void> {
+  const here = `${import.meta.dir}/..`;
+  const sides: [string, () => Promise<unknown>][] = viaThread
+    ? [
+        [`this checkout (${here})`, checksThread(here)],
+        [other, checksThread(other)],
+      ]
+    : [
+        [`this checkout (${here})`, await threadWork(here)],
+        [other, await threadWork(other)],
+      ];
+  const what = viaThread ? "the checks' thread (createCheckThread, thread.ts)" : "thread work on this thread (sign, createCheckExchanges)";
+  console.log(`${what}: ${requests} requests per round, ${inFlight} in flight, answer after ${answerMs} ms`);
+  const figures: number[][] = [[], []];
+  for (let round = 0; round < rounds; round++)
+    for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) figures[side]!.push((await cpuPerRequest(sides[side]![1], requests))[0]);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  sides.forEach(([name], side) =>
+    console.log(`${median(figures[side]!).toFixed(1).padStart(6)} µs CPU/check  ${name} (rounds ${figures[side]!.map((v) => v.toFixed(1)).join(", ")})`),
+  );
+  const ratios = figures[0]!.map((value, round) => value / figures[1]![round]!);
+  console.log(
+    `this / other: ${median(ratios).toFixed(2)} (per round ${ratios.map((r) => r.toFixed(2)).join(", ")}); load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+}
+
 try {
+  if (exchangesOf !== null) {
+    await compareExchanges(exchangesOf, viaThread);
+    service.kill();
+    process.exit(0);
+  }
   console.log(
     `stand-in service: raw Bun.listen in a child process, answers after ${answerMs} ms; ${requests} requests per candidate, ${inFlight} in flight, ${rounds} rounds`,
   );
@@ -193,7 +266,8 @@ try {
     ["guard: admit and settle", () => guard.guard(check, Date.now, () => settled).answer],
     ["address: the kept target", () => addresses.target(check.url, never)],
     ["timers: a deadline set and cleared", () => clearTimeout(setTimeout(() => {}, 1_000))],
-    ["AbortController", () => new AbortController()],
+    ["AbortController, a listener added and removed", () => abortListened()],
+    ["Cancel, its waiting step set and cleared", () => cancelWaited()],
   ];
   for (const [name, piece] of pieces) console.log(`${name.padEnd(48)} ${cpuOf(200_000, piece).toFixed(2).padStart(6)} µs`);
   await Bun.sleep(50);

@@ -11,6 +11,7 @@
 // one lookup, each still bounded by its own deadline.
 import { pinTarget } from "../callbacks/pinned-fetch.ts";
 import { type Lookup, resolveCallbackTarget, untilAborted } from "../callbacks/ssrf.ts";
+import type { Cancel } from "./cancel.ts";
 import type { HttpTarget } from "./http-client.ts";
 
 /** How long a checked address is reused: a few seconds, so a service that moves is followed soon. */
@@ -19,8 +20,8 @@ export const TARGET_TTL_MS = 5_000;
 export type CheckTarget = { ok: true; target: HttpTarget } | { ok: false; error: string };
 
 export interface CheckAddresses {
-  /** The pinned target of `url`, at once when it is known; rejects when `signal` aborts a lookup. */
-  target(url: string, signal: AbortSignal): CheckTarget | Promise<CheckTarget>;
+  /** The pinned target of `url`, at once when it is known; rejects when `cancel` ends a lookup. */
+  target(url: string, cancel: Cancel): CheckTarget | Promise<CheckTarget>;
   clear(): void;
 }
 
@@ -83,10 +84,10 @@ export function checkAddresses(options: CheckAddressOptions): CheckAddresses {
   }
 
   return {
-    target(url, signal) {
+    target(url, cancel) {
       const entry = known.get(url);
       if (entry !== undefined && entry.expiresAt > now()) return entry.target;
-      return untilAborted(resolve(url), signal);
+      return untilAborted(resolve(url), cancel.signal());
     },
     clear() {
       known.clear();

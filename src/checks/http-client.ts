@@ -10,12 +10,13 @@
 // What fetch gave that is kept: the connection goes to the checked address (HttpTarget, from
 // address.ts) with the URL's host as Host and, for https, as SNI and the name the certificate is
 // verified against (Bun's TLS, with its CA store; `ca` for tests); redirects are answers, never
-// followed; the caller's signal ends an exchange at once. A connection that errs, times out, is
-// aborted, or carries an answer not framed exactly is destroyed, never reused. A connection idle
+// followed; the caller's cancel (its deadline) ends an exchange at once. A connection that errs,
+// times out, is aborted, or carries an answer not framed exactly is destroyed, never reused. A connection idle
 // for IDLE_MS is not reused (servers commonly close theirs after 5 s: we stop first, so they rarely
 // close one under a request) and is closed by its socket's timeout (Bun's ticks are 4 s); a request on a reused connection that the server closed before any byte of the answer is sent
 // once more on a new one (the webhook-id is the same, so a service can drop a duplicate).
 import type { Socket, SocketHandler } from "bun";
+import { type Cancel, type Cancellable, cancelledError } from "./cancel.ts";
 import { type HttpAnswer, AnswerReader } from "./http-answer.ts";
 
 /** Where requests go: built once per pinned URL (address.ts), shared by every request to it. */
@@ -41,8 +42,8 @@ export interface HttpClientOptions {
 }
 
 export interface HttpClient {
-  /** POSTs `body` with `headers` to `target`; the answer's body past `limit` bytes is not read (body null). Rejects on a network error or `signal`'s abort. */
-  post(target: HttpTarget, headers: Record<string, string>, body: string, signal: AbortSignal, limit: number): Promise<HttpAnswer>;
+  /** POSTs `body` with `headers` to `target`; the answer's body past `limit` bytes is not read (body null). Rejects on a network error or when `cancel` is cancelled. */
+  post(target: HttpTarget, headers: Record<string, string>, body: string, cancel: Cancel, limit: number): Promise<HttpAnswer>;
   /** Closes every idle connection (the service stops). */
   close(): void;
 }
@@ -56,8 +57,8 @@ function networkError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** One request's wait: settled once, by its answer, an error, or the signal (handleEvent: no closure per request). */
-class Exchange {
+/** One request's wait: settled once, by its answer, an error, or its cancel (no closure per request). */
+class Exchange implements Cancellable {
   readonly settled = Promise.withResolvers<HttpAnswer>();
   connection: Connection | undefined;
   retried = false;
@@ -65,23 +66,23 @@ class Exchange {
     readonly target: HttpTarget,
     readonly request: string,
     readonly bytes: number,
-    readonly signal: AbortSignal,
+    readonly cancel: Cancel,
     readonly limit: number,
   ) {}
 
   finish(answer: HttpAnswer | Error): void {
-    this.signal.removeEventListener("abort", this);
+    if (this.cancel.waiting === this) this.cancel.waiting = null;
     if (answer instanceof Error) this.settled.reject(answer);
     else this.settled.resolve(answer);
   }
 
-  handleEvent(): void {
+  cancelled(): void {
     const connection = this.connection;
     if (connection?.exchange === this) {
       connection.exchange = undefined;
       connection.destroy();
     }
-    this.finish(this.signal.reason instanceof Error ? this.signal.reason : networkError("aborted", "ABORT_ERR"));
+    this.finish(cancelledError());
   }
 }
 
@@ -163,7 +164,7 @@ class Connection {
 
   /** A reused connection the server had closed before any byte of the answer: the request goes once more, on a new one. */
   private retryOrFail(exchange: Exchange, error: Error): void {
-    if (this.reused && !this.reader.received && !exchange.retried && !exchange.signal.aborted) {
+    if (this.reused && !this.reader.received && !exchange.retried && !exchange.cancel.isCancelled) {
       exchange.retried = true;
       this.pool.open(exchange);
     } else exchange.finish(error);
@@ -198,7 +199,7 @@ const handlers: SocketHandler<Connection> = {
   close: (socket) => socket.data.ended(),
   error: (socket, error) => socket.data.fail(error),
   connectError: (socket, error) => socket.data.fail(error),
-  // Only idle connections have a timeout (a request's deadline is its signal).
+  // Only idle connections have a timeout (a request's deadline is its cancel).
   timeout: (socket) => socket.data.destroy(),
 };
 
@@ -266,8 +267,8 @@ class Pool {
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const pool = new Pool(options);
   return {
-    post(target, headers, body, signal, limit) {
-      if (signal.aborted) return Promise.reject(signal.reason);
+    post(target, headers, body, cancel, limit) {
+      if (cancel.isCancelled) return Promise.reject(cancelledError());
       let head = target.head;
       for (const name in headers) {
         const value = headers[name]!;
@@ -276,8 +277,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       const bodyBytes = Buffer.byteLength(body);
       head += `content-length: ${bodyBytes}\r\n\r\n`;
-      const exchange = new Exchange(target, head + body, head.length + bodyBytes, signal, limit);
-      signal.addEventListener("abort", exchange);
+      const exchange = new Exchange(target, head + body, head.length + bodyBytes, cancel, limit);
+      cancel.waiting = exchange;
       const connection = pool.take(target);
       if (connection === undefined) pool.open(exchange);
       else {

@@ -5,6 +5,7 @@ export { type AnswerCache, type CachedAnswer, createAnswerCache, DEFAULT_MAX_ENT
 export { type CompiledCheck, checksInScope, compileCheck, compileChecks, DEFAULT_TIMEOUT_MS, stageChecksCompiler } from "./entry.ts";
 export { createFinalChecksJob, type FinalChecksJobDeps } from "./final-job.ts";
 export { CHECK_KIND, type CheckAnswerView, checkAnswersView, checkFinding, findingAnswerOf, intakeAnswersOf, resultOfFinding } from "./stored.ts";
+export { Cancel } from "./cancel.ts";
 export { checkEndpoint, createCheckGuard, MAX_SLOW_PER_CHECK, slowAfterMs } from "./guard.ts";
 export { type CheckBody, checkBody, checkMessageId, type SignedRequest, signedCheckRequest } from "./request.ts";
 export { type CheckResult, type CheckRunner, type CheckRunnerDeps, createCheckRunner } from "./run.ts";

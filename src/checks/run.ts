@@ -7,6 +7,7 @@ import type { EndpointChange } from "../callbacks/endpoints.ts";
 import type { Lookup } from "../callbacks/ssrf.ts";
 import type { LeadFacts } from "../policy/index.ts";
 import { checkAddresses } from "./address.ts";
+import { Cancel } from "./cancel.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
 import { type Admitted, createCheckGuard, type GuardedCheck } from "./guard.ts";
@@ -57,18 +58,6 @@ export interface CheckExchanges {
   forget(): void;
 }
 
-/** Resolves with a timeout error after `ms`, and aborts `controller` then; `cancel` drops the timer. */
-function deadline(ms: number, controller: AbortController): { expired: Promise<CheckAnswer>; cancel: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<CheckAnswer>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolve({ outcome: "error", error: timedOut(ms) });
-    }, ms);
-  });
-  return { expired, cancel: () => clearTimeout(timer) };
-}
-
 export const timedOut = (ms: number) => `timed out after ${ms} ms`;
 
 /** The guard, the addresses and the HTTP client: what a request needs, on whichever thread sends it (thread.ts at intake, the runner below at the final stage). */
@@ -78,15 +67,22 @@ export function createCheckExchanges(deps: CheckExchangeDeps): CheckExchanges {
   const addresses = checkAddresses({ allowPrivate: deps.allowPrivate, lookup: deps.lookup });
   const send = { client, allowPrivate: deps.allowPrivate, lookup: deps.lookup, addresses };
   return {
-    async exchange(check, request) {
+    exchange(check, request) {
       const started = performance.now();
-      const controller = new AbortController();
-      const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, controller.signal));
-      if (admitted !== "sent") return { answer: await answer, source: admitted, durationMs: 0 };
-      const timeout = deadline(check.timeoutMs, controller);
-      const result = await Promise.race([answer, timeout.expired]);
-      timeout.cancel();
-      return { answer: result, source: "request", durationMs: Math.round(performance.now() - started) };
+      const cancel = new Cancel();
+      const { admitted, answer } = guard.guard(check, deps.clock, () => sendCheck(check.url, check.name, request, send, cancel));
+      if (admitted !== "sent") return answer.then((answer) => ({ answer, source: admitted, durationMs: 0 }));
+      // One promise settled by whichever comes first, the answer or the deadline (which ends the request).
+      const { promise, resolve } = Promise.withResolvers<Exchanged>();
+      const deadline = setTimeout(() => {
+        cancel.cancel();
+        resolve({ answer: { outcome: "error", error: timedOut(check.timeoutMs) }, source: "request", durationMs: Math.round(performance.now() - started) });
+      }, check.timeoutMs);
+      answer.then((answer) => {
+        clearTimeout(deadline);
+        resolve({ answer, source: "request", durationMs: Math.round(performance.now() - started) });
+      });
+      return promise;
     },
     forget() {
       guard.forgetAll(deps.clock());

@@ -1,11 +1,12 @@
 // One exchange with a check service: the address checked as a callback's is (address.ts: refused
 // when private unless allowed, then connected to the very address checked), the signed request
-// POSTed by the checks' HTTP client (http-client.ts) until the caller's signal ends it, and the
+// POSTed by the checks' HTTP client (http-client.ts) until the caller's cancel ends it, and the
 // answer read (at most MAX_ANSWER_BYTES) and judged. Never throws: whatever goes wrong is an error
 // answer, with a short description for logs.
 import type { Lookup } from "../callbacks/ssrf.ts";
 import { checkFailed } from "../contract/texts.ts";
 import { type CheckAddresses, resolveCheckTarget } from "./address.ts";
+import type { Cancel } from "./cancel.ts";
 import type { HttpClient } from "./http-client.ts";
 import type { SignedRequest } from "./request.ts";
 
@@ -52,19 +53,19 @@ export function parseAnswer(text: string, checkName: string): CheckAnswer {
 }
 
 /**
- * POSTs `request` to `url` and judges the answer; `signal` ends it (the caller's timeout: then the
+ * POSTs `request` to `url` and judges the answer; `cancel` ends it (the caller's timeout: then the
  * error says so). Redirects are not followed: a 3xx is a non-2xx answer.
  */
-export async function sendCheck(url: string, checkName: string, request: SignedRequest, deps: SendDeps, signal: AbortSignal): Promise<CheckAnswer> {
+export async function sendCheck(url: string, checkName: string, request: SignedRequest, deps: SendDeps, cancel: Cancel): Promise<CheckAnswer> {
   try {
-    const target = await (deps.addresses ? deps.addresses.target(url, signal) : resolveCheckTarget(url, deps, signal));
+    const target = await (deps.addresses ? deps.addresses.target(url, cancel) : resolveCheckTarget(url, deps, cancel.signal()));
     if (!target.ok) return { outcome: "error", error: target.error };
-    const answer = await deps.client.post(target.target, request.headers, request.body, signal, MAX_ANSWER_BYTES);
+    const answer = await deps.client.post(target.target, request.headers, request.body, cancel, MAX_ANSWER_BYTES);
     if (answer.status < 200 || answer.status > 299) return { outcome: "error", error: `HTTP ${answer.status}` };
     if (answer.body === null) return { outcome: "error", error: `answer larger than ${MAX_ANSWER_BYTES} bytes` };
     return parseAnswer(answer.body, checkName);
   } catch (error) {
-    if (signal.aborted) return { outcome: "error", error: "timed out" };
+    if (cancel.isCancelled) return { outcome: "error", error: "timed out" };
     return { outcome: "error", error: describe(error) };
   }
 }

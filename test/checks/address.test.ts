@@ -1,11 +1,11 @@
 // A check's target (src/checks/address.ts): resolved, judged by the callbacks' address rules and
 // pinned once per URL for TARGET_TTL_MS, as a resolver's cache would; refusals are not kept; leads
-// arriving during a lookup share it, each bounded by its own signal.
+// arriving during a lookup share it, each bounded by its own deadline.
 import { expect, test } from "bun:test";
 import type { Lookup } from "../../src/callbacks/ssrf.ts";
 import { checkAddresses, TARGET_TTL_MS } from "../../src/checks/address.ts";
-
-const never = () => new AbortController().signal;
+import { Cancel } from "../../src/checks/cancel.ts";
+import { never } from "./fixtures.ts";
 
 function countingLookup(addresses: string[][]) {
   let calls = 0;
@@ -44,7 +44,7 @@ test("a refused address is not kept: the next lead judges the URL again, and a p
   expect(await addresses.target("not a url", never())).toEqual({ ok: false, error: "Invalid check URL not a url" });
 });
 
-test("leads arriving during a lookup share it; one whose signal ends stops waiting without ending the others'", async () => {
+test("leads arriving during a lookup share it; one whose deadline ends stops waiting without ending the others'", async () => {
   let release: (value: { address: string; family: number }[]) => void = () => {};
   let calls = 0;
   const lookup: Lookup = () => {
@@ -52,10 +52,10 @@ test("leads arriving during a lookup share it; one whose signal ends stops waiti
     return new Promise((resolve) => (release = resolve));
   };
   const addresses = checkAddresses({ allowPrivate: false, lookup });
-  const impatient = new AbortController();
-  const waits = [addresses.target("https://scrub.example/a", never()), addresses.target("https://scrub.example/a", impatient.signal)];
-  impatient.abort(new Error("deadline"));
-  await expect(waits[1]).rejects.toThrow("deadline");
+  const impatient = new Cancel();
+  const waits = [addresses.target("https://scrub.example/a", never()), addresses.target("https://scrub.example/a", impatient)];
+  impatient.cancel();
+  await expect(waits[1]).rejects.toThrow("aborted");
   release([{ address: "93.184.216.34", family: 4 }]);
   expect(await waits[0]).toMatchObject({ ok: true });
   expect(calls).toBe(1);

@@ -1,6 +1,6 @@
 // Shared by the checks' tests: a check entry compiled as the policy would, a lead's facts, and a
 // check client that answers as a test tells it and remembers what it was sent.
-import { compileCheck, type CompiledCheck, type HttpClient, type HttpTarget } from "../../src/checks/index.ts";
+import { Cancel, compileCheck, type CompiledCheck, type HttpClient, type HttpTarget } from "../../src/checks/index.ts";
 import { factsOfLead, type Check, type LeadFacts } from "../../src/policy/index.ts";
 
 export const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -14,7 +14,7 @@ export const lead = (phone = "+12125550123", extra: Record<string, unknown> = {}
 
 export interface Sent {
   target: HttpTarget;
-  signal: AbortSignal;
+  cancel: Cancel;
   body: unknown;
   headers: Record<string, string>;
 }
@@ -27,8 +27,8 @@ export interface Sent {
 export function fakeClient(answer: (sent: Sent) => Response | Promise<Response>) {
   const sent: Sent[] = [];
   const client: HttpClient = {
-    async post(target, headers, body, signal, limit) {
-      const request: Sent = { target, signal, body: JSON.parse(body), headers };
+    async post(target, headers, body, cancel, limit) {
+      const request: Sent = { target, cancel, body: JSON.parse(body), headers };
       sent.push(request);
       const response = await answer(request);
       const text = await response.text();
@@ -39,8 +39,20 @@ export function fakeClient(answer: (sent: Sent) => Response | Promise<Response>)
   return { client, sent };
 }
 
-/** A promise that settles only when `signal` aborts (a service that hangs, as the client sees it). */
-export const hang = (signal: AbortSignal | null | undefined): Promise<Response> =>
-  new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")), { once: true }));
+/** A promise that settles only when `cancel` is cancelled (a service that hangs, as the client sees it). */
+export const hang = (cancel: Cancel): Promise<Response> =>
+  new Promise((_, reject) => {
+    cancel.waiting = { cancelled: () => reject(new DOMException("aborted", "AbortError")) };
+  });
+
+/** A request's cancel, never cancelled. */
+export const never = () => new Cancel();
+
+/** A request's cancel, cancelled after `ms` (a caller's deadline). */
+export function cancelAfter(ms: number): Cancel {
+  const cancel = new Cancel();
+  setTimeout(() => cancel.cancel(), ms);
+  return cancel;
+}
 
 export const answer = (value: unknown, status = 200) => Response.json(value, { status });

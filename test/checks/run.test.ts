@@ -30,7 +30,7 @@ test("a lead's checks are asked at once, and their results come back in the chec
 });
 
 test("the whole wait is bounded by the longest timeout: services that hang give timeout errors, each at its own timeout", async () => {
-  const { client } = fakeClient((sent) => hang(sent.signal));
+  const { client } = fakeClient((sent) => hang(sent.cancel));
   const started = performance.now();
   const results = await runner(client).run([check({ name: "short", timeout_ms: 50 }), check({ name: "long", timeout_ms: 150 })], lead());
   const elapsed = performance.now() - started;

@@ -3,17 +3,13 @@
 // fail, or an error with a short description), the answer's size bounded, the timeout, and the
 // callbacks' address rules (private addresses refused unless allowed; the checked address dialled).
 import { describe, expect, test } from "bun:test";
-import { MAX_ANSWER_BYTES, MAX_REASON_CHARS, parseAnswer, sendCheck, signedCheckRequest } from "../../src/checks/index.ts";
+import { type Cancel, MAX_ANSWER_BYTES, MAX_REASON_CHARS, parseAnswer, sendCheck, signedCheckRequest } from "../../src/checks/index.ts";
 import type { Lookup } from "../../src/callbacks/ssrf.ts";
-import { answer, check, fakeClient, hang, lead, PUBLIC_URL, SECRET } from "./fixtures.ts";
+import { answer, cancelAfter, check, fakeClient, hang, lead, never, PUBLIC_URL, SECRET } from "./fixtures.ts";
 
 const request = signedCheckRequest({ check: check(), facts: lead(), secret: SECRET, now: Date.now() });
-const never = () => new AbortController().signal;
-const send = (
-  client: ReturnType<typeof fakeClient>["client"],
-  url = PUBLIC_URL,
-  options: { allowPrivate?: boolean; lookup?: Lookup; signal?: AbortSignal } = {},
-) => sendCheck(url, "scrub", request, { client, allowPrivate: options.allowPrivate ?? false, lookup: options.lookup }, options.signal ?? never());
+const send = (client: ReturnType<typeof fakeClient>["client"], url = PUBLIC_URL, options: { allowPrivate?: boolean; lookup?: Lookup; cancel?: Cancel } = {}) =>
+  sendCheck(url, "scrub", request, { client, allowPrivate: options.allowPrivate ?? false, lookup: options.lookup }, options.cancel ?? never());
 
 describe("the answer", () => {
   test("2xx pass and fail are taken with their reason, trimmed", async () => {
@@ -56,11 +52,11 @@ describe("the answer", () => {
     });
   });
 
-  test("a failure to connect is an error with its description; the caller's signal ending the wait reads 'timed out'", async () => {
+  test("a failure to connect is an error with its description; the caller's cancel ending the wait reads 'timed out'", async () => {
     const refused = Object.assign(new Error("connect failed"), { code: "ECONNREFUSED" });
     expect(await send(fakeClient(() => Promise.reject(refused)).client)).toEqual({ outcome: "error", error: "ECONNREFUSED: connect failed" });
-    const { client } = fakeClient((sent) => hang(sent.signal));
-    expect(await send(client, PUBLIC_URL, { signal: AbortSignal.timeout(20) })).toEqual({ outcome: "error", error: "timed out" });
+    const { client } = fakeClient((sent) => hang(sent.cancel));
+    expect(await send(client, PUBLIC_URL, { cancel: cancelAfter(20) })).toEqual({ outcome: "error", error: "timed out" });
   });
 });
 
