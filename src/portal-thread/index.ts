@@ -90,10 +90,12 @@ export function lazyPortalThread(options: PortalThreadOptions): PortalThread {
     // A start that failed is reported by launch.
     if (!thread.up) return;
     log.error("portal_thread_failed", { error: reason, action: "its requests answered 503; starting another" });
-    scheduleRestart(failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
+    scheduleRestart();
   }
 
-  function scheduleRestart(afterMs: number) {
+  /** At once after a thread that ran; after 1 s, doubling to 30 s, while starting keeps failing. */
+  function scheduleRestart() {
+    const afterMs = failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1));
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
       launch(true);
@@ -114,7 +116,7 @@ export function lazyPortalThread(options: PortalThreadOptions): PortalThread {
         if (stopping) return;
         failedStarts++;
         log.error("portal_thread_failed", { error: error.message, action: restart ? "retrying" : "its requests answered 503; the next one starts another" });
-        if (restart) scheduleRestart(Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
+        if (restart) scheduleRestart();
       },
     );
     return thread;
