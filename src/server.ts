@@ -22,7 +22,7 @@ import { runsInThread, startWorkerThread } from "./worker/thread-host.ts";
 import { foregroundCounter } from "./worker/thread-messages.ts";
 import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
 import { ensureChecksSecret } from "./checks/secret.ts";
-import { startPortalThread, type PortalThread } from "./portal-thread/index.ts";
+import { lazyPortalThread, type PortalThread } from "./portal-thread/index.ts";
 import { stopHttp } from "./http/stop-http.ts";
 
 export interface RunningServer {
@@ -164,8 +164,8 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
       onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
     });
     const checksSecret = await ensureChecksSecret(opened.store);
-    // Resolved as the checkpointer's thread above; listed in package.json "build" too.
-    portal = await startPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url), policyVersion: () => policy!.version() });
+    // Started by the first /portal request; resolved as the checkpointer's thread above, listed in package.json "build" too.
+    portal = lazyPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url), policyVersion: () => policy!.version() });
     const portalHandler = (request: Request) => portal!.handle(request, peerAddress(request));
     const app = createApp({ config, backend: opened, log, metrics, peerAddress, policy, checksSecret, portal: portalHandler });
     consoleListener = listenOrExplain({ role: "console", host: config.consoleHost, port: config.consolePort ?? 0 }, () =>

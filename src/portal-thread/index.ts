@@ -5,6 +5,11 @@
 // (thread.ts) that has its own connections and runs the portal's handler, and answers with what
 // the thread answers; a streamed body (a CSV export) comes a chunk per pull, as the client takes it.
 //
+// The thread is started by the first /portal request, which waits for it (as do any arriving
+// meanwhile: one start for them all): a server whose vendors never open the portal pays no thread,
+// heap or connections for it (bench/README.md, "Memory"). A start that fails, or does not finish
+// within START_TIMEOUT_MS, answers its requests 503, and the next request tries again.
+//
 // A thread that ends, fails or leaves a request unanswered for ANSWER_TIMEOUT_MS is reported, its
 // requests are answered 503, and another is started (at once, then after 1 s, doubling to 30 s
 // while starting keeps failing); meanwhile /portal answers 503.
@@ -24,17 +29,23 @@ export interface PortalThreadOptions {
   policyVersion: () => number;
   /** A request unanswered this long means the thread is stuck (default ANSWER_TIMEOUT_MS). */
   answerTimeoutMs?: number;
+  /** A start not done this long has failed (default START_TIMEOUT_MS). */
+  startTimeoutMs?: number;
 }
 
 export interface PortalThread {
   /** The answer to a request under /portal; `peer`: its socket's peer address. */
   handle(request: Request, peer: string | undefined): Promise<Response>;
-  /** Closes the thread's connections and ends it: within `waitMs`, then it is terminated. */
+  /** Whether a thread is up or starting: none until the first request. */
+  running(): boolean;
+  /** Closes the thread's connections and ends it (one starting: once started): within `waitMs`, then it is terminated. */
   stop(waitMs: number): Promise<void>;
 }
 
 /** A page takes milliseconds; a test callback at most the callback timeout. Longer: the thread is stuck. */
 const ANSWER_TIMEOUT_MS = 60_000;
+/** Opening its connections takes milliseconds; on PostgreSQL it gives up after DATABASE_WAIT_MS (5 s). */
+const START_TIMEOUT_MS = 10_000;
 const RESTART_MAX_MS = 30_000;
 
 /** What a request or a pull is answered with; null: the thread ended first. */
@@ -42,6 +53,9 @@ type Reply = Extract<FromThread, { kind: "answer" | "chunk" }>;
 
 interface Thread {
   worker: Worker;
+  /** Resolves when it says it has started; rejects, saying why, when it cannot. */
+  started: Promise<void>;
+  up: boolean;
   /** Requests and pulls waiting for the thread's reply, by request id. */
   waiting: Map<number, { receive: (reply: Reply | null) => void; timer: Timer }>;
   ended: boolean;
@@ -51,12 +65,14 @@ interface Thread {
   exited: PromiseWithResolvers<void>;
 }
 
-/** Starts the thread; rejects when it cannot start (its database cannot be opened, say). */
-export async function startPortalThread(options: PortalThreadOptions): Promise<PortalThread> {
+/** The portal's thread, started by the first request that needs it. */
+export function lazyPortalThread(options: PortalThreadOptions): PortalThread {
   const { log, answerTimeoutMs = ANSWER_TIMEOUT_MS } = options;
+  /** The thread up or starting; null before the first request, after a failure, at stop. */
   let current: Thread | null = null;
   let stopping = false;
   let failedStarts = 0;
+  /** Set while a restart waits its turn: requests are answered 503 meanwhile rather than start one. */
   let restartTimer: Timer | undefined;
   let nextId = 0;
 
@@ -71,25 +87,39 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
     thread.worker.terminate();
     if (current !== thread || stopping) return;
     current = null;
+    // A start that failed is reported by launch.
+    if (!thread.up) return;
     log.error("portal_thread_failed", { error: reason, action: "its requests answered 503; starting another" });
-    restartTimer = setTimeout(restart, failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
+    scheduleRestart();
   }
 
-  async function restart() {
-    try {
-      const thread = await startThread(options, ended);
-      if (stopping) {
-        await closeThread(thread, 0);
-        return;
-      }
-      current = thread;
-      failedStarts = 0;
-      log.info("portal_thread_restarted");
-    } catch (error) {
-      failedStarts++;
-      log.error("portal_thread_failed", { error: (error as Error).message, action: "retrying" });
-      restartTimer = setTimeout(restart, Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1)));
-    }
+  /** At once after a thread that ran; after 1 s, doubling to 30 s, while starting keeps failing. */
+  function scheduleRestart() {
+    const afterMs = failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1));
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      launch(true);
+    }, afterMs);
+  }
+
+  /** Starts a thread; `restart`: replacing one that failed, and retried on a timer while it cannot start. */
+  function launch(restart: boolean): Thread {
+    const thread = startThread(options, ended);
+    current = thread;
+    thread.started.then(
+      () => {
+        failedStarts = 0;
+        if (restart) log.info("portal_thread_restarted");
+      },
+      (error: Error) => {
+        if (current === thread) current = null;
+        if (stopping) return;
+        failedStarts++;
+        log.error("portal_thread_failed", { error: error.message, action: restart ? "retrying" : "its requests answered 503; the next one starts another" });
+        if (restart) scheduleRestart();
+      },
+    );
+    return thread;
   }
 
   /** Sends `message` (a request or a pull) and waits for the reply to `id`. */
@@ -116,12 +146,11 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
     });
   }
 
-  current = await startThread(options, ended);
   return {
     async handle(request, peer) {
       const body = request.body ? await bodyStart(request, FORM_LIMIT_BYTES) : null;
-      const thread = current;
-      if (!thread) return unavailable();
+      const thread = current ?? (stopping || restartTimer ? null : launch(false));
+      if (!thread || !(await hasStarted(thread))) return unavailable();
       const id = ++nextId;
       const plain = { method: request.method, url: request.url, headers: [...request.headers], body, peer, policyVersion: options.policyVersion() };
       const reply = await ask(thread, id, { kind: "request", id, request: plain });
@@ -131,6 +160,7 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
       const content = !reply.end ? streamed(thread, id, start) : start.byteLength > 0 ? start : null;
       return new Response(content, { status, headers });
     },
+    running: () => current !== null,
     async stop(waitMs) {
       stopping = true;
       clearTimeout(restartTimer);
@@ -144,16 +174,29 @@ export async function startPortalThread(options: PortalThreadOptions): Promise<P
   };
 }
 
-function startThread(options: PortalThreadOptions, ended: (thread: Thread, reason: string) => void): Promise<Thread> {
+/** A new thread, told to start (its `started` says when it has, or why it cannot). */
+function startThread(options: PortalThreadOptions, ended: (thread: Thread, reason: string) => void): Thread {
   const worker = new Worker(options.threadUrl.href);
   // The listener keeps the process alive; a thread left running must not.
   worker.unref();
-  const thread: Thread = { worker, waiting: new Map(), ended: false, closed: Promise.withResolvers(), exited: Promise.withResolvers() };
-  const started = Promise.withResolvers<Thread>();
+  const started = Promise.withResolvers<void>();
+  const thread: Thread = {
+    worker,
+    started: started.promise,
+    up: false,
+    waiting: new Map(),
+    ended: false,
+    closed: Promise.withResolvers(),
+    exited: Promise.withResolvers(),
+  };
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+  const tooLong = setTimeout(() => failed(`not started within ${startTimeoutMs} ms`), startTimeoutMs);
   worker.onmessage = ({ data }: MessageEvent<FromThread>) => {
     switch (data.kind) {
       case "started":
-        return started.resolve(thread);
+        clearTimeout(tooLong);
+        thread.up = true;
+        return started.resolve();
       case "startFailed":
         worker.terminate();
         return started.reject(new Error(`the portal's thread could not start: ${data.error}`));
@@ -172,6 +215,7 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
     }
   };
   const failed = (reason: string) => {
+    clearTimeout(tooLong);
     started.reject(new Error(`the portal's thread could not start: ${reason}`));
     thread.closed.resolve();
     ended(thread, reason);
@@ -183,14 +227,22 @@ function startThread(options: PortalThreadOptions, ended: (thread: Thread, reaso
   });
   const start: ToThread = { kind: "start", config: options.config };
   worker.postMessage(start);
-  return started.promise;
+  return thread;
+}
+
+/** Whether the thread started (it may still be starting: then once it has, or has failed to). */
+function hasStarted(thread: Thread): Promise<boolean> {
+  return thread.started.then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
- * Asks the thread to close its connections, ends it, and waits until it has exited (all within
- * `waitMs`). bun:sqlite leaves a connection with prepared statements open until they are collected:
- * here at the thread's exit, which must come while the service's connection is still open, or that
- * last close checkpoints the WAL while the process exits.
+ * Lets a start under way finish, asks the thread to close its connections, ends it, and waits
+ * until it has exited (all within `waitMs`). bun:sqlite leaves a connection with prepared
+ * statements open until they are collected: here at the thread's exit, which must come while the
+ * service's connection is still open, or that last close checkpoints the WAL while the process exits.
  */
 async function closeThread(thread: Thread, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
@@ -199,15 +251,17 @@ async function closeThread(thread: Thread, waitMs: number): Promise<void> {
     await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
     clearTimeout(timer);
   };
+  // One still starting closes what it opened, not midway.
+  await until(hasStarted(thread).then(() => {}));
   thread.worker.postMessage({ kind: "close" } satisfies ToThread);
   await until(thread.closed.promise);
   thread.worker.terminate();
   await until(thread.exited.promise);
 }
 
-/** /portal while its thread is being started again. */
+/** /portal while its thread is being started (again), or could not be. */
 function unavailable(): Response {
-  const response = portalPage("Refused", null, problemBox("The portal is restarting; try again shortly."), 503, { "retry-after": "1" });
+  const response = portalPage("Refused", null, problemBox("The portal is starting; try again shortly."), 503, { "retry-after": "1" });
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
   return response;
 }

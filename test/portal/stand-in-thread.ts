@@ -1,6 +1,7 @@
 // A stand-in for the portal's thread (src/portal-thread/thread.ts) speaking its protocol, for
 // test/portal/thread.test.ts. What it does is chosen by the configuration's databasePath:
-// "fail-start" refuses to start, "ignore-close" never answers "close"; any other answers requests:
+// "fail-start" refuses to start, "hang-start" never says it started, "slow-start" says so after
+// 300 ms, "ignore-close" never answers "close"; any other answers requests:
 // /portal/die exits, /portal/hang never answers, /portal/stream answers "a", "b", "c" a pull each,
 // anything else is echoed.
 import type { FromThread, ToThread } from "../../src/portal-thread/protocol.ts";
@@ -8,6 +9,7 @@ import type { FromThread, ToThread } from "../../src/portal-thread/protocol.ts";
 declare const self: Worker;
 
 let mode = "";
+let started = false;
 const say = (message: FromThread) => self.postMessage(message);
 const bytes = (text: string) => new TextEncoder().encode(text);
 /** What is left to send of each streamed answer. */
@@ -17,9 +19,16 @@ self.onmessage = async ({ data }: MessageEvent<ToThread>) => {
   if (data.kind === "start") {
     mode = data.config.databasePath;
     say({ kind: "log", level: "info", event: "stand_in_starting", fields: { mode } });
+    if (mode === "hang-start") return;
+    if (mode === "slow-start") await Bun.sleep(300);
+    started = mode !== "fail-start";
     return say(mode === "fail-start" ? { kind: "startFailed", error: "no database here" } : { kind: "started" });
   }
-  if (data.kind === "close") return mode === "ignore-close" ? undefined : say({ kind: "closed" });
+  if (data.kind === "close") {
+    if (mode === "ignore-close") return;
+    say({ kind: "log", level: "info", event: "stand_in_closing", fields: { started } });
+    return say({ kind: "closed" });
+  }
   if (data.kind === "pull") {
     const left = streams.get(data.id)!;
     return say({ kind: "chunk", id: data.id, bytes: bytes(left.shift()!), end: left.length === 0 });
