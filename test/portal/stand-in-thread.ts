@@ -1,9 +1,11 @@
 // A stand-in for the portal's thread (src/portal-thread/thread.ts) speaking its protocol, for
 // test/portal/thread.test.ts. What it does is chosen by the configuration's databasePath:
-// "fail-start" refuses to start, "hang-start" never says it started, "slow-start" says so after
-// 300 ms, "ignore-close" never answers "close"; any other answers requests:
+// "fail-start" refuses to start, "fail-while:FILE" refuses while FILE exists, "hang-start" never
+// says it started, "slow-start" says so after 300 ms, "ignore-close" never answers "close"; any
+// other answers requests:
 // /portal/die exits, /portal/hang never answers, /portal/stream answers "a", "b", "c" a pull each,
 // anything else is echoed.
+import { existsSync } from "node:fs";
 import type { FromThread, ToThread } from "../../src/portal-thread/protocol.ts";
 
 declare const self: Worker;
@@ -21,8 +23,8 @@ self.onmessage = async ({ data }: MessageEvent<ToThread>) => {
     say({ kind: "log", level: "info", event: "stand_in_starting", fields: { mode } });
     if (mode === "hang-start") return;
     if (mode === "slow-start") await Bun.sleep(300);
-    started = mode !== "fail-start";
-    return say(mode === "fail-start" ? { kind: "startFailed", error: "no database here" } : { kind: "started" });
+    started = mode !== "fail-start" && !(mode.startsWith("fail-while:") && existsSync(mode.slice("fail-while:".length)));
+    return say(started ? { kind: "started" } : { kind: "startFailed", error: "no database here" });
   }
   if (data.kind === "close") {
     if (mode === "ignore-close") return;

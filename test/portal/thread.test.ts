@@ -4,7 +4,9 @@
 // one that cannot start answers 503 and the next request tries again; stop ends it within its wait.
 // With a stand-in thread (stand-in-thread.ts), then the real one on a SQLite file.
 import { afterEach, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createVendor } from "../../src/auth/vendors.ts";
 import { defaultConfig, type Config } from "../../src/config/index.ts";
 import { openDatabase } from "../../src/db/client.ts";
@@ -19,7 +21,7 @@ const STAND_IN = new URL("./stand-in-thread.ts", import.meta.url);
 const REAL = new URL("../../src/portal-thread/thread.ts", import.meta.url);
 
 let running: PortalThread | undefined;
-let lines: { event: string; error?: string; started?: boolean }[] = [];
+let lines: { event: string; error?: string; action?: string; started?: boolean; at: number }[] = [];
 afterEach(async () => {
   await running?.stop(1_000);
   running = undefined;
@@ -28,7 +30,7 @@ afterEach(async () => {
 
 function start(databasePath: string, threadUrl = STAND_IN, answerTimeoutMs?: number, policyVersion = () => 0, startTimeoutMs?: number): PortalThread {
   const config: Config = { ...defaultConfig(), databasePath };
-  const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
+  const log = createLogger("info", (line) => lines.push({ ...JSON.parse(line), at: performance.now() }));
   running = lazyPortalThread({ config, log, threadUrl, answerTimeoutMs, policyVersion, startTimeoutMs });
   return running;
 }
@@ -115,6 +117,27 @@ test("a thread that cannot start: its requests answered 503, saying why in the l
   expect((await thread.handle(overview(), undefined)).status).toBe(503);
   expect(starts()).toBe(2);
 });
+
+test("a thread that keeps failing to start is retried after 1 s, then 2 s; meanwhile /portal answers 503 and starts none", async () => {
+  const refuse = join(mkdtempSync(join(tmpdir(), "portal-thread-")), "refuse");
+  const thread = start(`fail-while:${refuse}`);
+  expect((await thread.handle(overview(), undefined)).status).toBe(201);
+  writeFileSync(refuse, "");
+  expect((await thread.handle(new Request("http://127.0.0.1/portal/die"), undefined)).status).toBe(503);
+  const retries = () => lines.filter((line) => line.event === "portal_thread_failed" && line.action === "retrying");
+  // The restart at once fails, and so does the one a second later.
+  await waitUntil(() => retries().length === 2);
+  const startsSoFar = starts();
+  expect((await thread.handle(overview(), undefined)).status).toBe(503);
+  expect(starts()).toBe(startsSoFar);
+  rmSync(refuse);
+  await waitUntil(() => events().includes("portal_thread_restarted"));
+  const restarted = lines.find((line) => line.event === "portal_thread_restarted")!.at;
+  const [first, second] = retries().map((line) => line.at);
+  expect(second! - first!).toBeGreaterThanOrEqual(900);
+  expect(restarted - second!).toBeGreaterThanOrEqual(1_900);
+  expect((await thread.handle(overview(), undefined)).status).toBe(201);
+}, 20_000);
 
 test("a start that does not finish within its timeout: the waiting request answered 503 then, and the thread ended", async () => {
   const thread = start("hang-start", STAND_IN, undefined, () => 0, 200);
