@@ -15,6 +15,7 @@
 // while it keeps ending before it is up), and the checks it had in flight answer errors: on_error
 // applies.
 import type { Logger } from "../log/index.ts";
+import { restartDelayMs } from "../threads/restart.ts";
 import type { LeadFacts } from "../policy/index.ts";
 import { type AnswerCache, createAnswerCache } from "./cache.ts";
 import type { CompiledCheck } from "./entry.ts";
@@ -95,7 +96,6 @@ interface Batch {
   deadlines: Map<number, Deadline>;
 }
 
-const RESTART_MAX_MS = 30_000;
 /**
  * A healthy thread answers each request by its timeout, counted from when the batch reaches it (a
  * turn and a message after intake's count starts, or once it is up if it was starting: 0.1-0.5 s),
@@ -147,7 +147,7 @@ export function createCheckThread(deps: CheckThreadDeps): CheckThread {
     const now = performance.now();
     for (const id of [...waiting.keys()]) settle(id, error, "request", now);
     if (closed) return;
-    const delayMs = failures === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failures - 1));
+    const delayMs = restartDelayMs(failures);
     failures++;
     deps.log.error("checks_thread_failed", {
       error: reason,

@@ -18,6 +18,7 @@ import { problemBox, SECURITY_HEADERS } from "../console/page.ts";
 import type { Logger } from "../log/index.ts";
 import { portalPage } from "../portal/page.ts";
 import { bodyStart, FORM_LIMIT_BYTES } from "../web/forms.ts";
+import { restartDelayMs } from "../threads/restart.ts";
 import type { FromThread, ToThread } from "./protocol.ts";
 
 export interface PortalThreadOptions {
@@ -46,7 +47,6 @@ export interface PortalThread {
 const ANSWER_TIMEOUT_MS = 60_000;
 /** Opening its connections takes milliseconds; on PostgreSQL it gives up after DATABASE_WAIT_MS (5 s). */
 const START_TIMEOUT_MS = 10_000;
-const RESTART_MAX_MS = 30_000;
 
 /** What a request or a pull is answered with; null: the thread ended first. */
 type Reply = Extract<FromThread, { kind: "answer" | "chunk" }>;
@@ -95,7 +95,7 @@ export function lazyPortalThread(options: PortalThreadOptions): PortalThread {
 
   /** At once after a thread that ran; after 1 s, doubling to 30 s, while starting keeps failing. */
   function scheduleRestart() {
-    const afterMs = failedStarts === 0 ? 0 : Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failedStarts - 1));
+    const afterMs = restartDelayMs(failedStarts);
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
       launch(true);

@@ -13,6 +13,7 @@ import type { Logger } from "../log/index.ts";
 import { applyMetricCalls } from "../metrics/forwarded.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Tally } from "../stats/tally.ts";
+import { restartDelayMs } from "../threads/restart.ts";
 import type { Worker as LifecycleWorker } from "./index.ts";
 import { turnWords, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
 
@@ -26,9 +27,6 @@ export interface ThreadHostDeps {
   /** HTTP requests in flight, kept by the main thread (thread-messages.ts foregroundCounter). */
   foreground: SharedArrayBuffer;
 }
-
-const RESTART_AFTER_MS = 1_000;
-const RESTART_MAX_MS = 30_000;
 
 /**
  * Whether the worker runs on its thread: asked for (--worker-thread), and a database the thread
@@ -97,7 +95,8 @@ export function startWorkerThread(deps: ThreadHostDeps): LifecycleWorker {
     // A turn it held would keep intake's batches waiting (for at most write-turns.ts MAX_WAIT_MS each).
     resetWorkerTurn(turnWords(deps.foreground));
     if (stopping) return answerStop?.(true);
-    const delayMs = Math.min(RESTART_MAX_MS, RESTART_AFTER_MS * 2 ** failures++);
+    // From 1 s, not at once: its work (decisions, callbacks) can wait a second; a request cannot.
+    const delayMs = restartDelayMs(++failures);
     log.error("worker_thread_failed", { error, action: `deciding and delivering stopped; restarting the thread in ${delayMs} ms` });
     restartTimer = setTimeout(launch, delayMs);
   }
