@@ -11,36 +11,24 @@
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`; against the compiled
 // binary with LEAD_INGRESS_TEST_BINARY=/path/to/lead-ingress.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { createOperator } from "../../src/console/operators.ts";
+import type { Page } from "playwright-core";
 import { op } from "../../src/db/script.ts";
 import { validLead } from "../helpers/leads.ts";
-import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { launchChromium } from "./chromium.ts";
-import { basicAuth, openTestStore, post } from "../helpers/server.ts";
+import { basicAuth, post } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
+import { ARTIFACTS, record, screenshotInto } from "./chromium.ts";
+import { type BrowserFixture, startBrowserFixture } from "./fixture.ts";
 
-const ROOT = join(import.meta.dir, "../..");
-const ARTIFACTS = join(ROOT, "artifacts");
 const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const OPERATOR = { name: "browser-operator", password: "browser-operator-password" };
 const HOSTILE = `"'><img src=x onerror=alert(1)><script>alert(2)</script>`;
-const STEP_TIMEOUT_MS = 15_000;
 
-let temp: string;
-let server: ServerProcess;
+let fixture: BrowserFixture;
 let receiver: Bun.Server<unknown>;
-let browser: BrowserContext;
-let consoleUrl: string;
-let store: Awaited<ReturnType<typeof openTestStore>>;
 /** Every callback body the receiver got. */
 const callbacks: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), "lead-ingress-console-browser-"));
   receiver = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -49,40 +37,24 @@ beforeAll(async () => {
       return new Response(null, { status: 204 });
     },
   });
-  const database = join(temp, "test.db");
-  server = await spawnServer([
-    "--database",
-    database,
-    "--bootstrap-vendor",
-    `${VENDOR.name}:${VENDOR.password}`,
-    "--console-port",
-    "0",
-    "--hold-period",
-    "2s",
-    "--allow-private-callbacks",
-    "--worker-poll-interval",
-    "50ms",
-  ]);
-  consoleUrl = String(server.logs.find((entry) => entry.event === "console_listening")!.url);
-  store = await openTestStore(database);
-  await createOperator(store.store, OPERATOR.name, "cli:browser-test", OPERATOR.password);
-  browser = await launchChromium(join(temp, "profile"), { width: 1280, height: 900 });
+  fixture = await startBrowserFixture({
+    vendor: VENDOR,
+    operator: OPERATOR,
+    serverArgs: ["--console-port", "0", "--hold-period", "2s", "--allow-private-callbacks", "--worker-poll-interval", "50ms"],
+  });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await store?.close();
+  await fixture?.cleanup();
   await receiver?.stop(true);
-  if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
 const vendorPost = (fields: Record<string, unknown>) =>
-  post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), {
+  post(`${fixture.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, ...fields }), {
     authorization: basicAuth(VENDOR.name, VENDOR.password),
   });
 const callbackDelivered = (leadId: string) =>
-  waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 15_000);
+  waitUntil(async () => (await fixture.store.read((t) => op(t.callbacks.find(leadId))))?.status === "delivered", 15_000);
 
 /** A lead through its hold (2 s) to its delivered callback. */
 async function postLead(fields: Record<string, unknown>): Promise<string> {
@@ -91,24 +63,16 @@ async function postLead(fields: Record<string, unknown>): Promise<string> {
   return leadId;
 }
 
-/** Every request the page makes, and every error it logs (CSP refusals included) or dialog it opens. */
-function record(page: Page) {
-  const seen = { urls: [] as string[], errors: [] as string[], dialogs: [] as string[] };
-  page.on("request", (request) => seen.urls.push(request.url()));
-  page.on("console", (message) => message.type() === "error" && seen.errors.push(message.text()));
-  page.on("pageerror", (error) => seen.errors.push(error.message));
-  page.on("dialog", (dialog) => {
-    seen.dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return seen;
+/** The console's `path`, signing in first when no test before has (a test run alone, with -t). */
+async function openSignedIn(page: Page, path: string) {
+  await page.goto(`${fixture.consoleUrl}${path}`);
+  if (new URL(page.url()).pathname === "/login") {
+    await fixture.signInToConsole(page);
+    await page.goto(`${fixture.consoleUrl}${path}`);
+  }
 }
 
-async function screenshot(page: Page, name: string) {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  // A generous bound: on a loaded CI machine a full-page capture can take many seconds.
-  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true, timeout: 60_000 });
-}
+const screenshot = (page: Page, name: string) => screenshotInto(ARTIFACTS, page, name);
 
 test("sign in, find a lead by its phone written another way, open its timeline; a hostile lead is text and runs nothing", async () => {
   const leadId = await postLead({ phone_number: "(212) 555-0123", customer_name: "Jane Doe" });
@@ -117,17 +81,13 @@ test("sign in, find a lead by its phone written another way, open its timeline; 
       ["customer_name", "city", "street", "dm_name", "utility", "mailing_street", "mailing_city", "vendor_campaign_name"].map((field) => [field, HOSTILE]),
     ),
   );
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
 
   // Without a session the console sends the browser to its sign-in page.
-  await page.goto(`${consoleUrl}/leads`);
+  await page.goto(`${fixture.consoleUrl}/leads`);
   expect(new URL(page.url()).pathname).toBe("/login");
-  await page.getByLabel("Operator").fill(OPERATOR.name);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  await fixture.signInToConsole(page);
   await screenshot(page, "console-overview.png");
   await page.getByRole("navigation").getByRole("link", { name: "Leads" }).click();
   await page.getByRole("heading", { name: "Leads" }).waitFor();
@@ -158,7 +118,7 @@ test("sign in, find a lead by its phone written another way, open its timeline; 
   ]);
   await screenshot(page, "console-lead.png");
 
-  await page.goto(`${consoleUrl}/leads/${hostileId}`);
+  await page.goto(`${fixture.consoleUrl}/leads/${hostileId}`);
   await timeline.waitFor();
   const customerName = page.locator("tr", { has: page.locator("th", { hasText: /^customer_name$/ }) }).locator("td");
   expect(await customerName.innerText()).toBe(HOSTILE);
@@ -167,24 +127,23 @@ test("sign in, find a lead by its phone written another way, open its timeline; 
 
   // Every other section, as an operator first sees it.
   for (const section of ["callbacks", "vendors", "suppression", "audit"]) {
-    await page.goto(`${consoleUrl}/${section}`);
+    await page.goto(`${fixture.consoleUrl}/${section}`);
     await page.locator("main h1").waitFor();
     await screenshot(page, `console-${section}.png`);
   }
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
-  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== fixture.consoleUrl)).toEqual([]);
 }, 240_000);
 
 test("decide a held lead from its page and see its callback reach the receiver; disable a vendor and see its next postLead get 401", async () => {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
 
   // Held for 2 s: the operator rejects it during the hold.
   const leadId = (await vendorPost({})).body.lead_id as string;
-  await page.goto(`${consoleUrl}/leads/${leadId}`);
+  await page.goto(`${fixture.consoleUrl}/leads/${leadId}`);
   await page.getByLabel("Decision").selectOption("reject");
   await page.getByLabel("Reason").fill("failed the fraud check");
   await page.getByRole("button", { name: "Record decision" }).click();
@@ -222,8 +181,7 @@ test("decide a held lead from its page and see its callback reach the receiver; 
 }, 240_000);
 
 test("replay a dead callback from the Callbacks page and see it delivered; upload a CSV with one bad row and see its line number; sign-in and every page's screenshot", async () => {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
   // A receiver of this test's own: 410 Gone (dead after one attempt) until it is told to take them.
   let answer = 410;
@@ -238,10 +196,10 @@ test("replay a dead callback from the Callbacks page and see it delivered; uploa
   });
   try {
     const leadId = (await vendorPost({ call_back_url: `http://127.0.0.1:${failing.port}/cb` })).body.lead_id as string;
-    await waitUntil(async () => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status === "dead", 15_000);
+    await waitUntil(async () => (await fixture.store.read((t) => op(t.callbacks.find(leadId))))?.status === "dead", 15_000);
     answer = 200;
 
-    await page.goto(`${consoleUrl}/callbacks`);
+    await page.goto(`${fixture.consoleUrl}/callbacks`);
     const row = page.locator("tr", { hasText: leadId });
     await row.waitFor();
     await screenshot(page, "console-callbacks-dead.png");
@@ -261,7 +219,7 @@ test("replay a dead callback from the Callbacks page and see it delivered; uploa
     await page.getByLabel("CSV file").setInputFiles({ name: "do-not-call.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Import" }).click();
   };
-  await page.goto(`${consoleUrl}/suppression`);
+  await page.goto(`${fixture.consoleUrl}/suppression`);
   await importCsv("phone,reason\n(212) 555-0181,asked\n555-01,typo\n(212) 555-0182,asked\n");
   await page.getByText("Nothing was imported: do-not-call.csv has 1 malformed row.").waitFor();
   expect(await page.locator("table.problems tbody tr").allInnerTexts()).toEqual([expect.stringMatching(/^3\s+not a valid US phone number: "555-01"$/)]);
@@ -270,36 +228,26 @@ test("replay a dead callback from the Callbacks page and see it delivered; uploa
   await importCsv("phone,reason\n(212) 555-0181,asked\n(212) 555-0182,asked\n");
   await page.getByText("Imported do-not-call.csv: 2 rows, 2 added, 0 already listed.").waitFor();
   await screenshot(page, "console-suppression-imported.png");
-  await page.goto(`${consoleUrl}/suppression?phone=2125550181`);
+  await page.goto(`${fixture.consoleUrl}/suppression?phone=2125550181`);
   await page.getByText(/^\+12125550181 is on the suppression list \(since .+ UTC, reason: asked\)\.$/).waitFor();
   await screenshot(page, "console-suppression-check.png");
-  await page.goto(`${consoleUrl}/audit`);
+  await page.goto(`${fixture.consoleUrl}/audit`);
   await page.getByText("suppression.import").waitFor();
   await screenshot(page, "console-audit-after.png");
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("Operator").waitFor();
   await screenshot(page, "console-sign-in.png");
-  await page.getByLabel("Operator").fill(OPERATOR.name);
-  await page.getByLabel("Password").fill(OPERATOR.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Overview" }).waitFor();
+  await fixture.signInToConsole(page);
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
 }, 240_000);
 
 test("the Policy page: an invalid edit is refused with its problem by path; a valid one is in force for postLead; an entry disabled by its button", async () => {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
-  // Signed in already when the tests before ran; alone (-t), this one signs in.
-  await page.goto(`${consoleUrl}/overview`);
-  if (new URL(page.url()).pathname === "/login") {
-    await page.getByLabel("Operator").fill(OPERATOR.name);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  await openSignedIn(page, "/overview");
   await page.getByRole("navigation").getByRole("link", { name: "Policy" }).click();
   await page.getByRole("heading", { name: "Policy" }).waitFor();
   await screenshot(page, "console-policy.png");
@@ -363,7 +311,7 @@ test("the Policy page: an invalid edit is refused with its problem by path; a va
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
-  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== fixture.consoleUrl)).toEqual([]);
 }, 240_000);
 
 /** How many pixels of a canvas are painted (not transparent): a drawn chart has its lines and axes. */
@@ -378,20 +326,13 @@ test("the Overview draws its charts with data in them, and refreshes them in pla
   // Leads of two outcomes (accepted through the hold to its callback, and a 400), counted within the flush interval (5 s).
   await postLead({});
   expect((await vendorPost({ phone_number: "555" })).status).toBe(400);
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
-  // Signed in already when the tests before ran; alone (-t), this one signs in.
-  await page.goto(`${consoleUrl}/overview`);
-  if (new URL(page.url()).pathname === "/login") {
-    await page.getByLabel("Operator").fill(OPERATOR.name);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  await openSignedIn(page, "/overview");
   const overview = page.locator("#overview");
   const invalidCell = page.locator('[data-cell="total:invalid"]');
   await waitUntil(async () => {
-    await page.goto(`${consoleUrl}/overview`);
+    await page.goto(`${fixture.consoleUrl}/overview`);
     await overview.and(page.locator("[data-drawn]")).waitFor();
     return Number(await invalidCell.innerText()) > 0;
   }, 30_000);
@@ -420,30 +361,26 @@ test("the Overview draws its charts with data in them, and refreshes them in pla
 
   expect(seen.dialogs).toEqual([]);
   expect(seen.errors).toEqual([]);
-  expect(seen.urls.filter((url) => new URL(url).origin !== consoleUrl)).toEqual([]);
+  expect(seen.urls.filter((url) => new URL(url).origin !== fixture.consoleUrl)).toEqual([]);
 }, 240_000);
 
 test("a test lead's whole life (X-Test-Lead): its callback says test: true; Leads marks it and finds it with Leads: test, and not with real", async () => {
   const campaign = "browser-test-mode";
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, vendor_campaign_name: campaign }), {
-    authorization: basicAuth(VENDOR.name, VENDOR.password),
-    "x-test-lead": "true",
-  });
+  const answer = await post(
+    `${fixture.url}/v1/postLead`,
+    validLead({ call_back_url: `http://127.0.0.1:${receiver.port}/cb`, vendor_campaign_name: campaign }),
+    {
+      authorization: basicAuth(VENDOR.name, VENDOR.password),
+      "x-test-lead": "true",
+    },
+  );
   expect(answer.status).toBe(200);
   const leadId = answer.body.lead_id as string;
   await callbackDelivered(leadId);
   expect(callbacks.find((body) => body.lead_id === leadId)).toMatchObject({ status: "accepted", test: true });
 
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${consoleUrl}/leads`);
-  if (new URL(page.url()).pathname === "/login") {
-    await page.getByLabel("Operator").fill(OPERATOR.name);
-    await page.getByLabel("Password").fill(OPERATOR.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Overview" }).waitFor();
-    await page.goto(`${consoleUrl}/leads`);
-  }
+  const page = await fixture.page();
+  await openSignedIn(page, "/leads");
   const traffic = page.locator('select[name="traffic"]');
   await page.getByLabel("Campaign").fill(campaign);
   await traffic.selectOption("test");

@@ -10,81 +10,62 @@
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { uniquePhone, validLead } from "../helpers/leads.ts";
-import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { basicAuth, openTestStore, post } from "../helpers/server.ts";
+import { basicAuth, post } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { ARTIFACTS, launchChromium, screenshotInto } from "./chromium.ts";
+import { ARTIFACTS, screenshotInto } from "./chromium.ts";
+import { type BrowserFixture, startBrowserFixture } from "./fixture.ts";
 
 const SCREENSHOTS = Bun.env.PORTAL_SCREENSHOTS ?? ARTIFACTS;
 const VENDOR = { name: "portal-secrets-vendor", password: "portal-password-2" };
-const STEP_TIMEOUT_MS = 15_000;
 /** A real lead is decided within a moment; a test lead only after this (longer, so the two are told apart). */
 const REAL_HOLD = "100ms";
 const TEST_HOLD_MS = 2_000;
 /** Long enough for a lead posted just after the rotation to be called back within it, on a loaded machine. */
 const OVERLAP = "15 s";
 
-let temp: string;
-let server: ServerProcess;
+let fixture: BrowserFixture;
 let receiver: MockReceiver;
-let browser: BrowserContext;
-let store: Awaited<ReturnType<typeof openTestStore>>;
 let page: Page;
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), "lead-ingress-portal-secrets-"));
   receiver = startMockReceiver({});
-  const database = join(temp, "test.db");
-  server = await spawnServer([
-    "--database",
-    database,
-    "--bootstrap-vendor",
-    `${VENDOR.name}:${VENDOR.password}`,
-    "--hold-period",
-    REAL_HOLD,
-    "--test-hold-period",
-    `${TEST_HOLD_MS}ms`,
-    "--signing-secret-overlap",
-    OVERLAP.replace(" ", ""),
-    "--allow-private-callbacks",
-    "--worker-poll-interval",
-    "50ms",
-  ]);
-  store = await openTestStore(database);
-  browser = await launchChromium(join(temp, "profile"));
-  page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${server.url}/portal/login`);
-  await page.fill('input[name="name"]', VENDOR.name);
-  await page.fill('input[name="password"]', VENDOR.password);
-  await page.click('button[type="submit"]');
-  await page.waitForURL(`${server.url}/portal/overview`);
+  fixture = await startBrowserFixture({
+    vendor: VENDOR,
+    serverArgs: [
+      "--hold-period",
+      REAL_HOLD,
+      "--test-hold-period",
+      `${TEST_HOLD_MS}ms`,
+      "--signing-secret-overlap",
+      OVERLAP.replace(" ", ""),
+      "--allow-private-callbacks",
+      "--worker-poll-interval",
+      "50ms",
+    ],
+  });
+  page = await fixture.page();
+  await page.goto(`${fixture.url}/portal/login`);
+  await fixture.signInToPortal(page);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await store?.close();
+  await fixture?.cleanup();
   await receiver?.stop();
-  if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
 const screenshot = (name: string) => screenshotInto(SCREENSHOTS, page, name);
-const vendorRecord = async () => (await store.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!;
+const vendorRecord = async () => (await fixture.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!;
 
 let paths = 0;
 /** Posts a lead whose callback goes to a path of its own; its answer and that path. */
 async function postLead(headers: Record<string, string> = {}) {
   const path = `/secrets/${++paths}`;
-  const answer = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), {
+  const answer = await post(`${fixture.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), {
     authorization: basicAuth(VENDOR.name, VENDOR.password),
     ...headers,
   });
@@ -105,7 +86,7 @@ function verifies(secret: string, callback: { body: string; headers: Record<stri
 
 /** The portal's Leads searched with its real/test selector set to `traffic`: the lead ids listed. */
 async function leadsListed(traffic: "" | "real" | "test"): Promise<string[]> {
-  await page.goto(`${server.url}/portal/leads`);
+  await page.goto(`${fixture.url}/portal/leads`);
   await page.selectOption('select[name="traffic"]', { value: traffic });
   await page.click('form.filters button:has-text("Search")');
   await page.waitForURL((url) => url.searchParams.get("traffic") === traffic);
@@ -133,12 +114,12 @@ test("a test lead's whole life seen from the portal: marked a test, decided afte
   expect(callback.json).toMatchObject({ lead_id: testLead.leadId, status: "accepted", test: true });
   expect(verifies((await vendorRecord()).signingSecret, callback)).toBe(true);
   expect((await callbackAt(real.path)).json).not.toHaveProperty("test");
-  const [stored] = await store.rows("SELECT created_at, decided_at FROM leads WHERE id = $1", testLead.leadId);
+  const [stored] = await fixture.rows("SELECT created_at, decided_at FROM leads WHERE id = $1", testLead.leadId);
   expect(Number(stored!.decided_at) - Number(stored!.created_at)).toBeGreaterThanOrEqual(TEST_HOLD_MS);
 
   // Its page: marked a test, accepted, its callback delivered.
   await page.click(`#leads a:has-text("${testLead.leadId}")`);
-  await page.waitForURL(`${server.url}/portal/leads/${testLead.leadId}`);
+  await page.waitForURL(`${fixture.url}/portal/leads/${testLead.leadId}`);
   await expect(page.locator("#test-lead").textContent()).resolves.toContain("X-Test-Lead: true");
   await expect(page.locator("#outcome .status-accepted").textContent()).resolves.toBe("accepted (test)");
   await waitUntil(async () => {
@@ -146,13 +127,13 @@ test("a test lead's whole life seen from the portal: marked a test, decided afte
     return (await page.locator("#callback .status-delivered").count()) === 1;
   }, 10_000);
   await screenshot("portal-lead-test.png");
-  await page.goto(`${server.url}/portal/leads/${real.leadId}`);
+  await page.goto(`${fixture.url}/portal/leads/${real.leadId}`);
   await expect(page.locator("#test-lead").count()).resolves.toBe(0);
 });
 
 test("the signing secret rotated from the Integration page: both secrets verify during the overlap, only the new one after", async () => {
   const oldSecret = (await vendorRecord()).signingSecret;
-  await page.goto(`${server.url}/portal/integration`);
+  await page.goto(`${fixture.url}/portal/integration`);
   await expect(page.locator("#secret-status").textContent()).resolves.toBe("one secret signs");
   await expect(page.locator("#secret-status + p").textContent()).resolves.toContain(`For ${OVERLAP} every callback carries both signatures`);
   await page.click('button:has-text("Rotate the signing secret")');
@@ -162,7 +143,7 @@ test("the signing secret rotated from the Integration page: both secrets verify 
   const until = (await vendorRecord()).previousSecretUntil!;
   const posted = await postLead();
   await screenshot("portal-secret-rotated.png");
-  await page.goto(`${server.url}/portal/integration`);
+  await page.goto(`${fixture.url}/portal/integration`);
   await expect(page.locator("#secret-status").textContent()).resolves.toStartWith("rotated: old and new both sign until");
   await expect(page.locator("#new-secret").count()).resolves.toBe(0);
   await screenshot("portal-secret-overlap.png");

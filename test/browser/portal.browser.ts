@@ -7,92 +7,56 @@
 //
 // Not part of `bun test` (see swagger.browser.ts): `bun run test:browser`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { createSignInLink } from "../../src/portal-access/sessions.ts";
 import { importPolicy } from "../../src/policy-in-force/manage.ts";
 import { validLead } from "../helpers/leads.ts";
-import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { basicAuth, openTestStore, post } from "../helpers/server.ts";
+import { basicAuth, post } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
-import { ARTIFACTS, launchChromium, screenshotInto } from "./chromium.ts";
+import { ARTIFACTS, record, screenshotInto } from "./chromium.ts";
+import { type BrowserFixture, startBrowserFixture } from "./fixture.ts";
 
 const SCREENSHOTS = Bun.env.PORTAL_SCREENSHOTS ?? ARTIFACTS;
 const VENDOR = { name: "portal-vendor", password: "portal-password-1" };
-const STEP_TIMEOUT_MS = 15_000;
 
-let temp: string;
-let server: ServerProcess;
+let fixture: BrowserFixture;
 let receiver: MockReceiver;
-let browser: BrowserContext;
-let store: Awaited<ReturnType<typeof openTestStore>>;
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), "lead-ingress-portal-browser-"));
   receiver = startMockReceiver({});
-  const database = join(temp, "test.db");
-  server = await spawnServer([
-    "--database",
-    database,
-    "--bootstrap-vendor",
-    `${VENDOR.name}:${VENDOR.password}`,
-    "--hold-period",
-    "100ms",
-    "--allow-private-callbacks",
-    "--worker-poll-interval",
-    "50ms",
-    "--callback-retry-schedule",
-    "50ms",
-  ]);
-  store = await openTestStore(database);
-  browser = await launchChromium(join(temp, "profile"));
+  fixture = await startBrowserFixture({
+    vendor: VENDOR,
+    serverArgs: ["--hold-period", "100ms", "--allow-private-callbacks", "--worker-poll-interval", "50ms", "--callback-retry-schedule", "50ms"],
+  });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await store?.close();
+  await fixture?.cleanup();
   await receiver?.stop();
-  if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
 const vendorPost = (fields: Record<string, unknown>) =>
-  post(`${server.url}/v1/postLead`, validLead(fields), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
-const callbackStatus = async (leadId: string) => (await store.store.read((t) => op(t.callbacks.find(leadId))))?.status;
-
-/** Every request the page makes, and every error it logs (CSP refusals included). */
-function record(page: Page) {
-  const seen = { urls: [] as string[], errors: [] as string[] };
-  page.on("request", (request) => seen.urls.push(request.url()));
-  page.on("console", (message) => message.type() === "error" && seen.errors.push(message.text()));
-  page.on("pageerror", (error) => seen.errors.push(error.message));
-  return seen;
-}
+  post(`${fixture.url}/v1/postLead`, validLead(fields), { authorization: basicAuth(VENDOR.name, VENDOR.password) });
+const callbackStatus = async (leadId: string) => (await fixture.store.read((t) => op(t.callbacks.find(leadId))))?.status;
 
 const screenshot = (page: Page, name: string) => screenshotInto(SCREENSHOTS, page, name);
 
 test("sign in; a failed callback found, resent and delivered; a test callback; a refused request with its reason", async () => {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
 
-  await page.goto(`${server.url}/portal/leads`);
+  await page.goto(`${fixture.url}/portal/leads`);
   expect(new URL(page.url()).pathname).toBe("/portal/login");
   await screenshot(page, "portal-sign-in.png");
-  await page.fill('input[name="name"]', VENDOR.name);
-  await page.fill('input[name="password"]', VENDOR.password);
-  await page.click('button[type="submit"]');
-  await page.waitForURL(`${server.url}/portal/overview`);
+  await fixture.signInToPortal(page);
 
   // A callback whose receiver fails both attempts: dead.
   receiver.setBehaviour({ path: "/failing", status: 500, failFirst: 2 });
   const leadId = (await vendorPost({ call_back_url: `${receiver.url.origin}/failing` })).body.lead_id as string;
   await waitUntil(async () => (await callbackStatus(leadId)) === "dead", 15_000);
-  await page.goto(`${server.url}/portal/overview`);
+  await page.goto(`${fixture.url}/portal/overview`);
   await page.waitForSelector("#callback-counts");
   await screenshot(page, "portal-overview.png");
 
@@ -103,7 +67,7 @@ test("sign in; a failed callback found, resent and delivered; a test callback; a
   await row.locator('button:has-text("Resend")').click();
   await page.waitForSelector('p.notice:has-text("queued")');
   await waitUntil(async () => (await callbackStatus(leadId)) === "delivered", 15_000);
-  await page.goto(`${server.url}/portal/leads/${leadId}`);
+  await page.goto(`${fixture.url}/portal/leads/${leadId}`);
   await expect(page.locator("#callback .status-delivered").count()).resolves.toBe(1);
   await expect(page.locator("#attempts tbody tr").count()).resolves.toBe(3);
   await screenshot(page, "portal-lead-delivered.png");
@@ -134,7 +98,7 @@ test("sign in; a failed callback found, resent and delivered; a test callback; a
   // A refused request and its reason.
   expect((await vendorPost({ state: "ZZ" })).status).toBe(400);
   await waitUntil(async () => {
-    await page.goto(`${server.url}/portal/refusals`);
+    await page.goto(`${fixture.url}/portal/refusals`);
     return (await page.locator("#refusals", { hasText: "Invalid State Code" }).count()) === 1;
   }, 10_000);
   await screenshot(page, "portal-refusals.png");
@@ -150,32 +114,31 @@ test("sign in; a failed callback found, resent and delivered; a test callback; a
       },
     ],
   };
-  expect((await importPolicy(store.store, JSON.stringify(policy), "cli:browser-test")).kind).toBe("imported");
+  expect((await importPolicy(fixture.store, JSON.stringify(policy), "cli:browser-test")).kind).toBe("imported");
   await waitUntil(async () => {
-    await page.goto(`${server.url}/portal/caps`);
+    await page.goto(`${fixture.url}/portal/caps`);
     return (await page.locator("#caps", { hasText: "daily-per-vendor" }).count()) === 1;
   }, 10_000);
   await screenshot(page, "portal-caps.png");
-  await page.goto(`${server.url}/portal/leads`);
+  await page.goto(`${fixture.url}/portal/leads`);
   await screenshot(page, "portal-leads.png");
   expect(seen.errors).toEqual([]);
-  expect(seen.urls.every((url) => url.startsWith(server.url))).toBe(true);
+  expect(seen.urls.every((url) => url.startsWith(fixture.url))).toBe(true);
   expect(seen.urls.some((url) => url.endsWith(".js") || url.endsWith(".mjs"))).toBe(false);
 
   await page.click('header button:has-text("Sign out")');
-  await page.waitForURL(`${server.url}/portal/login`);
+  await page.waitForURL(`${fixture.url}/portal/login`);
 });
 
 test("a sign-in link signs the vendor in once", async () => {
-  const link = await createSignInLink(store.store, VENDOR.name, "cli:browser-test", 15 * 60_000);
-  const page = await browser.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${server.url}${link.path}`);
+  const link = await createSignInLink(fixture.store, VENDOR.name, "cli:browser-test", 15 * 60_000);
+  const page = await fixture.newPage();
+  await page.goto(`${fixture.url}${link.path}`);
   await screenshot(page, "portal-link.png");
   await page.click('button:has-text("Sign in")');
-  await page.waitForURL(`${server.url}/portal/overview`);
+  await page.waitForURL(`${fixture.url}/portal/overview`);
   await page.click('header button:has-text("Sign out")');
-  await page.goto(`${server.url}${link.path}`);
+  await page.goto(`${fixture.url}${link.path}`);
   await page.click('button:has-text("Sign in")');
   await page.waitForSelector('p.problem:has-text("used already")');
   await page.close();

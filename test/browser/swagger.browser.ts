@@ -8,44 +8,22 @@
 // this one runs only when named by path: `bun run test:browser` (bun test ./test/browser/...).
 // Against the compiled binary: LEAD_INGRESS_TEST_BINARY=/path/to/lead-ingress bun run test:browser
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Locator, Page } from "playwright-core";
-import { spawnServer, type ServerProcess } from "../helpers/process.ts";
-import { launchChromium } from "./chromium.ts";
+import type { Locator, Page } from "playwright-core";
+import { ARTIFACTS, record } from "./chromium.ts";
+import { type BrowserFixture, startBrowserFixture } from "./fixture.ts";
 
-const ROOT = join(import.meta.dir, "../..");
-const ARTIFACTS = join(ROOT, "artifacts");
 const VENDOR = { name: "browser-vendor", password: "browser-password-1" };
 const PHONE = "(212) 555-0123";
-const STEP_TIMEOUT_MS = 15_000;
 
-let temp: string;
-let server: ServerProcess;
-let browser: BrowserContext;
+let fixture: BrowserFixture;
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), "lead-ingress-browser-"));
-  server = await spawnServer(["--database", join(temp, "test.db"), "--bootstrap-vendor", `${VENDOR.name}:${VENDOR.password}`, "--worker", "false"]);
-  browser = await launchChromium(join(temp, "profile"), { width: 1280, height: 1000 });
+  fixture = await startBrowserFixture({ vendor: VENDOR, serverArgs: ["--worker", "false"], viewport: { width: 1280, height: 1000 } });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (temp) rmSync(temp, { recursive: true, force: true });
-});
-
-/** Every request the page makes, and everything it logs as an error (CSP refusals included). */
-function record(page: Page) {
-  const requests: { url: string; authorization?: string }[] = [];
-  const errors: string[] = [];
-  page.on("request", (request) => requests.push({ url: request.url(), authorization: request.headers().authorization }));
-  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-  page.on("pageerror", (error) => errors.push(error.message));
-  return { requests, errors };
-}
+afterAll(() => fixture?.cleanup());
 
 /** The page from `top` down to `bottom` into artifacts/`name`, not the whole long page. */
 async function screenshot(page: Page, name: string, top: Locator, bottom: Locator) {
@@ -63,20 +41,18 @@ async function screenshot(page: Page, name: string, top: Locator, bottom: Locato
 
 /** A new tab on the API page with one operation of the Leads tag expanded. */
 async function openOperation(operationId: string): Promise<{ page: Page; operation: Locator }> {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${server.url}/swagger`);
+  const page = await fixture.newPage();
+  await page.goto(`${fixture.url}/swagger`);
   const operation = page.locator(`#operations-Leads-${operationId}`);
   await operation.locator(".opblock-summary").click();
   return { page, operation };
 }
 
 test("authorize, run prePing from the API page, see the 200; every request stays on the service's origin", async () => {
-  const page = browser.pages()[0] ?? (await browser.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  const page = await fixture.page();
   const seen = record(page);
 
-  await page.goto(`${server.url}/swagger`);
+  await page.goto(`${fixture.url}/swagger`);
   const prePing = page.locator("#operations-Leads-prePing");
   await prePing.waitFor();
 
@@ -110,7 +86,7 @@ test("authorize, run prePing from the API page, see the 200; every request stays
   expect(call?.authorization).toBe(`Basic ${btoa(`${VENDOR.name}:${VENDOR.password}`)}`);
 
   // Offline: the page, its assets, its document and the call all came from the service.
-  const origin = new URL(server.url).origin;
+  const origin = new URL(fixture.url).origin;
   const paths = seen.requests.map((request) => new URL(request.url).pathname);
   expect(paths).toEqual(
     expect.arrayContaining(["/swagger", "/swagger/assets/swagger-ui-bundle.js", "/swagger/assets/swagger-ui.css", "/swagger/json", "/v1/prePing"]),
