@@ -31,15 +31,24 @@ export interface RateLimits {
 
 const ALLOWED: RateDecision = { ok: true };
 
+/**
+ * Tokens as compared, to a millionth: a fractional rate leaves float dust (6 s at 1/6 a second,
+ * added a second at a time, is 0.9999999999 of a token), which refused a request made after its
+ * Retry-After. Only comparisons round: the count kept is exact, so no rounding adds up.
+ */
+const dustless = (tokens: number) => Math.round(tokens * 1e6) / 1e6;
+
 export function createRateLimiter(limits: RateLimits, clock: () => number = Date.now): RateLimiter {
   const { perSecond, burst, maxKeys = Infinity } = limits;
   const buckets = new Map<string, { tokens: number; at: number }>();
 
+  /** A bucket's tokens at `now`. */
+  const tokensAt = (bucket: { tokens: number; at: number }, now: number) => Math.min(burst, bucket.tokens + ((now - bucket.at) * perSecond) / 1000);
   /** The key's bucket refilled to now; a key without one has a full bucket. */
   function refilled(key: string, now: number) {
     const bucket = buckets.get(key);
     if (!bucket) return undefined;
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * perSecond) / 1000);
+    bucket.tokens = tokensAt(bucket, now);
     bucket.at = now;
     return bucket;
   }
@@ -49,7 +58,7 @@ export function createRateLimiter(limits: RateLimits, clock: () => number = Date
   function forgetFull(now: number) {
     if (now < sweepAt) return;
     sweepAt = now + refillMs;
-    for (const [key, bucket] of buckets) if (bucket.tokens + ((now - bucket.at) * perSecond) / 1000 >= burst) buckets.delete(key);
+    for (const [key, bucket] of buckets) if (dustless(tokensAt(bucket, now)) >= burst) buckets.delete(key);
   }
   // Whole milliseconds first: a fractional rate (1/3 per second) leaves float dust above 1 s.
   const secondsUntilOneToken = (tokens: number) => Math.max(1, Math.ceil(Math.round(((1 - tokens) / perSecond) * 1000) / 1000));
@@ -65,18 +74,18 @@ export function createRateLimiter(limits: RateLimits, clock: () => number = Date
         buckets.set(key, bucket);
         if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
       }
-      if (bucket.tokens >= 1) {
+      if (dustless(bucket.tokens) >= 1) {
         bucket.tokens -= 1;
         return ALLOWED;
       }
-      return { ok: false, retryAfterSeconds: secondsUntilOneToken(bucket.tokens) };
+      return { ok: false, retryAfterSeconds: secondsUntilOneToken(dustless(bucket.tokens)) };
     },
     waitSeconds(key) {
-      const tokens = perSecond === 0 ? burst : (refilled(key, clock())?.tokens ?? burst);
+      const tokens = perSecond === 0 ? burst : dustless(refilled(key, clock())?.tokens ?? burst);
       return tokens >= 1 ? 0 : secondsUntilOneToken(tokens);
     },
     isDrawn(key) {
-      return perSecond !== 0 && (refilled(key, clock())?.tokens ?? burst) < burst;
+      return perSecond !== 0 && dustless(refilled(key, clock())?.tokens ?? burst) < burst;
     },
     size: () => buckets.size,
   };

@@ -85,6 +85,17 @@ describe("createRateLimiter", () => {
     expect(limiter.take("v1").ok).toBe(true);
   });
 
+  test("at a fractional rate, asked every second, the wait counts down and the request is allowed when it ends (no float dust)", () => {
+    const clock = fakeClock();
+    for (const seconds of [3, 6, 7, 12]) {
+      const limiter = createRateLimiter({ perSecond: 1 / seconds, burst: 10 }, clock.now);
+      takeMany(limiter, "v1", 10);
+      for (let waited = 0; waited < seconds; waited++, clock.advance(1_000))
+        expect(limiter.take("v1")).toEqual({ ok: false, retryAfterSeconds: seconds - waited });
+      expect(limiter.take("v1").ok).toBe(true);
+    }
+  });
+
   test("perSecond 0 turns the limit off", () => {
     const clock = fakeClock();
     const limiter = createRateLimiter({ perSecond: 0, burst: 1 }, clock.now);
