@@ -1,10 +1,11 @@
 // Token buckets: `burst` tokens at once, refilled at `perSecond`. One per vendor for the request
 // rate limit (docs/contract.md §3); one per client address and per vendor name for failed credentials
-// (docs/contract.md §9, see authenticator.ts). In memory, per process: the limits protect this process.
+// (docs/contract.md §9, see authenticator.ts); one per vendor for the portal's test callbacks
+// (portal/test-callback-limit.ts). In memory, per process: the limits protect this process.
 // Several instances on PostgreSQL each keep their own (a shared bucket would cost a database round
 // trip per request); docs/operations.md says how to set the limit for N instances. A bucket full again
-// is forgotten (a key without one has a full bucket), swept once per time a bucket takes to refill:
-// the map holds the keys used within the last two such times, however many have come and gone. (A
+// is forgotten (a key without one has a full bucket), swept by a take once per time a bucket takes
+// to refill: the map holds the keys used within the last two such times, however many came. (A
 // sweep per take, in order of last use, cost 57 ns a take more; this one is within the noise.)
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
