@@ -89,6 +89,9 @@ export interface Config {
   portalSessionLifetimeMs: number;
   /** How long a one-time portal sign-in link is valid (`vendors portal-link`). */
   portalLinkLifetimeMs: number;
+  /** Test callbacks a vendor may send from the portal at once; as many come back over the window (portal/test-callback-limit.ts). */
+  portalTestCallbacks: number;
+  portalTestCallbackWindowMs: number;
   /** Where vendors reach the API (a proxy's address): the portal's links and endpoint URLs; undefined: this listener's own. */
   publicUrl: string | undefined;
 }
@@ -165,6 +168,8 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "consoleSessionLifetimeMs", flag: "--console-session-lifetime", env: "LEAD_INGRESS_CONSOLE_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a console sign-in lasts before the operator signs in again." }),
   option({ key: "portalSessionLifetimeMs", flag: "--portal-session-lifetime", env: "LEAD_INGRESS_PORTAL_SESSION_LIFETIME", default: "12h", parse: within(parseDuration, 60_000, 30 * 86_400_000, ms), doc: "How long a vendor's portal sign-in lasts before it signs in again." }),
   option({ key: "portalLinkLifetimeMs", flag: "--portal-link-lifetime", env: "LEAD_INGRESS_PORTAL_LINK_LIFETIME", default: "15m", parse: within(parseDuration, 60_000, 86_400_000, ms), doc: "How long a one-time portal sign-in link (vendors portal-link) can be used." }),
+  option({ key: "portalTestCallbacks", flag: "--portal-test-callbacks", env: "LEAD_INGRESS_PORTAL_TEST_CALLBACKS", default: "10", parse: parseInteger(1, 1_000), doc: "Test callbacks a vendor may send from the portal at once, one at a time; past them 429 until they come back, evenly over --portal-test-callback-window." }),
+  option({ key: "portalTestCallbackWindowMs", flag: "--portal-test-callback-window", env: "LEAD_INGRESS_PORTAL_TEST_CALLBACK_WINDOW", default: "1m", parse: within(parseDuration, 1_000, 86_400_000, ms), doc: "The time over which a vendor's --portal-test-callbacks come back." }),
   option({ key: "publicUrl", flag: "--public-url", env: "LEAD_INGRESS_PUBLIC_URL", parse: parseHttpUrl, doc: "The API's address as vendors reach it (behind a proxy): portal sign-in links and the endpoint URLs the portal shows; unset: this listener's own." }),
   option({ key: "benchNoopRoute", flag: "--bench-noop-route", env: "LEAD_INGRESS_BENCH_NOOP_ROUTE", default: "false", parse: parseBoolean, doc: "Mount POST /bench/noop for the benchmark's baseline." }),
 ];

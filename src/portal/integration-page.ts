@@ -2,7 +2,8 @@
 // signing secret's status, rotating it (the new secret shown once, on the answer to the POST, with
 // when the old one stops signing: auth/vendors.ts rotateSigningSecret), and a test callback: a signed
 // POST to a URL the vendor gives, through the callbacks' own attempt (callbacks/attempt.ts: the SSRF
-// rules, the timeout, the first KiB of the answer), showing what the receiver answered.
+// rules, the timeout, the first KiB of the answer), showing what the receiver answered; limited per
+// vendor (test-callback-limit.ts), past which nothing is sent and the page answers 429.
 import { findVendorByName, rotateSigningSecret, rotationConsequence, signingSecretStatus, VendorError } from "../auth/vendors.ts";
 import { attemptDelivery, type AttemptResult } from "../callbacks/attempt.ts";
 import { callbackMessageId, callbackPayload } from "../callbacks/payload.ts";
@@ -10,13 +11,14 @@ import { html, type Html } from "../console/html.ts";
 import { actionButton, csrfField, noticeBox, problemBox, timeText } from "../console/page.ts";
 import { portalPage, type PortalContext } from "./page.ts";
 import { notFoundPage } from "./not-found.ts";
+import type { LimitedSend } from "./test-callback-limit.ts";
 import { portalActor } from "../portal-access/sessions.ts";
 
 /** The phone number of a test callback: a fictional one (555-01xx). */
 const TEST_PHONE = "+12125550100";
 const MAX_URL_LENGTH = 2_000;
 
-export async function integrationPage(context: PortalContext, extra: Html = html``, status = 200): Promise<Response> {
+export async function integrationPage(context: PortalContext, extra: Html = html``, status = 200, headers: Record<string, string> = {}): Promise<Response> {
   const vendor = await findVendorByName(context.store, context.viewer.vendorName);
   if (!vendor) return notFoundPage(context);
   const base = context.settings.publicUrl?.replace(/\/$/, "") ?? context.url.origin;
@@ -39,7 +41,7 @@ ${actionButton(context.viewer, "/portal/integration/rotate-secret", "Rotate the 
 <label>URL<input name="url" type="url" required placeholder="https://example.com/callbacks" value="${context.form.get("url") ?? ""}"></label>
 <button type="submit">Send</button>
 </form>`;
-  return portalPage("Integration", context.viewer, content, status);
+  return portalPage("Integration", context.viewer, content, status, headers);
 }
 
 /** The overlap setting in words: hours when whole, else minutes, or seconds under a minute (never "0 min"). */
@@ -73,12 +75,28 @@ export async function sendTestCallback(context: PortalContext): Promise<Response
     ...JSON.parse(callbackPayload({ id: leadId, phoneE164: TEST_PHONE, vendorCampaignName: "test" }, { status: "accepted" }, context.now)),
     test: true,
   });
-  const result = await attemptDelivery(
-    { ...vendor, id: callbackMessageId(leadId), leadId, vendorId: vendor.id, url: typed, payload, attemptCount: 0 },
-    { allowPrivate: context.settings.allowPrivateCallbacks, timeoutMs: context.settings.callbackTimeoutMs, clock: () => context.now },
+  const { allowPrivateCallbacks, callbackTimeoutMs } = context.settings;
+  const outcome = await context.testCallbackLimit.send(vendor.id, () =>
+    attemptDelivery(
+      { ...vendor, id: callbackMessageId(leadId), leadId, vendorId: vendor.id, url: typed, payload, attemptCount: 0 },
+      { allowPrivate: allowPrivateCallbacks, timeoutMs: callbackTimeoutMs, clock: () => context.now },
+    ),
   );
+  if (!("sent" in outcome)) return testCallbackRefused(context, outcome);
+  const result = outcome.sent;
   context.log.info("portal_test_callback", { vendor: vendor.name, status: result.statusCode, error: result.error });
   return integrationPage(context, testResult(typed, result));
+}
+
+/** 429: nothing sent; how long to wait (for one in flight, at most the callback timeout). */
+async function testCallbackRefused(context: PortalContext, refused: Exclude<LimitedSend<unknown>, { sent: unknown }>): Promise<Response> {
+  const waitSeconds = refused.refused === "budget" ? refused.waitSeconds : Math.ceil(context.settings.callbackTimeoutMs / 1000);
+  const text =
+    refused.refused === "budget"
+      ? `Too many test callbacks: try again in ${waitSeconds} s.`
+      : `A test callback is being sent already: try again when it is answered (within ${waitSeconds} s).`;
+  context.log.warn("portal_test_callback_limited", { vendor: context.viewer.vendorName, reason: refused.refused, retryAfterSeconds: waitSeconds });
+  return integrationPage(context, problemBox(text), 429, { "retry-after": String(waitSeconds) });
 }
 
 function testResult(url: string, result: AttemptResult): Html {

@@ -7,6 +7,7 @@ import type { Store } from "../store/index.ts";
 import { framedPage, htmlResponse, type SiteFrame } from "../console/page.ts";
 import type { Html } from "../console/html.ts";
 import { PORTAL_PATH } from "../portal-access/sessions.ts";
+import type { TestCallbackLimit } from "./test-callback-limit.ts";
 
 export const PORTAL_STYLESHEET = `${PORTAL_PATH}/assets/portal.css`;
 /** No icon: answered 204, so a browser's request for one is no 404 in its console. */
@@ -54,6 +55,8 @@ export interface PortalContext {
   settings: PortalSettings;
   /** The acceptance policy in force; undefined when the app runs without one (tests). */
   policy: Pick<PolicyInForce, "current"> | undefined;
+  /** The thread's one limit on test callbacks, shared by every request. */
+  testCallbackLimit: TestCallbackLimit;
   log: Logger;
 }
 

@@ -23,6 +23,7 @@ import { PORTAL_ICON, portalHref, portalPage, PORTAL_STYLESHEET, type PortalCont
 import { refusalsPage } from "./refusals-page.ts";
 import { currentPortalSession, PORTAL_PATH } from "../portal-access/sessions.ts";
 import { createPortalSignIn, linkPage, portalSignInPage } from "./sign-in.ts";
+import { createTestCallbackLimit } from "./test-callback-limit.ts";
 
 export interface PortalDeps {
   config: Config;
@@ -63,6 +64,7 @@ export function createPortal(deps: PortalDeps): (request: Request) => Promise<Re
     sessionLifetimeMs: config.portalSessionLifetimeMs,
     secure: config.tlsCertFile !== undefined,
   });
+  const testCallbackLimit = createTestCallbackLimit({ count: config.portalTestCallbacks, windowMs: config.portalTestCallbackWindowMs }, clock);
 
   async function answer(request: Request, url: URL): Promise<Response> {
     // Routed on the target as sent (/portal/…), the URL's dot segments resolved: it may have left the portal.
@@ -96,6 +98,7 @@ export function createPortal(deps: PortalDeps): (request: Request) => Promise<Re
         publicUrl: config.publicUrl,
       },
       policy: deps.policy,
+      testCallbackLimit,
       log,
     };
     return routed(ROUTES, method, path, context) ?? notFoundPage(context);

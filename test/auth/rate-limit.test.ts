@@ -85,6 +85,17 @@ describe("createRateLimiter", () => {
     expect(limiter.take("v1").ok).toBe(true);
   });
 
+  test("at a fractional rate, asked every second, the wait counts down and the request is allowed when it ends (no float dust)", () => {
+    const clock = fakeClock();
+    for (const seconds of [3, 6, 7, 12]) {
+      const limiter = createRateLimiter({ perSecond: 1 / seconds, burst: 10 }, clock.now);
+      takeMany(limiter, "v1", 10);
+      for (let waited = 0; waited < seconds; waited++, clock.advance(1_000))
+        expect(limiter.take("v1")).toEqual({ ok: false, retryAfterSeconds: seconds - waited });
+      expect(limiter.take("v1").ok).toBe(true);
+    }
+  });
+
   test("perSecond 0 turns the limit off", () => {
     const clock = fakeClock();
     const limiter = createRateLimiter({ perSecond: 0, burst: 1 }, clock.now);
@@ -118,6 +129,34 @@ describe("looking without taking (the failure throttle's questions)", () => {
     expect(limiter.isDrawn("a")).toBe(true);
     clock.advance(1);
     expect(limiter.isDrawn("a")).toBe(false);
+  });
+
+  test("buckets full again are forgotten once a refill time: only keys used lately are held", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 2 }, clock.now); // full again after 2 s
+    for (let i = 0; i < 1_000; i++) limiter.take(`k${i}`);
+    expect(limiter.size()).toBe(1_000);
+    clock.advance(1_999);
+    limiter.take("k0");
+    expect(limiter.size()).toBe(1_000);
+    clock.advance(1);
+    limiter.take("k1"); // the sweep: every bucket but k0's (drawn 1 ms ago) is full again
+    expect(limiter.size()).toBe(2);
+    expect(takeMany(limiter, "k2", 3)).toEqual([true, true, false]);
+  });
+
+  test("a bucket not yet full is kept through a sweep: it keeps what it drew", () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ perSecond: 1, burst: 2 }, clock.now);
+    limiter.take("other");
+    clock.advance(1_500);
+    takeMany(limiter, "drawn", 2);
+    clock.advance(500);
+    limiter.take("other"); // the sweep: "drawn" holds half a token
+    expect(limiter.size()).toBe(2);
+    expect(limiter.take("drawn").ok).toBe(false);
+    clock.advance(500);
+    expect(takeMany(limiter, "drawn", 2)).toEqual([true, false]);
   });
 
   test("past maxKeys the oldest key is forgotten, with a full bucket", () => {
