@@ -5,6 +5,7 @@ import { storedCredentials } from "../../src/auth/vendor-credentials.ts";
 import { createVendor, findVendorByName, rotatePassword, setVendorEnabled } from "../../src/auth/vendors.ts";
 import { storeOn } from "../../src/store/sqlite.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { fakeClock } from "../helpers/clock.ts";
 
 const basic = (name: string, password: string) => `Basic ${Buffer.from(`${name}:${password}`).toString("base64")}`;
 
@@ -174,10 +175,6 @@ test("concurrent first requests with the same credentials share one check", asyn
 });
 
 describe("a flood of bad credentials (docs/contract.md §9)", () => {
-  function fakeClock(start = 1_700_000_000_000) {
-    let now = start;
-    return { now: () => now, advance: (ms: number) => void (now += ms) };
-  }
   const from = (address: string) => () => address;
   const throttled = (seconds: number) => ({ retryAfterSeconds: seconds });
 

@@ -1,11 +1,7 @@
 // docs/contract.md §3: per-vendor token bucket; over the limit → refused with a Retry-After in seconds.
 import { describe, expect, test } from "bun:test";
 import { createRateLimiter } from "../../src/auth/rate-limit.ts";
-
-function fakeClock(start = 1_700_000_000_000) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
-}
+import { fakeClock } from "../helpers/clock.ts";
 
 const takeMany = (limiter: ReturnType<typeof createRateLimiter>, key: string, n: number) => Array.from({ length: n }, () => limiter.take(key).ok);
 

@@ -3,11 +3,7 @@
 // on its own, and memory that forgets vendors who stopped testing.
 import { describe, expect, test } from "bun:test";
 import { createTestCallbackLimit } from "../../src/portal/test-callback-limit.ts";
-
-function fakeClock(start = 1_700_000_000_000) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
-}
+import { fakeClock } from "../helpers/clock.ts";
 
 /** A send that resolves when told to, and says whether it ran. */
 function heldSend() {
