@@ -16,6 +16,7 @@ import { Cancel } from "../src/checks/cancel.ts";
 import { createHttpClient } from "../src/checks/http-client.ts";
 import { compileCheck, signedCheckRequest } from "../src/checks/index.ts";
 import { factsOfLead } from "../src/policy/index.ts";
+import { RawH2Client } from "./h2-raw-client.ts";
 
 const ANSWER = JSON.stringify({ outcome: "pass", reason: "clean" });
 const cpuNow = () => {
@@ -23,7 +24,7 @@ const cpuNow = () => {
   return used.user + used.system;
 };
 
-/** The services, one port each: HTTP/1.1 Bun.serve (cleartext, TLS), HTTP/2 Bun.serve (cleartext prior knowledge, TLS), node:http2 (h2c, TLS). */
+/** The services, one port each: HTTP/1.1 Bun.serve (cleartext, TLS), HTTP/2 Bun.serve (cleartext prior knowledge, TLS), node:http2 (h2c, TLS); variant d's own h2c ports. */
 function serve(answerMs: number): Record<string, number> {
   const later = async (request: Request) => {
     await request.text();
@@ -42,7 +43,8 @@ function serve(answerMs: number): Record<string, number> {
     );
   };
   const settings = { maxConcurrentStreams: 1_000 };
-  const h2c = http2.createServer({ settings }).on("stream", onStream).listen(0, "127.0.0.1");
+  const h2cServer = () => http2.createServer({ settings }).on("stream", onStream).listen(0, "127.0.0.1");
+  const [h2c, h2cRaw] = [h2cServer(), h2cServer()];
   const h2tls = http2
     .createSecureServer({ ...tls, settings })
     .on("stream", onStream)
@@ -54,7 +56,9 @@ function serve(answerMs: number): Record<string, number> {
     bunH1Tls: bun({ tls }),
     bunH2c: bun({ http2: true }),
     bunH2Tls: bun({ tls, http2: true }),
+    bunH2cRaw: bun({ http2: true }),
     nodeH2c: (h2c.address() as { port: number }).port,
+    nodeH2cRaw: (h2cRaw.address() as { port: number }).port,
     nodeH2Tls: (h2tls.address() as { port: number }).port,
   };
 }
@@ -142,6 +146,12 @@ function nodeH2(port: number, tls: boolean): () => Promise<unknown> {
     });
 }
 
+/** (d) The floor: a minimal h2c client of our own over Bun.connect (h2-raw-client.ts), one connection, a turn's frames in one write. */
+function rawH2(port: number): () => Promise<unknown> {
+  const client = new RawH2Client(port, `callback.test:${port}`, "/check");
+  return () => client.post(signed.headers, signed.body).then((answer) => (answer.ok ? answer.body : `status not 200: ${answer.body}`));
+}
+
 /** (c) Bun's fetch with `protocol: "http2"` (experimental; https only): its pool multiplexes one origin's requests on one connection. */
 function fetchH2(port: number): () => Promise<unknown> {
   const url = `https://127.0.0.1:${port}/check`;
@@ -156,6 +166,8 @@ const variants: [string, number, () => Promise<unknown>][] = [
   ["b' node:http2 TLS -> node:http2 TLS", ports.nodeH2Tls!, nodeH2(ports.nodeH2Tls!, true)],
   ['b" node:http2 h2c -> Bun.serve http2', ports.bunH2c!, nodeH2(ports.bunH2c!, false)],
   ["c  fetch http2, TLS -> Bun.serve http2 TLS", ports.bunH2Tls!, fetchH2(ports.bunH2Tls!)],
+  ["d  minimal h2c, ours -> Bun.serve http2", ports.bunH2cRaw!, rawH2(ports.bunH2cRaw!)],
+  ["d' minimal h2c, ours -> node:http2", ports.nodeH2cRaw!, rawH2(ports.nodeH2cRaw!)],
 ];
 
 /** Established connections to a port (this machine's /proc/net/tcp; the client's side of each has the port as its remote one). */
