@@ -209,11 +209,15 @@ for (let round = 0; round < rounds; round++)
     figures.get(name)!.push(await measure(port, send));
   }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
-console.log(`${"variant (medians of the rounds)".padEnd(42)} client µs  server µs  exchanges/s  connections  (client per round)`);
+console.log(`${"variant (medians of the rounds)".padEnd(42)} client µs  server µs  client / a's  both / a's  exchanges/s  connections  (client per round)`);
+const baseline = figures.get(variants[0]![0])!;
 for (const [name, values] of figures) {
   const [client, server, rate, connections] = [0, 1, 2, 3].map((i) => median(values.map((v) => v[i]!)));
+  // Per round, against variant a's in the same round (the machine's speed drifts between rounds).
+  const clientRatio = median(values.map(([c], round) => c / baseline[round]![0]));
+  const bothRatio = median(values.map(([c, s], round) => (c + s) / (baseline[round]![0] + baseline[round]![1])));
   console.log(
-    `${name.padEnd(42)} ${client!.toFixed(1).padStart(9)}  ${server!.toFixed(1).padStart(9)}  ${rate!.toFixed(0).padStart(11)}  ${connections!.toFixed(0).padStart(11)}  (${values.map((v) => v[0].toFixed(1)).join(", ")})`,
+    `${name.padEnd(42)} ${client!.toFixed(1).padStart(9)}  ${server!.toFixed(1).padStart(9)}  ${clientRatio.toFixed(2).padStart(12)}  ${bothRatio.toFixed(2).padStart(10)}  ${rate!.toFixed(0).padStart(11)}  ${connections!.toFixed(0).padStart(11)}  (${values.map((v) => v[0].toFixed(1)).join(", ")})`,
   );
 }
 console.log(`node:http2 sessions replaced after the server closed one: ${[...reconnects.values()].join(", ")}; load after: ${load()}`);
