@@ -4,9 +4,11 @@
 // script with `serve`); the client is this process. Each round, for each variant in turn (order
 // reversed every other round), `in-flight` loops send `exchanges` signed check POSTs (~300 bytes of
 // JSON, the Standard Webhooks headers), each answered after answer-ms with a small JSON body; before
-// each, a tenth as many to warm up. Per exchange: this process's CPU (process.cpuUsage, every thread:
-// fetch's HTTP thread included) and the service process's (its process.cpuUsage, asked over IPC; one
-// variant runs at a time, so the delta is that variant's server), and the exchanges per second.
+// each, an eighth as many to warm up. Per exchange: this process's CPU (process.cpuUsage, every
+// thread: fetch's HTTP thread included) and the service process's (its process.cpuUsage, asked over
+// IPC; one variant runs at a time, so the delta is that variant's server), and the exchanges per
+// second. `bun bench/h2-exchange.ts memory 2000000 200 0`: this process's memory while one node:http2
+// session carries 2 M exchanges.
 import { readFileSync } from "node:fs";
 import http2 from "node:http2";
 import { loadavg } from "node:os";
@@ -70,7 +72,8 @@ if (process.argv[2] === "serve") {
   await new Promise(() => {});
 }
 
-const [exchanges = 15_000, inFlight = 200, answerMs = 20, rounds = 3] = process.argv.slice(2).map(Number);
+const memory = process.argv[2] === "memory";
+const [exchanges = 15_000, inFlight = 200, answerMs = 20, rounds = 3] = process.argv.slice(memory ? 3 : 2).map(Number);
 let serverCpu: (value: number) => void = () => {};
 const service = Bun.spawn([process.execPath, import.meta.path, "serve", String(answerMs)], {
   stdout: "pipe",
@@ -159,6 +162,12 @@ function fetchH2(port: number): () => Promise<unknown> {
   return () => fetch(url, init as RequestInit).then((response) => response.text());
 }
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+if (memory) await memoryOfOneSession();
+
 const variants: [string, number, () => Promise<unknown>][] = [
   ["a  HTTP/1.1 ours -> Bun.serve", ports.bunH1!, ours(ports.bunH1!, false)],
   ["a' HTTP/1.1 ours, TLS -> Bun.serve TLS", ports.bunH1Tls!, ours(ports.bunH1Tls!, true)],
@@ -195,13 +204,28 @@ async function measure(port: number, send: () => Promise<unknown>): Promise<[num
   return [(clientAfter - client) / sent, (serverAfter - server) / sent, (sent * 1000) / (end - start), connectionsTo(port)];
 }
 
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 console.log(
   `${exchanges} exchanges per variant and round, ${inFlight} in flight, answered after ${answerMs} ms, ${rounds} rounds; request body ${signed.body.length} B; Bun ${Bun.version}; load ${load()}`,
 );
+/** `memory [exchanges] [in-flight] [answer-ms]`: this process's memory while one node:http2 session carries every exchange (oven-sh/bun #30415: closed streams kept). */
+async function memoryOfOneSession(): Promise<never> {
+  const send = nodeH2(ports.bunH2c!, false);
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  const usage = () => `RSS ${mib(process.memoryUsage().rss)} MiB, heap ${mib(process.memoryUsage().heapUsed)} MiB`;
+  let sent = 0;
+  const loop = async () => {
+    while (sent < exchanges) {
+      if (++sent % 200_000 === 0) console.log(`${sent} exchanges: ${usage()}`);
+      await send();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, loop));
+  Bun.gc(true);
+  console.log(`after ${sent} exchanges and a full GC: ${usage()}; sessions replaced: ${reconnects.get(ports.bunH2c!)}; load ${load()}`);
+  service.kill();
+  process.exit(0);
+}
+
 const figures = new Map(variants.map(([name]) => [name, [] as [number, number, number, number][]]));
 for (let round = 0; round < rounds; round++)
   for (const [name, port, send] of round % 2 === 0 ? variants : [...variants].reverse()) {
