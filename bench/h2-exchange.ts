@@ -80,6 +80,7 @@ const service = Bun.spawn([process.execPath, import.meta.path, "serve", String(a
   stderr: "inherit",
   ipc: (message) => serverCpu(message as number),
 });
+process.on("exit", () => service.kill()); // also when a variant throws
 const askServerCpu = () => {
   const { promise, resolve } = Promise.withResolvers<number>();
   serverCpu = resolve;
