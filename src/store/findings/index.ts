@@ -45,6 +45,15 @@ export interface CheckScope {
   campaigns: readonly string[] | null;
 }
 
+/**
+ * A settled finding a decision records with its lead, in the decision's transaction, unless the lead
+ * has one of its key (FindingsTable.settleUnasked): what the decision knew when nobody had asked.
+ */
+export interface FindingAtDecision extends FindingKey {
+  outcome: string;
+  reason: string | null;
+}
+
 /** A provider's answer as stored. */
 export interface FindingAnswer {
   outcome: string;
