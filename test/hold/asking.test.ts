@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { createCertificateJob } from "../../src/certificates/job.ts";
 import { evidenceFromAnswer } from "../../src/certificates/index.ts";
-import type { Evidence } from "../../src/certificates/evidence.ts";
+import type { CertificateEvidence as Evidence } from "../../src/certificates/evidence.ts";
 import { LEASE_MARGIN_MS } from "../../src/hold/asking.ts";
 import { createLogger } from "../../src/log/index.ts";
 import { describeOnBothBackends, type StoreBackend } from "../helpers/store-backends.ts";
