@@ -79,6 +79,7 @@ export function createCertificateJob(deps: CertificateJobDeps) {
       const now = clock();
       const room = flight.room();
       const found = room === 0 ? [] : await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, room)));
+      flight.found(found.length, room);
       const asked: (AskableLead & { certificateId: string })[] = [];
       const malformed: AskableLead[] = [];
       for (const lead of found) {

@@ -28,8 +28,14 @@ export class Flight {
   private readonly refill: number;
   /** A request's failure (its answer's store), thrown by the next pass. */
   private failure: { error: unknown } | null = null;
+  /**
+   * The last read filled the room it had: more leads may be waiting, so freed places wake the loop.
+   * Otherwise the loop's own interval finds new leads: a read walks past every lead answered and
+   * still in its hold, and a pass per half-flight freed would repeat that walk for nothing.
+   */
+  private backlogged = false;
 
-  /** `onRoom` (the job loop's wake) is called when a request's end frees enough places for a pass: leads may be waiting for them. */
+  /** `onRoom` (the job loop's wake) is called when a request's end frees enough places for a pass while leads are waiting for them (`found`). */
   constructor(
     private readonly concurrency: number,
     private readonly onRoom: () => void = () => {},
@@ -41,6 +47,11 @@ export class Flight {
   room(): number {
     const free = this.concurrency - this.requests.size;
     return free >= this.refill ? free : 0;
+  }
+
+  /** Notes how many leads a pass's read found for the `room` it asked for (none asked: nothing learnt). */
+  found(count: number, room: number): void {
+    if (room > 0) this.backlogged = count >= room;
   }
 
   has(leadId: string): boolean {
@@ -65,7 +76,7 @@ export class Flight {
       .catch((error: unknown) => void (this.failure ??= { error }))
       .finally(() => {
         this.requests.delete(leadId);
-        if (this.concurrency - this.requests.size === this.refill) this.onRoom();
+        if (this.backlogged && this.concurrency - this.requests.size === this.refill) this.onRoom();
       });
     this.requests.set(leadId, running);
   }

@@ -179,10 +179,10 @@ describe("TrustedForm down past the decision: --trustedform-unreachable decides"
 });
 
 describe("TrustedForm hanging: a lead decided before it was ever asked about is marked, by the decision, with the lead", () => {
-  // A hanging request holds the certificate loop's pass for its timeout, longer than the hold: a
-  // lead posted meanwhile is never claimed before its decision (the rate TrustedForm is asked at
-  // is below the leads', in production). Its decision records the "not_asked" finding.
-  const SLOW = { holdPeriodMs: 1_000, certificateTimeoutMs: 6_000 };
+  // A flight of one request (--trustedform-concurrency 1), filled by a hanging request for its
+  // timeout, longer than the hold: a lead posted meanwhile is never claimed before its decision (in
+  // production, leads coming faster than TrustedForm is asked). Its decision records "not_asked".
+  const SLOW = { holdPeriodMs: 1_000, certificateTimeoutMs: 6_000, trustedFormConcurrency: 1 };
   let slowRejecting: ApiTestServer;
   let slowAccepting: ApiTestServer;
   beforeAll(async () => {
@@ -190,7 +190,7 @@ describe("TrustedForm hanging: a lead decided before it was ever asked about is 
   });
   afterAll(() => Promise.all([slowRejecting?.stop(), slowAccepting?.stop()]));
 
-  /** Posts a lead whose certificate hangs and waits until the certificate loop has claimed it (its pass then waits on the request). */
+  /** Posts a lead whose certificate hangs and waits until the certificate loop has claimed it (its request then fills the flight). */
   async function holdTheLoop(server: ApiTestServer): Promise<{ leadId: string; path: string }> {
     const certificate = certificateId();
     receiver.setCertificate({ token: certificate, scenario: "hang" });
