@@ -19,6 +19,9 @@ import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../he
 const HOLD_MS = 2_500;
 // Each test waits out a hold, so they run concurrently (bun's test.concurrent) and wait together: each
 // has its own certificate, phone and callback path, and asserts only about those.
+// The accepting server's: none of its leads needs TrustedForm asked again, and the fixtures' replay
+// against it waits out one hold after another.
+const SHORT_HOLD_MS = 1_500;
 const KEY = "tf-test-key-0123456789";
 const AGE_RULE = {
   name: "fresh-consent",
@@ -34,9 +37,9 @@ let rejecting: ApiTestServer;
 let accepting: ApiTestServer;
 let paths = 0;
 
-async function startServer(onUnreachable: "reject" | "accept", consolePort?: number): Promise<ApiTestServer> {
+async function startServer(onUnreachable: "reject" | "accept", holdPeriodMs: number, consolePort?: number): Promise<ApiTestServer> {
   return startApiTestServer({
-    holdPeriodMs: HOLD_MS,
+    holdPeriodMs,
     workerPollIntervalMs: 20,
     allowPrivateCallbacks: true,
     trustedFormApiKey: KEY,
@@ -49,7 +52,7 @@ async function startServer(onUnreachable: "reject" | "accept", consolePort?: num
 
 beforeAll(async () => {
   receiver = startMockReceiver({ port: 0 });
-  [rejecting, accepting] = await Promise.all([startServer("reject", 0), startServer("accept")]);
+  [rejecting, accepting] = await Promise.all([startServer("reject", HOLD_MS, 0), startServer("accept", SHORT_HOLD_MS)]);
   expect((await importPolicy(rejecting.store, JSON.stringify(POLICY), "cli:test")).kind).toBe("imported");
   const started = Date.now();
   while ((await prePing(rejecting, rejecting.auth, { phone_number: uniquePhone(), vendor_campaign_name: "probe" })).status !== 422) {
@@ -193,7 +196,7 @@ describe("a final rule on certificate.age_seconds", () => {
 });
 
 test.concurrent("fixtures/11-certificates replay against the service with the mock playing TrustedForm", async () => {
-  const args = ["fixtures/11-certificates/", "--url", rejecting.url, "--user", VENDOR.name, "--password", VENDOR.password];
+  const args = ["fixtures/11-certificates/", "--url", accepting.url, "--user", VENDOR.name, "--password", VENDOR.password];
   const { code, out } = await run(["replay", ...args, "--receiver", receiver.url.origin, "--with", "trustedform"]);
   expect(out).not.toContain("FAIL");
   expect(out).not.toContain("SKIP");
