@@ -16,7 +16,8 @@ const OTHER = { name: "vendor-b", password: "password-b-123" };
 let otherAuth: string;
 
 beforeAll(async () => {
-  server = await startApiTestServer();
+  // Each test imports a document and waits until it applies: read every 100 ms rather than every second.
+  server = await startApiTestServer({ policyReloadMs: 100 });
   await createVendor(server.store, OTHER.name, OTHER.password);
   otherAuth = basicAuth(OTHER.name, OTHER.password);
   await untilAuthenticates(server, otherAuth);
