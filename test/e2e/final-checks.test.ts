@@ -60,7 +60,7 @@ function policy(origin: string) {
 }
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, consolePort: 0 });
+  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, consolePort: 0, policyReloadMs: 100 });
   const secret = await ensureChecksSecret(server.store);
   receiver = startMockReceiver({ port: 0, checkSecret: secret });
   expect((await importPolicy(server.store, JSON.stringify(policy(receiver.url.origin)), "cli:test")).kind).toBe("imported");

@@ -44,7 +44,7 @@ let server: ApiTestServer;
 let receiver: MockReceiver;
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, policyReloadMs: 100 });
   const secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret });
   const outcome = await importPolicy(server.store, JSON.stringify(POLICY), "cli:test");

@@ -45,7 +45,13 @@ let receiver: MockReceiver;
 let secret: string;
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: REAL_HOLD_MS, testHoldPeriodMs: TEST_HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  server = await startApiTestServer({
+    holdPeriodMs: REAL_HOLD_MS,
+    testHoldPeriodMs: TEST_HOLD_MS,
+    workerPollIntervalMs: 20,
+    allowPrivateCallbacks: true,
+    policyReloadMs: 100,
+  });
   secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret, checkSecret: await ensureChecksSecret(server.store) });
   await installPolicy(server.store, [server], server.auth, policy(receiver.url.origin));

@@ -41,6 +41,7 @@ async function startServer(onUnreachable: "reject" | "accept", holdPeriodMs: num
   return startApiTestServer({
     holdPeriodMs,
     workerPollIntervalMs: 20,
+    policyReloadMs: 100, // the policy imported below applies within 100 ms, not a second
     allowPrivateCallbacks: true,
     trustedFormApiKey: KEY,
     trustedFormBaseUrl: new URL("/trustedform", receiver.url).href,
