@@ -22,7 +22,7 @@ export {
 } from "./evidence.ts";
 export { INSIGHTS_PROPERTIES, matchLeadPhone, trustedFormRequest, TRUSTEDFORM_DEFAULT_BASE_URL, type TrustedFormLead } from "./trustedform-request.ts";
 export { createCertificateJob, type CertificateJobDeps } from "./job.ts";
-export { evidenceOfFinding, TRUSTEDFORM_FINDING, trustedFormFindingOf } from "./stored.ts";
+export { evidenceOfFinding, NOT_ASKED_FINDING, TRUSTEDFORM_FINDING, trustedFormFindingOf } from "./stored.ts";
 export { evidenceFields, evidenceView, type EvidenceView } from "./view.ts";
 export {
   askTrustedForm,

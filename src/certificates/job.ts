@@ -2,7 +2,8 @@
 // lead's hold, its TrustedForm certificate is verified and the evidence stored with the lead, so
 // the decision at the end of the hold reads it and sends nothing. A pass finds the pending leads
 // with a TrustedForm certificate_url and no settled evidence, then claims and asks as every hold
-// job does (hold/asking.ts: leased, `concurrency` at once, each answer stored as it comes). An
+// job does (hold/asking.ts: leased, `concurrency` at once, each answer stored as it comes, the pass
+// never waiting for answers: a hanging TrustedForm holds back no other pass or instance). An
 // unreachable answer is asked again with a backoff (hold/retry.ts) until the hold ends. Asking
 // twice is harmless: TrustedForm's retain is idempotent per certificate.
 import { BACKGROUND } from "../db/group-commit.ts";
@@ -11,7 +12,7 @@ import type { Logger } from "../log/index.ts";
 import type { Answering, Store } from "../store/index.ts";
 import type { AskableLead } from "../store/findings/index.ts";
 import type { CertificateOutcome } from "./evidence.ts";
-import { claimAndAsk, storeFinding } from "../hold/asking.ts";
+import { claimAndAsk, Flight, storeFinding } from "../hold/asking.ts";
 import { nextTryAt } from "../hold/retry.ts";
 import { findingAnswer, TRUSTEDFORM_FINDING } from "./stored.ts";
 import { TRUSTEDFORM_MALFORMED } from "../contract/texts.ts";
@@ -28,17 +29,20 @@ export interface CertificateJobDeps {
   concurrency: number;
   /** One request's bound (the client's timeout): the claim's lease outlives it. */
   timeoutMs: number;
+  /** The full flight got a free place (the job loop's wake: leads may be waiting). */
+  onRoom?: () => void;
   /** Each answer, and how long its request took. */
   onAnswer: (outcome: CertificateOutcome, seconds: number) => void;
 }
 
-/** Leads looked at per pass. */
-const BATCH = 256;
 const PREFIX = `https://${TRUSTEDFORM_CERT_HOST}/`;
 
 export function createCertificateJob(deps: CertificateJobDeps) {
   const { store, clock, log } = deps;
   const stopping = new AbortController();
+  /** The requests in flight: a pass never waits for them. */
+  const flight = new Flight(deps.concurrency, deps.onRoom);
+  const asking = { store, key: TRUSTEDFORM_FINDING, timeoutMs: deps.timeoutMs, flight, clock, signal: stopping.signal };
 
   /** Asks about one claimed lead and stores the answer. */
   async function verifyOne(lead: AskableLead, id: string, attempts: number): Promise<void> {
@@ -67,10 +71,15 @@ export function createCertificateJob(deps: CertificateJobDeps) {
   }
 
   return {
-    /** One pass; resolves to how many leads it asked about or settled. */
+    /**
+     * One pass over as many leads as the flight has room for; resolves to how many it started asking
+     * about or settled, without waiting for the answers (settled()).
+     */
     async runOnce(): Promise<number> {
       const now = clock();
-      const found = await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, BATCH)));
+      const room = flight.room();
+      const found = room === 0 ? [] : await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, room)));
+      flight.found(found.length, room);
       const asked: (AskableLead & { certificateId: string })[] = [];
       const malformed: AskableLead[] = [];
       for (const lead of found) {
@@ -79,13 +88,15 @@ export function createCertificateJob(deps: CertificateJobDeps) {
         else malformed.push(lead);
       }
       for (const lead of malformed) await settleMalformed(lead);
-      const asking = { store, key: TRUSTEDFORM_FINDING, timeoutMs: deps.timeoutMs, concurrency: deps.concurrency, signal: stopping.signal };
       const claimed = await claimAndAsk(asking, asked, now, (lead, attempts) => verifyOne(lead, lead.certificateId, attempts));
       return claimed + malformed.length;
     },
-    /** Ends the requests in flight (their claims run out; the next instance or start asks again). */
-    stop(): void {
+    /** Resolves once the requests in flight now have ended, their answers stored. */
+    settled: () => flight.settled(),
+    /** Ends the requests in flight (their claims run out; the next instance or start asks again); resolves once they have. */
+    stop(): Promise<void> {
       stopping.abort();
+      return flight.settled();
     },
   };
 }

@@ -13,12 +13,13 @@ export interface EvidenceView
     "reason" | "phone_match" | "email_match" | "age_seconds" | "page_url" | "domain" | "expires_at" | "http_status" | "raw" | "raw_truncated"
   > {
   provider: string;
-  /** pending (asked, no answer yet), verified, not_verified or unreachable. */
+  /** pending (asked, no answer yet), verified, not_verified, unreachable, or not_asked (decided before anyone asked: stored.ts NOT_ASKED_FINDING). */
   outcome: string;
   /** Accepted without a verified certificate: the provider had not answered when the lead was decided. */
   accepted_unverified: boolean;
   attempts: number;
-  first_asked_at: string;
+  /** Null when no request was made (a malformed URL, or not asked before the decision). */
+  first_asked_at: string | null;
   answered_at: string | null;
   /** While unreachable on a pending lead: the next try. */
   next_try_at: string | null;
@@ -26,11 +27,12 @@ export interface EvidenceView
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The lead's TrustedForm evidence, if it was asked about (`status`: the lead's). */
+/** The lead's TrustedForm evidence, if it has a finding: asked about, or decided before anyone asked (`status`: the lead's). */
 export function evidenceView(findings: readonly Finding[], status: string): EvidenceView | null {
   const finding = findings.find((f) => f.kind === TRUSTEDFORM_FINDING.kind && f.name === TRUSTEDFORM_FINDING.name);
   if (!finding) return null;
   const evidence = evidenceOfFinding(finding);
+  const asked = finding.attempts > 0;
   return {
     provider: "TrustedForm",
     outcome: finding.outcome,
@@ -44,8 +46,8 @@ export function evidenceView(findings: readonly Finding[], status: string): Evid
     expires_at: evidence?.expires_at ?? null,
     http_status: evidence?.http_status ?? null,
     attempts: finding.attempts,
-    first_asked_at: iso(finding.firstAt)!,
-    answered_at: iso(finding.checkedAt),
+    first_asked_at: asked ? iso(finding.firstAt) : null,
+    answered_at: asked ? iso(finding.checkedAt) : null,
     next_try_at: status === "pending" && finding.outcome === "unreachable" ? iso(finding.nextAt) : null,
     raw: finding.raw,
     raw_truncated: evidence?.raw_truncated ?? false,

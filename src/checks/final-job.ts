@@ -8,7 +8,7 @@
 // then the check's on_error decides (final-results/checks.ts). The claiming is every hold job's
 // (hold/asking.ts): instances on one PostgreSQL database ask once.
 import { op } from "../db/script.ts";
-import { claimAndAsk, storeFinding } from "../hold/asking.ts";
+import { claimAndAsk, Flight, storeFinding } from "../hold/asking.ts";
 import { nextTryAt } from "../hold/retry.ts";
 import { BACKGROUND } from "../db/group-commit.ts";
 import type { Logger } from "../log/index.ts";
@@ -28,17 +28,19 @@ export interface FinalChecksJobDeps {
   policy: { current(): CompiledPolicy };
   /** Requests in flight at once, per check. */
   concurrency: number;
+  /** A check's full flight got a free place (the job loop's wake: leads may be waiting). */
+  onRoom?: () => void;
   /** Each result (metrics). */
   onResult: (result: CheckResult) => void;
 }
-
-/** Leads looked at per check and pass. */
-const BATCH = 256;
 
 export function createFinalChecksJob(deps: FinalChecksJobDeps) {
   const { store, clock, log } = deps;
   const stopping = new AbortController();
   const finalChecksOf = stageChecksCompiler("final");
+  /** Each check's requests in flight, by its name: a pass never waits for them. */
+  const flights = new Map<string, Flight>();
+  const flightOf = (check: CompiledCheck) => flights.get(check.name) ?? flights.set(check.name, new Flight(deps.concurrency, deps.onRoom)).get(check.name)!;
 
   /** Asks `check` about one claimed lead and stores the answer. */
   async function askOne(check: CompiledCheck, lead: AskableCheckLead, attempts: number): Promise<void> {
@@ -54,18 +56,28 @@ export function createFinalChecksJob(deps: FinalChecksJobDeps) {
     else log.info("check_answer", line);
   }
 
-  /** One check's pass: the leads in its scope still to be asked, claimed and asked. */
+  /** Resolves once the requests in flight now have ended, their answers stored. */
+  async function settled(): Promise<void> {
+    await Promise.all([...flights.values()].map((flight) => flight.settled()));
+  }
+
+  /** One check's pass: the leads in its scope still to be asked, as many as its flight has room for, claimed and asked. */
   async function askAbout(check: CompiledCheck, now: number): Promise<number> {
     const key = checkFinding(check.name);
-    const found = await store.read((t) => op(t.findings.askableInScope(key, scopeForDatabase(check), now, BATCH)));
-    // The database's scope is the policy's but for case folding beyond ASCII: the policy's own comparison has the last word.
+    const asking = { store, key, timeoutMs: check.timeoutMs, flight: flightOf(check), clock, signal: stopping.signal };
+    const room = asking.flight.room();
+    const found = room === 0 ? [] : await store.read((t) => op(t.findings.askableInScope(key, scopeForDatabase(check), now, room)));
+    asking.flight.found(found.length, room);
+    // The database's scope is the policy's (leads.campaign_folded), but for leads pending at drizzle/0023, folded by SQL's lower(): the policy has the last word.
     const leads = found.filter((lead) => checksInScope([check], "final", lead.vendorName, lead.fields.vendorCampaignName).length === 1);
-    const asking = { store, key, timeoutMs: check.timeoutMs, concurrency: deps.concurrency, signal: stopping.signal };
     return await claimAndAsk(asking, leads, now, (lead, attempts) => askOne(check, lead, attempts));
   }
 
   return {
-    /** One pass over every final-stage check; resolves to how many leads were asked about. */
+    /**
+     * One pass over every final-stage check; resolves to how many leads it started asking about, without
+     * waiting for their answers (settled()): one check's slow service holds back no other check.
+     */
     async runOnce(): Promise<number> {
       const checks = finalChecksOf(deps.policy.current());
       if (checks.length === 0) return 0;
@@ -73,9 +85,11 @@ export function createFinalChecksJob(deps: FinalChecksJobDeps) {
       const asked = await Promise.all(checks.map((check) => askAbout(check, now)));
       return asked.reduce((sum, n) => sum + n, 0);
     },
-    /** Ends the requests in flight (their claims run out; the next pass or instance asks again). */
-    stop(): void {
+    settled,
+    /** Ends the requests in flight (their claims run out; the next pass or instance asks again); resolves once they have. */
+    stop(): Promise<void> {
       stopping.abort();
+      return settled();
     },
   };
 }

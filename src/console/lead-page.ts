@@ -35,8 +35,8 @@ const NOTICES: Record<string, string> = {
   replayed: "The callback is queued again, with the same webhook-id.",
 };
 
-/** The columns of the service's own bookkeeping (the worker's lease on a pending lead): not shown. */
-const INTERNAL_COLUMNS = new Set(["claim_token", "locked_until"]);
+/** The columns of the service's own bookkeeping (the worker's lease on a pending lead; the campaign as final checks' scopes compare it, derived from vendor_campaign_name): not shown. */
+const INTERNAL_COLUMNS = new Set(["claim_token", "locked_until", "campaign_folded"]);
 /** The raw request's view, indented: a lead taken under the default body limit fits whole. */
 const RAW_REQUEST_CHARS = 128 * 1024;
 

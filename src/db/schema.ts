@@ -69,6 +69,13 @@ export const leads = sqliteTable(
     mailingZip: text("mailing_zip").notNull(),
     mailingState: text("mailing_state").notNull(),
     vendorCampaignName: text("vendor_campaign_name").notNull(),
+    /**
+     * vendor_campaign_name folded as the policy's scopes are (contract/campaigns.ts), written at
+     * intake: the final checks' scope filter compares it exactly (store/findings/sql.ts), where
+     * SQLite's lower() folds ASCII alone. Every lead stored since has it; of the leads stored before
+     * it existed, those then pending have SQL's lower() (drizzle/0023), the decided ones none.
+     */
+    campaignFolded: text("campaign_folded"),
     email: text("email").notNull(),
     /** extra_data as JSON text, when sent. */
     extraData: text("extra_data"),

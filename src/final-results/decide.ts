@@ -16,6 +16,8 @@ export interface PostPostingChecks {
   operatorDecision: { decision: "accept" | "reject"; reason: string | null } | null;
   /** Certificate verification (the reachability check, or TrustedForm's evidence): null when it is off (or was not needed). */
   certificate: CertificateCheck;
+  /** The certificate passed by --trustedform-unreachable accept alone (no TrustedForm answer): told in the final_result line, not a reason. */
+  acceptedUnverified?: boolean;
   /** The refusals of the policy's final-stage checks in scope (a fail's reason, on_error's rejection), in document order (none: absent or empty). */
   failingChecks?: readonly string[];
   /** The reasons of the policy's final rules in scope that the lead fails, in document order (none: absent or empty). */

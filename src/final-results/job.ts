@@ -11,8 +11,8 @@ import { storedReasons } from "../contract/rejection-reasons.ts";
 import type { CompiledPolicy } from "../policy/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult } from "./decide.ts";
 import { finalStageVerdict, hasFinalStage, readsCheckFindings } from "./checks.ts";
-import { certificateJudgement, checksNow, decideNow, NO_CERTIFICATE, recordIfStill, type CertificateCheck } from "./record.ts";
-import type { CertificateSource } from "./trustedform.ts";
+import { certificateJudgement, checksNow, NO_CERTIFICATE, recordIfStill, type CertificateCheck } from "./record.ts";
+import { type CertificateSource, findingAtDecision } from "./trustedform.ts";
 import { classifyCertificateUrl } from "../certificates/index.ts";
 
 export type { CertificateCheck } from "./record.ts";
@@ -70,9 +70,10 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
    */
   async function decideAndRecord(lead: DueLead, token: string, certificate: CertificateSource, rules: RulesInForce): Promise<void> {
     for (;;) {
-      const result = await store.read((t) => decideNow(t, lead, certificate, rules.policy));
-      if (result === null) return;
-      logFinalResult(lead, result, rules);
+      const checks = await store.read((t) => checksNow(t, lead, certificate, rules.policy));
+      if (checks === null) return;
+      const result = decideFinalResult(checks);
+      logFinalResult(lead, result, rules, checks.acceptedUnverified === true);
       await log.flush();
       const now = deps.clock();
       const outcome = await store.write((t) => recordIfStill(t, lead, token, certificate, result, now, rules.policy), BACKGROUND);
@@ -109,17 +110,19 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
           ? finalStageVerdict(policy, lead, leadFacts.stored, findings, intakeAnswers.get(lead.id) ?? null, judged.facts)
           : {};
       const result = decideFinalResult({ ...leadFacts, certificate: judged.check, ...final });
-      return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version }];
+      const acceptedUnverified = judged.acceptedUnverified === true && certificateCheckMatters(leadFacts);
+      return [{ lead, result, certificate: certificates[i]!, factsVersion: leadFacts.version, acceptedUnverified }];
     });
-    for (const { lead, result } of decided) logFinalResult(lead, result, rules);
+    for (const { lead, result, acceptedUnverified } of decided) logFinalResult(lead, result, rules, acceptedUnverified);
     await log.flush();
     const leased = !batches.readDue;
-    const records: DecisionRecord[] = decided.map(({ lead, result, factsVersion }) => ({
+    const records: DecisionRecord[] = decided.map(({ lead, result, factsVersion, certificate }) => ({
       lead,
       factsVersion,
       status: result.status,
       reason: result.status === "rejected" ? storedReasons(result.reasons) : null,
       payload: callbackPayload(lead, result, now),
+      finding: findingAtDecision(certificate),
     }));
     const recording = batches.record(records, token, now);
     const recorded = leased ? await recording.catch(() => new Set<string>()) : await recording;
@@ -144,12 +147,14 @@ export function createFinalResultJob(deps: FinalResultJobDeps) {
     return { findings, intakeAnswers: new Map(intake.map((row) => [row.leadId, row.checkAnswers])) };
   }
 
-  function logFinalResult(lead: DueLead, result: FinalResult, rules: RulesInForce): void {
+  /** `acceptedUnverified`: the certificate passed by --trustedform-unreachable accept alone (the line says so: docs/certificates.md). */
+  function logFinalResult(lead: DueLead, result: FinalResult, rules: RulesInForce, acceptedUnverified: boolean): void {
     log.info("final_result", {
       lead_id: lead.id,
       phone: maskPhone(lead.phoneE164),
       status: result.status,
       ...(result.status === "rejected" ? { reason: result.reasons.join("; ") } : {}),
+      ...(result.status === "accepted" && acceptedUnverified ? { certificate: "accepted_unverified" } : {}),
       ...(rules.policy ? { policy_version: rules.version } : {}),
     });
   }

@@ -4,13 +4,13 @@ import { callbackPayload } from "../callbacks/payload.ts";
 import { storedReasons } from "../contract/rejection-reasons.ts";
 import { op, type Script } from "../db/script.ts";
 import type { CompiledPolicy } from "../policy/index.ts";
-import type { Finding } from "../store/findings/index.ts";
+import type { Finding, FindingAtDecision } from "../store/findings/index.ts";
 import type { Tables } from "../store/index.ts";
 import type { DueLead } from "../store/leads/index.ts";
 import { evidenceOfFinding, trustedFormFindingOf } from "../certificates/index.ts";
 import { certificateCheckMatters, decideFinalResult, type FinalResult, type PostPostingChecks } from "./decide.ts";
 import { finalStageNow, hasFinalStage } from "./checks.ts";
-import { type CertificateJudgement, type CertificateSource, judgeTrustedForm } from "./trustedform.ts";
+import { type CertificateJudgement, type CertificateSource, findingAtDecision, judgeTrustedForm } from "./trustedform.ts";
 
 export type { CertificateCheck } from "./decide.ts";
 
@@ -33,6 +33,7 @@ export function* checksNow(t: Tables, lead: DueLead, source: CertificateSource, 
   const findings = source.kind === "trustedform" ? yield* op(t.findings.of([lead.id], "certificate")) : [];
   const judged = certificateJudgement(source, findings, lead.id);
   checks.certificate = judged.check;
+  if (judged.acceptedUnverified) checks.acceptedUnverified = true;
   if (policy && hasFinalStage(policy)) {
     const stored = yield* op(t.leads.storedForRules(lead.id));
     if (stored) Object.assign(checks, yield* finalStageNow(t, policy, lead, stored, judged.facts));
@@ -49,12 +50,25 @@ export function certificateJudgement(source: CertificateSource, findings: readon
 
 /**
  * Writes the decision if `token` still holds the lead; false (and nothing written) if the lease
- * was lost. The lead, its callback and its phone claim change together.
+ * was lost. The lead, its callback, its phone claim and its `finding` at decision (kept only if the
+ * lead has none of its key) change together.
  */
-export function* recordDecision(t: Tables, lead: DueLead, token: string, result: FinalResult, now: number, payload: string): Script<boolean> {
+export function* recordDecision(
+  t: Tables,
+  lead: DueLead,
+  token: string,
+  result: FinalResult,
+  now: number,
+  payload: string,
+  finding: FindingAtDecision | null = null,
+): Script<boolean> {
   const reason = result.status === "rejected" ? storedReasons(result.reasons) : null;
   if (!(yield* op(t.leads.finish(lead.id, token, result.status, reason, now)))) return false;
   yield* op(t.callbacks.release(lead.id, payload, now));
+  if (finding) {
+    const { outcome, reason: said, ...key } = finding;
+    yield* op(t.findings.settleUnasked(key, lead.id, { outcome, reason: said, detail: null, raw: null, checkedAt: now, nextAt: now }));
+  }
   // A rejected lead does not block its number; an accepted one's claim stands (phone-claims/index.ts).
   if (result.status === "rejected") yield* op(t.phoneClaims.drop(lead.phoneE164, lead.id));
   return true;
@@ -83,5 +97,6 @@ export function* recordIfStill(
   const current = yield* decideNow(t, lead, source, policy);
   if (current === null) return "leaseLost";
   if (!Bun.deepEquals(current, result)) return "changed";
-  return (yield* recordDecision(t, lead, token, result, now, callbackPayload(lead, result, now))) ? "recorded" : "leaseLost";
+  const payload = callbackPayload(lead, result, now);
+  return (yield* recordDecision(t, lead, token, result, now, payload, findingAtDecision(source))) ? "recorded" : "leaseLost";
 }

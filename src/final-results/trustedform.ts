@@ -2,7 +2,8 @@
 // goes on to the final rules with its certificate.* facts; not verified rejects with the
 // provider's reason; no answer yet (TrustedForm unreachable through the hold, or never asked) is
 // the operator's --trustedform-unreachable. Pure: the evidence is read by the caller.
-import { type CertificateEvidence, type CertificateFacts, certificateFacts } from "../certificates/index.ts";
+import { type CertificateEvidence, type CertificateFacts, certificateFacts, NOT_ASKED_FINDING } from "../certificates/index.ts";
+import type { FindingAtDecision } from "../store/findings/index.ts";
 import { certificateNotVerified, TRUSTEDFORM_MALFORMED, TRUSTEDFORM_NO_ANSWER } from "../contract/texts.ts";
 import type { CertificateCheck } from "./decide.ts";
 
@@ -17,6 +18,8 @@ export interface CertificateJudgement {
   check: CertificateCheck;
   /** The certificate.* facts final rules read; absent without TrustedForm evidence. */
   facts?: CertificateFacts;
+  /** Passed by --trustedform-unreachable accept alone: no answer from TrustedForm by the decision. */
+  acceptedUnverified?: true;
 }
 
 const NO_FACTS: CertificateFacts = { verified: false, phone_match: null, email_match: null, age_seconds: null, domain: null, page_url: null };
@@ -33,5 +36,13 @@ export function judgeTrustedForm(evidence: CertificateEvidence | null, source: E
   // Unreachable until now: the vendor is told the provider could not be asked, not the provider's HTTP status.
   if (source.onUnreachable === "reject") return { check: { verified: false, reason: certificateNotVerified(TRUSTEDFORM_NO_ANSWER) }, facts: NO_FACTS };
   // Accepted unverified: certificate.verified is false to the final rules, so a rule can still refuse it.
-  return { check: { verified: true }, facts: NO_FACTS };
+  return { check: { verified: true }, facts: NO_FACTS, acceptedUnverified: true };
 }
+
+/**
+ * The finding a decision records with a lead judged by TrustedForm (docs/certificates.md "The
+ * decision"): "not_asked", kept only where the lead has no TrustedForm finding, so a lead decided
+ * before anyone asked is marked durably, in the decision's transaction, and evidence is never overwritten.
+ */
+export const findingAtDecision = (source: CertificateSource): FindingAtDecision | null =>
+  source.kind === "trustedform" && !source.malformed ? NOT_ASKED_FINDING : null;

@@ -1,6 +1,7 @@
 // Each list of the document compiled into its entries, recording every problem the schema cannot
 // state: names used twice in a list, unknown time zones, hours, fields, operator values, patterns,
 // checks' URLs and fields. Tolerates a malformed entry (the schema's walk names what is wrong).
+import { foldCampaign } from "../contract/campaigns.ts";
 import { capReached, outsideHours, ruleRejected } from "../contract/texts.ts";
 import { isHttpUrl, LEAD_FIELDS } from "../intake/lead-schema.ts";
 import { type CompileContext, type Condition, compileCondition, compileTemplate, type Template } from "./conditions.ts";
@@ -45,7 +46,8 @@ export interface CompiledCap extends EntryScope {
   reason: string;
 }
 
-export const foldCampaign = (campaign: string): string => campaign.trim().toLowerCase();
+/** The one fold of campaigns, the contract's: the store keeps each lead's so (leads.campaign_folded). */
+export { foldCampaign };
 
 const texts = (value: unknown): string[] | null => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : null);
 

@@ -1,5 +1,6 @@
 // Column helpers the tables of both databases share.
 import { getTableColumns, sql, type Column, type Placeholder, type Table } from "drizzle-orm";
+import { foldCampaign } from "../contract/campaigns.ts";
 import { leadKey } from "../db/schema.ts";
 import { LEAD_STATE_COLUMNS, type LeadFields, type NewLead } from "./leads/index.ts";
 
@@ -40,7 +41,7 @@ export function leadFieldColumns<T extends Table>(table: T): Omit<T["_"]["column
   return columns as never;
 }
 
-/** A new lead's full row: pending, undecided, unleased. One spread, the rest written out (see keyOfLead). */
+/** A new lead's full row: pending, undecided, unleased, its campaign folded. One spread, the rest written out (see keyOfLead). */
 export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
   return {
     ...fields,
@@ -48,6 +49,7 @@ export function pendingLeadRow(fields: LeadFields, lead: NewLead) {
     id: lead.id,
     vendorId: lead.vendorId,
     rawRequest: lead.rawRequest,
+    campaignFolded: foldCampaign(fields.vendorCampaignName),
     checkAnswers: lead.checkAnswers ?? null,
     createdAt: lead.createdAt,
     decideAfter: lead.decideAfter,

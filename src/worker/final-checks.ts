@@ -21,7 +21,8 @@ export interface FinalChecksWiring {
   policy: { current(): CompiledPolicy };
 }
 
-export function finalChecksJob(deps: FinalChecksWiring, clock: () => number) {
+/** `onRoom`: a check's full flight got a free place (hold/asking.ts), the checks loop's wake. */
+export function finalChecksJob(deps: FinalChecksWiring, clock: () => number, onRoom: () => void) {
   const { log, metrics } = deps;
   let secret: string | undefined;
   const runner: CheckRunner = createCheckRunner({
@@ -42,17 +43,20 @@ export function finalChecksJob(deps: FinalChecksWiring, clock: () => number) {
     runner,
     policy: deps.policy,
     concurrency: CONCURRENCY,
+    onRoom,
     onResult: (result) => countCheckResult(metrics, result),
   });
   return {
-    /** One pass; true when it asked about some lead (so the loop goes on at once). */
+    /** One pass; true when it started asking about some lead (so the loop goes on at once). */
     async runOnce(): Promise<boolean> {
       secret ??= await ensureChecksSecret(deps.store, clock);
       return (await job.runOnce()) > 0;
     },
-    stop(): void {
-      job.stop();
-      runner.forget();
+    /** Ends the requests in flight; resolves once they have. */
+    stop(): Promise<void> {
+      const ended = job.stop();
+      runner.forget(); // Closes the client: its requests end now.
+      return ended;
     },
   };
 }

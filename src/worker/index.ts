@@ -42,8 +42,8 @@ export interface WorkerDeps {
 export interface Worker {
   wake(): void;
   /**
-   * Stops claiming work and waits (within `timeoutMs`) for the running pass and in-flight
-   * deliveries; true if some were still running.
+   * Stops claiming work, ends the hold jobs' requests and waits (within `timeoutMs`) for the running
+   * passes, those requests and in-flight deliveries; true if some were still running.
    */
   stop(timeoutMs: number): Promise<boolean>;
 }
@@ -122,10 +122,11 @@ export function startWorker(deps: WorkerDeps): Worker {
   }, loopOptions("decisions"));
   // Woken each time a request ends (a slot is free) and when leads were decided (callbacks released).
   const deliveryLoop = startLoop(async () => (await deliveries.fill()) > 0, loopOptions("callbacks"));
-  // Polls, never woken by requests: a lead's hold (60 s by default) leaves time, and a read per request would not be free.
-  const certificates = certificateJob(deps, clock);
+  // A pass starts requests and never waits for them (hold/asking.ts): it polls, and is woken only when
+  // a full flight gets a free place (leads may be waiting for it), not by every request.
+  const certificates = certificateJob(deps, clock, () => certificateLoop?.wake());
   const certificateLoop = certificates && startLoop(async () => (await certificates.runOnce()) > 0, loopOptions("certificates"));
-  const checks = deps.policy && finalChecksJob({ ...deps, policy: deps.policy }, clock);
+  const checks = deps.policy && finalChecksJob({ ...deps, policy: deps.policy }, clock, () => checkLoop?.wake());
   const checkLoop = checks && startLoop(checks.runOnce, loopOptions("checks"));
   return {
     wake() {
@@ -134,13 +135,14 @@ export function startWorker(deps: WorkerDeps): Worker {
     },
     async stop(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      certificates?.stop();
-      checks?.stop();
+      // The hold jobs' requests in flight are ended, and their stores awaited (a pass does not wait for them).
+      const asking = Promise.all([certificates?.stop(), checks?.stop()]);
       const cutShort = await Promise.all([
         decisionLoop.stop(timeoutMs),
         deliveryLoop.stop(timeoutMs),
         certificateLoop?.stop(timeoutMs) ?? false,
         checkLoop?.stop(timeoutMs) ?? false,
+        Promise.race([asking.then(() => false), Bun.sleep(timeoutMs).then(() => true)]),
       ]);
       await deliveries.stop(Math.max(0, deadline - Date.now()));
       return cutShort.includes(true) || deliveries.inFlight() > 0;
@@ -148,8 +150,8 @@ export function startWorker(deps: WorkerDeps): Worker {
   };
 }
 
-/** The TrustedForm verification job, when a key is configured. */
-function certificateJob(deps: WorkerDeps, clock: () => number) {
+/** The TrustedForm verification job, when a key is configured; `onRoom` its loop's wake. */
+function certificateJob(deps: WorkerDeps, clock: () => number, onRoom: () => void) {
   const { config, metrics } = deps;
   if (config.trustedFormApiKey === undefined) return null;
   const timeoutMs = config.certificateTimeoutMs;
@@ -160,6 +162,7 @@ function certificateJob(deps: WorkerDeps, clock: () => number) {
     verify: trustedFormVerifier({ apiKey: config.trustedFormApiKey, baseUrl: config.trustedFormBaseUrl, timeoutMs }),
     concurrency: config.trustedFormConcurrency,
     timeoutMs,
+    onRoom,
     onAnswer(outcome, seconds) {
       metrics.certificateVerifications.inc({ provider: "trustedform", outcome });
       metrics.certificateVerificationDuration.observe({ provider: "trustedform" }, seconds);

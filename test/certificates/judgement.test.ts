@@ -5,9 +5,9 @@
 import { describe, expect, test } from "bun:test";
 import { evidenceFromAnswer, type CertificateEvidence } from "../../src/certificates/index.ts";
 import { nextTryAt, RETRY_FIRST_MS, RETRY_MAX_MS } from "../../src/hold/retry.ts";
-import { evidenceOfFinding, findingAnswer, TRUSTEDFORM_FINDING } from "../../src/certificates/stored.ts";
+import { evidenceOfFinding, findingAnswer, NOT_ASKED_FINDING, TRUSTEDFORM_FINDING } from "../../src/certificates/stored.ts";
 import { evidenceFields, evidenceView } from "../../src/certificates/view.ts";
-import { judgeTrustedForm } from "../../src/final-results/trustedform.ts";
+import { findingAtDecision, judgeTrustedForm } from "../../src/final-results/trustedform.ts";
 import type { Finding } from "../../src/store/findings/index.ts";
 
 const http = (status: number, body: unknown) =>
@@ -71,6 +71,16 @@ describe("judgeTrustedForm", () => {
       expect(judgeTrustedForm(evidence, ACCEPTING)).toMatchObject({ check: { verified: true }, facts: { verified: false, age_seconds: null } });
     },
   );
+  test("accepted unverified is told apart from verified (the final_result line says so)", () => {
+    expect(judgeTrustedForm(null, ACCEPTING).acceptedUnverified).toBe(true);
+    expect(judgeTrustedForm(VERIFIED, ACCEPTING).acceptedUnverified).toBeUndefined();
+  });
+  test("the decision marks a TrustedForm certificate URL not_asked (kept only where no finding is), nothing else", () => {
+    expect(findingAtDecision(ACCEPTING)).toEqual(NOT_ASKED_FINDING);
+    expect(findingAtDecision(REJECTING)).toEqual(NOT_ASKED_FINDING);
+    expect(findingAtDecision({ ...ACCEPTING, malformed: true })).toBeNull();
+    expect(findingAtDecision({ kind: "checked", check: null })).toBeNull();
+  });
   test("a URL on TrustedForm's domain that is no certificate URL is rejected, verified evidence or not", () => {
     expect(judgeTrustedForm(VERIFIED, { ...ACCEPTING, malformed: true }).check).toEqual({
       verified: false,
@@ -118,5 +128,14 @@ describe("the operator's view", () => {
   });
   test("no finding: nothing to show", () => {
     expect(evidenceView([], "accepted")).toBeNull();
+  });
+  test("decided before anyone asked (the decision's not_asked finding): accepted unverified, no request times", () => {
+    const notAsked: Finding = { leadId: "lead-1", ...NOT_ASKED_FINDING, detail: null, raw: null, attempts: 0, firstAt: 3_000, checkedAt: 3_000, nextAt: 3_000 };
+    expect(evidenceOfFinding(notAsked)).toBeNull();
+    const view = evidenceView([notAsked], "accepted")!;
+    expect(view).toMatchObject({ outcome: "not_asked", accepted_unverified: true, attempts: 0, first_asked_at: null, answered_at: null });
+    expect(evidenceFields(view)).toContainEqual(["outcome", "not_asked: accepted unverified"]);
+    expect(evidenceFields(view)).toContainEqual(["reason", "TrustedForm was not asked before the decision was due"]);
+    expect(evidenceView([notAsked], "rejected")).toMatchObject({ outcome: "not_asked", accepted_unverified: false });
   });
 });

@@ -2,7 +2,7 @@
 // pending leads in their hold, in the check's scope (vendors by name, campaigns ignoring case), with
 // no settled answer of that check; an error answer is asked again when due, a pass or fail never.
 import { expect, test } from "bun:test";
-import { compileCheck } from "../../src/checks/entry.ts";
+import { checksInScope, compileCheck } from "../../src/checks/entry.ts";
 import { checkFinding, findingAnswerOf, scopeForDatabase } from "../../src/checks/stored.ts";
 import { describeOnBothBackends, type StoreBackend } from "../helpers/store-backends.ts";
 import { leadFields, vendorRow } from "../helpers/tables.ts";
@@ -11,6 +11,8 @@ const NOW = Date.UTC(2026, 0, 1);
 const HOLD = 60_000;
 const DNC = compileCheck({ name: "dnc", stage: "final", url: "https://dnc.example.com/", vendors: ["vendor-a"], campaigns: ["Solar-Q4"] });
 const KEY = checkFinding("dnc");
+/** Scoped by campaigns JavaScript folds beyond ASCII (SQLite's lower() does not; PostgreSQL's by its locale). */
+const SCRUB = compileCheck({ name: "scrub", stage: "final", url: "https://scrub.example.com/", campaigns: ["été-solar", "kelvin"] });
 
 describeOnBothBackends("final-stage check findings", (backend: StoreBackend) => {
   let phones = 0;
@@ -41,6 +43,31 @@ describeOnBothBackends("final-stage check findings", (backend: StoreBackend) => 
       decideAfter: NOW + HOLD,
       fields: { phoneE164: expect.stringMatching(/^\+1212555/), state: expect.any(String) },
     });
+  });
+
+  test("campaigns compare as the policy folds them, beyond ASCII: É as é, the Kelvin sign as k; another campaign is not asked", async () => {
+    const accented = await lead("vendor-a", "ÉTÉ-Solar");
+    const kelvin = await lead("vendor-b", "\u212Aelvin");
+    await lead("vendor-a", "ete-solar");
+    await lead("vendor-a", "Kelvin-2");
+    const found = await backend.tables.findings.askableInScope(checkFinding("scrub"), scopeForDatabase(SCRUB), NOW, 10);
+    expect(found.map((l) => l.id).sort()).toEqual([accented, kelvin].sort());
+    // The leads the decision holds in scope (final-results/checks.ts), no more and no fewer.
+    for (const l of found) expect(checksInScope([SCRUB], "final", l.vendorName, l.fields.vendorCampaignName)).toEqual([SCRUB]);
+  });
+
+  test("leads decided at the same time come soonest first, then by key, on every instance (claims lock rows in one order)", async () => {
+    const [first, second, third] = [Bun.randomUUIDv7(), Bun.randomUUIDv7(), Bun.randomUUIDv7()];
+    await backend.tables.vendors.insert(vendorRow("vendor-a"));
+    for (const [id, decideAfter] of [
+      [third, NOW + HOLD],
+      [second, NOW + HOLD],
+      [first, NOW + HOLD + 1],
+    ] as const) {
+      const fields = { ...leadFields(`+1212555${String(++phones).padStart(4, "0")}`), vendorCampaignName: "Solar-Q4" };
+      await backend.tables.leads.insertPending(fields, { id, vendorId: "vendor-a", rawRequest: "{}", createdAt: NOW, decideAfter });
+    }
+    expect(await askable()).toEqual([second, third, first]);
   });
 
   test("an error is asked again when its next try is due; a pass is settled", async () => {

@@ -100,6 +100,25 @@ test("0022 drops the phone claims: each number's claim is its latest lead, the o
   sqlite.close();
 });
 
+test("0023 folds the campaigns of the leads still pending with SQL's lower() (ASCII alone), and leaves the decided ones' unset", () => {
+  const sqlite = databaseBefore("0023_leads_campaign_folded");
+  insertVendor(sqlite);
+  const insert = (campaign: string, status: string) => {
+    const id = Bun.randomUUIDv7();
+    sqlite.run(
+      `INSERT INTO leads (id_key, id, vendor_id, phone_e164, customer_name, state, city, zip, street, dm_name, utility, mailing_street, mailing_city, mailing_zip, mailing_state, vendor_campaign_name, email, raw_request, status, created_at, decide_after)
+       VALUES (?1, ?2, 'v1', '+12125550100', 'n', 'NY', 'c', '10001', 's', 'd', 'u', 's', 'c', '10001', 'NY', ?3, 'e@x.io', '{}', ?4, 0, 0)`,
+      [leadKey(id), id, campaign, status],
+    );
+    return id;
+  };
+  const ids = [insert("Solar-Q4", "pending"), insert("ÉTÉ-Solar", "pending"), insert("Wind", "accepted")];
+  applyMigrations(sqlite);
+  const folded = ids.map((id) => sqlite.query("SELECT campaign_folded FROM leads WHERE id = ?").get(id));
+  expect(folded).toEqual([{ campaign_folded: "solar-q4" }, { campaign_folded: "ÉtÉ-solar" }, { campaign_folded: null }]);
+  sqlite.close();
+});
+
 test("0005 keys leads and callbacks by leadKey(id): every row comes through unchanged under the key leadKey gives its id, and keys stay unique", () => {
   const sqlite = databaseBefore("0005_leads_keyed_by_id_key");
   insertVendor(sqlite);
@@ -129,7 +148,7 @@ test("0005 keys leads and callbacks by leadKey(id): every row comes through unch
     sqlite
       .query("SELECT * FROM leads ORDER BY id")
       .all()
-      .map(({ id_key: _, facts_version: __, check_answers: ___, test: ____, ...row }: any) => row), // facts_version, check_answers, test: later migrations' (0012, 0015, 0020)
+      .map(({ id_key: _, facts_version: __, check_answers: ___, test: ____, campaign_folded: _____, ...row }: any) => row), // facts_version, check_answers, test, campaign_folded: later migrations' (0012, 0015, 0020, 0023)
   ).toEqual(leadsBefore);
   // Every lead stored before test mode (0020) is a real one.
   expect(sqlite.query("SELECT DISTINCT test FROM leads").all()).toEqual([{ test: 0 }]);

@@ -55,6 +55,8 @@ function policy(origin: string) {
       check("down-reject", ["down"], { on_error: "reject" }),
       { ...check("linetype", ["facts"]), stage: "intake" },
       check("carrier", ["facts"]),
+      // Campaigns JavaScript folds beyond ASCII, as the policy compares them (SQLite's lower() does not).
+      check("scrub", ["été-solar", "kelvin"], { on_error: "reject" }),
     ],
   };
 }
@@ -196,4 +198,20 @@ test.concurrent("final rules read check.<name>.reason of an intake check and of 
     { check: "linetype", stage: "intake", outcome: "pass", reason: "mobile" },
     expect.objectContaining({ check: "carrier", stage: "final", outcome: "pass", reason: "prepaid" }),
   ]);
+});
+
+test("a final check scoped by campaigns beyond ASCII asks the leads the policy holds in scope (ÉTÉ-Solar, the Kelvin sign), decided by its answers; another campaign is not asked", async () => {
+  const accented = uniquePhone();
+  receiver.setCheckAnswer({ phone: accented, check: "scrub", outcome: "fail", reason: "On the scrub list" });
+  const kelvin = uniquePhone();
+  receiver.setCheckAnswer({ phone: kelvin, check: "scrub", outcome: "pass", reason: "clean" });
+  const other = uniquePhone();
+  const [a, k, o] = await Promise.all([submit(accented, "ÉTÉ-Solar"), submit(kelvin, "\u212Aelvin"), submit(other, "ete-solar")]);
+  expect(await callbackFor(a.path)).toMatchObject({ lead_id: a.leadId, ...rejectedWith("On the scrub list") });
+  expect(await callbackFor(k.path)).toMatchObject({ lead_id: k.leadId, status: "accepted" });
+  expect(await callbackFor(o.path)).toMatchObject({ lead_id: o.leadId, status: "accepted" });
+  expect(requestsFor("scrub", accented)).toHaveLength(1);
+  expect(requestsFor("scrub", kelvin)).toHaveLength(1);
+  expect(requestsFor("scrub", other)).toEqual([]);
+  expect(await findingsOf(k.leadId)).toEqual([expect.objectContaining({ name: "scrub", outcome: "pass", reason: "clean", attempts: 1 })]);
 });

@@ -6,6 +6,7 @@
 // rules (one on certificate.age_seconds here), not verified rejects with the provider's reason, a
 // provider down through the hold leaves it to --trustedform-unreachable (a server per setting).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Config } from "../../src/config/index.ts";
 import { op } from "../../src/db/script.ts";
 import { startMockReceiver, type MockReceiver } from "../../src/mock-receiver/index.ts";
 import { importPolicy } from "../../src/policy-in-force/manage.ts";
@@ -17,8 +18,9 @@ import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../he
 
 // Long enough for TrustedForm failing twice to be asked a third time (0.5 s, then 1 s later); short enough for the suite.
 const HOLD_MS = 2_500;
-// Each test waits out a hold, so they run concurrently (bun's test.concurrent) and wait together: each
-// has its own certificate, phone and callback path, and asserts only about those.
+// Each test waits out a hold, so most run concurrently (bun's test.concurrent) and wait together: each
+// has its own certificate, phone and callback path, and asserts only about those. (Those with a
+// TrustedForm that hangs fill a flight of one on servers of their own: one after the other.)
 // The accepting server's: none of its leads needs TrustedForm asked again, and the fixtures' replay
 // against it waits out one hold after another.
 const SHORT_HOLD_MS = 1_500;
@@ -37,9 +39,9 @@ let rejecting: ApiTestServer;
 let accepting: ApiTestServer;
 let paths = 0;
 
-async function startServer(onUnreachable: "reject" | "accept", holdPeriodMs: number, consolePort?: number): Promise<ApiTestServer> {
+async function startServer(onUnreachable: "reject" | "accept", consolePort?: number, overrides: Partial<Config> = {}): Promise<ApiTestServer> {
   return startApiTestServer({
-    holdPeriodMs,
+    holdPeriodMs: HOLD_MS,
     workerPollIntervalMs: 20,
     policyReloadMs: 100, // the policy imported below applies within 100 ms, not a second
     allowPrivateCallbacks: true,
@@ -48,12 +50,13 @@ async function startServer(onUnreachable: "reject" | "accept", holdPeriodMs: num
     trustedFormUnreachable: onUnreachable,
     certificateTimeoutMs: 1_000,
     consolePort,
+    ...overrides,
   });
 }
 
 beforeAll(async () => {
   receiver = startMockReceiver({ port: 0 });
-  [rejecting, accepting] = await Promise.all([startServer("reject", HOLD_MS, 0), startServer("accept", SHORT_HOLD_MS)]);
+  [rejecting, accepting] = await Promise.all([startServer("reject", 0), startServer("accept", undefined, { holdPeriodMs: SHORT_HOLD_MS })]);
   expect((await importPolicy(rejecting.store, JSON.stringify(POLICY), "cli:test")).kind).toBe("imported");
   const started = Date.now();
   while ((await prePing(rejecting, rejecting.auth, { phone_number: uniquePhone(), vendor_campaign_name: "probe" })).status !== 422) {
@@ -179,6 +182,71 @@ describe("TrustedForm down past the decision: --trustedform-unreachable decides"
     expect(await evidenceOf(accepting, leadId)).toMatchObject({ outcome: "unreachable" });
     const json = JSON.parse((await cli(accepting.config.databasePath, "leads", "show", leadId, "--json")).out);
     expect(json.certificate).toMatchObject({ outcome: "unreachable", accepted_unverified: true, reason: "TrustedForm answered HTTP 500" });
+  }, 30_000);
+});
+
+describe("TrustedForm hanging: a lead decided before it was ever asked about is marked, by the decision, with the lead", () => {
+  // A flight of one request (--trustedform-concurrency 1), filled by a hanging request for its
+  // timeout, longer than the hold: a lead posted meanwhile is never claimed before its decision (in
+  // production, leads coming faster than TrustedForm is asked). Its decision records "not_asked".
+  const SLOW = { holdPeriodMs: 1_000, certificateTimeoutMs: 6_000, trustedFormConcurrency: 1 };
+  let slowRejecting: ApiTestServer;
+  let slowAccepting: ApiTestServer;
+  beforeAll(async () => {
+    [slowRejecting, slowAccepting] = await Promise.all([startServer("reject", undefined, SLOW), startServer("accept", 0, SLOW)]);
+  });
+  afterAll(() => Promise.all([slowRejecting?.stop(), slowAccepting?.stop()]));
+
+  /** Posts a lead whose certificate hangs and waits until the certificate loop has claimed it (its request then fills the flight). */
+  async function holdTheLoop(server: ApiTestServer): Promise<{ leadId: string; path: string }> {
+    const certificate = certificateId();
+    receiver.setCertificate({ token: certificate, scenario: "hang" });
+    const posted = await submit(server, certificate);
+    const started = Date.now();
+    while ((await evidenceOf(server, posted.leadId))?.outcome !== "pending") {
+      if (Date.now() - started > 5_000) throw new Error("the hanging certificate was not claimed within 5 s");
+      await Bun.sleep(10);
+    }
+    return posted;
+  }
+
+  test("accept: accepted, and shown as accepted unverified in leads show and on the console's lead page", async () => {
+    const hanging = await holdTheLoop(slowAccepting);
+    const { leadId, path } = await submit(slowAccepting, certificateId());
+    expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, status: "accepted" });
+    expect(await evidenceOf(slowAccepting, leadId)).toMatchObject({
+      outcome: "not_asked",
+      reason: "TrustedForm was not asked before the decision was due",
+      attempts: 0,
+    });
+    const shown = await cli(slowAccepting.config.databasePath, "leads", "show", leadId);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toMatch(/Consent certificate\n\s+provider\s+TrustedForm\n\s+outcome\s+not_asked: accepted unverified\n/);
+    expect(shown.out).toMatch(/first asked\s+-\n/);
+    const json = JSON.parse((await cli(slowAccepting.config.databasePath, "leads", "show", leadId, "--json")).out);
+    expect(json.certificate).toMatchObject({ outcome: "not_asked", accepted_unverified: true, attempts: 0, first_asked_at: null });
+
+    await addOperator(slowAccepting.store);
+    const operator = await signIn(slowAccepting.consoleUrl!);
+    const page = await operator.get(`/leads/${leadId}`);
+    expect(page.text).toContain('<tr><th>outcome</th><td class="mono">not_asked: accepted unverified</td></tr>');
+
+    // The lead whose request hung was asked (its claim is its finding): decided as the setting says, its finding kept as it was.
+    expect(await callbackFor(hanging.path)).toMatchObject({ lead_id: hanging.leadId, status: "accepted" });
+    expect(await evidenceOf(slowAccepting, hanging.leadId)).toMatchObject({ outcome: "pending", attempts: 1 });
+    const hangingShown = await cli(slowAccepting.config.databasePath, "leads", "show", hanging.leadId);
+    expect(hangingShown.out).toMatch(/outcome\s+pending: accepted unverified\n/);
+  }, 30_000);
+
+  test("reject: rejected, saying TrustedForm could not be reached, and marked not asked", async () => {
+    await holdTheLoop(slowRejecting);
+    const { leadId, path } = await submit(slowRejecting, certificateId());
+    expect(await callbackFor(path)).toMatchObject(
+      rejectedWith("Certificate could not be verified: TrustedForm could not be reached before the decision was due"),
+    );
+    expect(await evidenceOf(slowRejecting, leadId)).toMatchObject({ outcome: "not_asked", attempts: 0 });
+    const shown = await cli(slowRejecting.config.databasePath, "leads", "show", leadId);
+    expect(shown.out).toMatch(/outcome\s+not_asked\n/);
   }, 30_000);
 });
 

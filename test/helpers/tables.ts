@@ -35,6 +35,8 @@ export interface PendingLead {
   callbackUrl?: string;
   /** Also claims the number first, as intake does for a lead it accepts (on SQLite the lead's row is its claim either way). */
   claimPhone?: boolean;
+  /** Its certificate_url; none when absent. */
+  certificateUrl?: string;
 }
 
 /**
@@ -46,7 +48,8 @@ export function* pendingLead(t: Tables, lead: PendingLead): Script<string> {
   const createdAt = lead.createdAt ?? Date.now();
   const decideAfter = lead.decideAfter ?? createdAt + 3_600_000;
   if (lead.claimPhone) yield* op(t.phoneClaims.claim(lead.phoneE164, id, createdAt, 0));
-  yield* op(t.leads.insertPending(leadFields(lead.phoneE164), { id, vendorId: lead.vendorId, rawRequest: "{}", createdAt, decideAfter }));
+  const fields = { ...leadFields(lead.phoneE164), certificateUrl: lead.certificateUrl ?? null };
+  yield* op(t.leads.insertPending(fields, { id, vendorId: lead.vendorId, rawRequest: "{}", createdAt, decideAfter }));
   if (lead.callbackUrl) yield* op(t.callbacks.hold({ id: `msg_${id}`, leadId: id, vendorId: lead.vendorId, url: lead.callbackUrl }, createdAt));
   return id;
 }

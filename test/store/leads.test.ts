@@ -37,6 +37,13 @@ describeOnBothBackends("leads", (backend) => {
     expect(await backend.tables.leads.countPending()).toBe(1);
   });
 
+  test("insertPending stores the campaign folded as the policy's scopes compare it (trimmed, JavaScript's lower case beyond ASCII)", async () => {
+    const id = newId();
+    const fields = { ...leadFields(), vendorCampaignName: " \u212Aelvin-ÉTÉ " };
+    await backend.tables.leads.insertPending(fields, { id, vendorId: "vendor-a", rawRequest: "{}", createdAt: clock, decideAfter: clock + HOLD });
+    expect(await row(id)).toMatchObject({ vendor_campaign_name: " \u212Aelvin-ÉTÉ ", campaign_folded: "kelvin-été" });
+  });
+
   test("countByStatus counts one vendor's leads by status", async () => {
     const t = backend.tables;
     await insert("vendor-a");

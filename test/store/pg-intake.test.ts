@@ -70,8 +70,8 @@ const e164 = (formatted: string) => `+1${formatted.replace(/\D/g, "")}`;
 const accepted = (outcome: SubmitOutcome | undefined) =>
   outcome?.kind === "accepted" ? outcome : expect.unreachable(`not accepted: ${JSON.stringify(outcome)}`);
 
-test("distinct leads are stored by the batch statement alone: each lead, its held callback, its claim and its key", async () => {
-  const [a, b] = [validLead(), validLead({ call_back_url: null })];
+test("distinct leads are stored by the batch statement alone: each lead (its campaign folded as the policy's), its held callback, its claim and its key", async () => {
+  const [a, b] = [validLead({ vendor_campaign_name: "ÉTÉ-Solar" }), validLead({ call_back_url: null })];
   const outcomes = await submitTogether({ body: a, key: "k-1" }, { body: b });
   expect(outcomes.map((o) => o.kind)).toEqual(["accepted", "accepted"]);
   expect(writesAlone).toBe(0);
@@ -83,6 +83,7 @@ test("distinct leads are stored by the batch statement alone: each lead, its hel
       { id: idB, status: "pending", phone_e164: e164(b.phone_number as string), created: NOW, decide: NOW + 60_000 },
     ].sort((x, y) => x.phone_e164.localeCompare(y.phone_e164)),
   );
+  expect(await rows(`SELECT campaign_folded FROM leads WHERE id = '${idA}'`)).toEqual([{ campaign_folded: "été-solar" }]);
   expect(await rows("SELECT lead_id, status, url FROM callbacks")).toEqual([{ lead_id: idA, status: "held", url: a.call_back_url }]);
   expect((await rows("SELECT lead_id FROM phone_claims ORDER BY lead_id")).map((r: { lead_id: string }) => r.lead_id)).toEqual([idA, idB].sort());
   expect(await rows("SELECT key, lead_id FROM idempotency_keys")).toEqual([{ key: "k-1", lead_id: idA }]);

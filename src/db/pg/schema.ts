@@ -50,6 +50,8 @@ export const leads = pgTable(
     mailingZip: text("mailing_zip").notNull(),
     mailingState: text("mailing_state").notNull(),
     vendorCampaignName: text("vendor_campaign_name").notNull(),
+    /** ../schema.ts: PostgreSQL's lower() folds by the database's locale, not as the policy does. */
+    campaignFolded: text("campaign_folded"),
     email: text("email").notNull(),
     extraData: text("extra_data"),
     rawRequest: text("raw_request").notNull(),

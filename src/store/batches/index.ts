@@ -4,6 +4,7 @@
 // callbacks/, phone-claims/) and are composed here per dialect (sqlite.ts, pg.ts); the rule that
 // decides a lead is TypeScript's alone (final-results/decide.ts), never restated in SQL.
 import type { AttemptRecord, DueCallback, NextStep } from "../callbacks/index.ts";
+import type { FindingAtDecision } from "../findings/index.ts";
 import type { DecisionFacts, DueLead } from "../leads/index.ts";
 
 export type { DecisionFacts };
@@ -18,6 +19,8 @@ export interface DecisionRecord {
   reason: string | null;
   /** The callback's body, released with the decision. */
   payload: string;
+  /** A finding recorded with the decision unless the lead has one of its key (final-results/trustedform.ts findingAtDecision). */
+  finding: FindingAtDecision | null;
 }
 
 export interface DecisionBatches {
@@ -37,7 +40,8 @@ export interface DecisionBatches {
   /**
    * Records each decision if `token` still holds its lead (with readDue: it is still pending) and
    * its facts version is still the one read: one compared value, whatever the rule read. The lead,
-   * its callback's release and (when rejected) its phone claim's drop, together. Answers those ids.
+   * its callback's release, (when rejected) its phone claim's drop and its finding at decision,
+   * together. Answers those ids.
    */
   record(decisions: DecisionRecord[], token: string, now: number): Promise<Set<string>>;
 }

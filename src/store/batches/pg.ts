@@ -1,13 +1,14 @@
 // The worker's set-based statements on PostgreSQL, composed from their tables' texts (leads/,
 // callbacks/, phone-claims/ batch-sql.ts): a batch of due leads has its facts read by one statement
 // and every decision recorded by one (the leads finished, their callbacks released, the rejected
-// ones' claims dropped, as one data-modifying CTE: one round trip); a turn's attempts are recorded
+// ones' claims dropped, their findings at decision recorded, as one data-modifying CTE: one round trip); a turn's attempts are recorded
 // by one. backend/pg-worker.ts gathers the items and sends what a statement does not settle to the
 // per-item scripts.
 import type { PgDb } from "../../db/pg/client.ts";
 import { driverErrors } from "../../db/pg/errors.ts";
 import { leadKey } from "../../db/schema.ts";
 import { PG as CALLBACKS } from "../callbacks/batch-sql.ts";
+import { PG as FINDINGS } from "../findings/batch-sql.ts";
 import type { AttemptRecord, DueCallback, NextStep } from "../callbacks/index.ts";
 import { PG as LEADS, type FactsRow } from "../leads/batch-sql.ts";
 import { rawOn } from "../pg-session.ts";
@@ -20,7 +21,8 @@ const RECORD_DECISIONS = `
   WITH d AS (${LEADS.decisions}),
   finished AS (${LEADS.finish}),
   released AS (${CALLBACKS.releaseFinished}),
-  dropped AS (${PHONE_CLAIMS.dropRejectedFinished})
+  dropped AS (${PHONE_CLAIMS.dropRejectedFinished}),
+  settled AS (${FINDINGS.settleFinished})
   SELECT id FROM finished`;
 
 /** The decisions' statements on `db` (leased leads: no readDue). */

@@ -22,7 +22,7 @@ export function factsOfRow(row: FactsRow, withFields = false): DecisionFacts {
 }
 
 /** A decision as the element of the JSON array the recording statements take. */
-export const decisionRow = ({ lead, factsVersion, status, reason, payload }: DecisionRecord) => ({
+export const decisionRow = ({ lead, factsVersion, status, reason, payload, finding }: DecisionRecord) => ({
   key: leadKey(lead.id).toString(),
   id: lead.id,
   phone: lead.phoneE164,
@@ -30,4 +30,8 @@ export const decisionRow = ({ lead, factsVersion, status, reason, payload }: Dec
   reason,
   payload,
   factsVersion,
+  findingKind: finding?.kind ?? null,
+  findingName: finding?.name ?? null,
+  findingOutcome: finding?.outcome ?? null,
+  findingReason: finding?.reason ?? null,
 });

@@ -1,7 +1,7 @@
 // The worker's decisions on SQLite, set-based as on PostgreSQL (pg.ts): a batch of due leads has
 // its facts read with one statement and its decisions recorded in one write of two statements
 // (the leads finished, their callbacks released; a rejected lead's status drops its phone claim:
-// phone-claims/sqlite.ts), instead of a read and a write script of their own per lead
+// phone-claims/sqlite.ts), a third when a decision records a finding (findings/batch-sql.ts), instead of a read and a write script of their own per lead
 // (bench/README.md has the figures). SQLite cannot write from a CTE, so the second statement takes
 // the leads the first finished. Each statement is its table's (leads/, callbacks/ batch-sql.ts).
 //
@@ -13,6 +13,7 @@
 import type { Database } from "bun:sqlite";
 import { BACKGROUND, type GroupCommitter } from "../../db/group-commit.ts";
 import { SQLITE as CALLBACKS } from "../callbacks/batch-sql.ts";
+import { SQLITE as FINDINGS } from "../findings/batch-sql.ts";
 import { SQLITE as LEADS, type FactsRow } from "../leads/batch-sql.ts";
 import type { DueLead } from "../leads/index.ts";
 import type { DecisionBatches, WorkerBatches } from "./index.ts";
@@ -25,6 +26,7 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
   const due = sqlite.prepare<DueLead, [number, number]>(LEADS.due);
   const finish = sqlite.prepare<{ id: string }, [string, number]>(LEADS.finish);
   const release = sqlite.prepare<unknown, [string, number]>(CALLBACKS.release);
+  const settle = sqlite.prepare<unknown, [string, number]>(FINDINGS.settleFinished);
 
   const decisions: DecisionBatches = {
     readDue: async (now, limit) => commit.read(() => due.all(now, limit)),
@@ -37,7 +39,9 @@ export function sqliteWorkerBatches(sqlite: Database, commit: GroupCommitter): W
       return commit.run(() => {
         const finished = new Set(finish.all(JSON.stringify(rows), now).map((row) => row.id));
         const released = rows.filter((row) => finished.has(row.id));
-        release.run(JSON.stringify(released), now);
+        const json = JSON.stringify(released);
+        release.run(json, now);
+        if (released.some((row) => row.findingKind !== null)) settle.run(json, now);
         return finished;
       }, BACKGROUND);
     },

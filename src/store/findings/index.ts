@@ -39,10 +39,19 @@ export interface AskableCheckLead {
   fields: LeadFields;
 }
 
-/** A check's scope as the database filters it: vendor names, campaigns lower-cased; null: all. */
+/** A check's scope as the database filters it: vendor names, campaigns folded (contract/campaigns.ts, as leads.campaign_folded); null: all. */
 export interface CheckScope {
   vendors: readonly string[] | null;
   campaigns: readonly string[] | null;
+}
+
+/**
+ * A settled finding a decision records with its lead, in the decision's transaction, unless the lead
+ * has one of its key (FindingsTable.settleUnasked): what the decision knew when nobody had asked.
+ */
+export interface FindingAtDecision extends FindingKey {
+  outcome: string;
+  reason: string | null;
 }
 
 /** A provider's answer as stored. */
@@ -61,12 +70,12 @@ export interface FindingsTable {
   /**
    * Leads pending at `now` whose hold ends after it, whose certificate_url starts with
    * `urlPrefix` (lower case; compared case-insensitively), without an operator's decision, and
-   * with no finding of `key` but an open one due by `now`: the soonest decided first, `limit` at most.
+   * with no finding of `key` but an open one due by `now`: the soonest decided first (ties by key), `limit` at most.
    */
   askableByCertificate(key: FindingKey, urlPrefix: string, now: number, limit: number): Op<AskableLead[]>;
   /**
    * Leads pending at `now` whose hold ends after it, in `scope`, without an operator's decision, and
-   * with no finding of `key` but an open one due by `now`: the soonest decided first, `limit` at most.
+   * with no finding of `key` but an open one due by `now`: the soonest decided first (ties by key), `limit` at most.
    */
   askableInScope(key: FindingKey, scope: CheckScope, now: number, limit: number): Op<AskableCheckLead[]>;
   /**

@@ -4,7 +4,19 @@ import { leadFindings, leads, vendors } from "../../db/pg/schema.ts";
 import { changed, type PgOn } from "../pg-session.ts";
 import { leadFieldColumns } from "../rows.ts";
 import type { AskableLead, FindingsTable } from "./index.ts";
-import { askable, askableCheckLead, askableInScope, claimAgain, claimRow, findingOfLead, leadsOfIds, ofLeads, openFinding, unaskedRow } from "./sql.ts";
+import {
+  askable,
+  askableCheckLead,
+  askableInScope,
+  claimAgain,
+  claimRow,
+  findingOfLead,
+  leadsOfIds,
+  ofLeads,
+  openFinding,
+  soonestDecidedFirst,
+  unaskedRow,
+} from "./sql.ts";
 
 export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
   return (on) => ({
@@ -22,7 +34,7 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
         .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
         .where(askable(leadFindings, leads, urlPrefix, now))
-        .orderBy(leads.decideAfter)
+        .orderBy(soonestDecidedFirst(leads))
         .limit(limit)) as AskableLead[],
     askableInScope: async (key, scope, now, limit) =>
       (
@@ -32,7 +44,7 @@ export function pgFindings(_db: PgDb): (on: PgOn) => FindingsTable {
           .innerJoin(vendors, eq(vendors.id, leads.vendorId))
           .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
           .where(askableInScope(leadFindings, leads, vendors.name, scope, now))
-          .orderBy(leads.decideAfter)
+          .orderBy(soonestDecidedFirst(leads))
           .limit(limit)
       ).map(askableCheckLead),
     claim: async (key, leadIds, now, leaseUntil) => {

@@ -7,7 +7,7 @@ import { type AskableCheckLead, type CheckScope, type FindingAnswer, type Findin
 
 /** The columns read here, of either dialect's table. */
 type Findings = Record<"leadId" | "kind" | "name" | "outcome" | "attempts" | "nextAt", Column>;
-type Leads = Record<"id" | "idKey" | "status" | "decideAfter" | "operatorDecision" | "certificateUrl" | "vendorCampaignName", Column>;
+type Leads = Record<"id" | "idKey" | "status" | "decideAfter" | "operatorDecision" | "certificateUrl" | "campaignFolded", Column>;
 
 /** The join of a lead to its finding of `key`. */
 export const findingOfLead = (f: Findings, l: Leads, key: FindingKey): SQL => and(eq(f.leadId, l.id), eq(f.kind, key.kind), eq(f.name, key.name))!;
@@ -29,14 +29,22 @@ export function askable(f: Findings, l: Leads, urlPrefix: string, now: number): 
 
 /**
  * askableInScope's filter over a lead `l` joined to its vendor `v` and left-joined to its finding
- * `f`. Campaigns compare lower-cased, as the policy folds them (its trim is intake's: stored trimmed).
+ * `f`. Campaigns compare exactly, folded by the policy's fold on both sides (the scope's names, the
+ * lead's campaign_folded written at intake): the leads the decision holds in scope, no fewer.
  */
 export function askableInScope(f: Findings, l: Leads, vendorName: Column, scope: CheckScope, now: number): SQL {
   const conditions = inHold(f, l, now);
   if (scope.vendors !== null) conditions.push(inArray(vendorName, [...scope.vendors]));
-  if (scope.campaigns !== null) conditions.push(inArray(sql`lower(${l.vendorCampaignName})`, [...scope.campaigns]));
+  if (scope.campaigns !== null) conditions.push(inArray(l.campaignFolded, [...scope.campaigns]));
   return and(...conditions)!;
 }
+
+/**
+ * The askable leads' order: the soonest decided first, ties by key. A total order, the same on every
+ * instance, so the claims (claimAgain's multi-row upsert) take the rows' locks in one order and two
+ * instances claiming the same leads on PostgreSQL wait for each other instead of deadlocking.
+ */
+export const soonestDecidedFirst = (l: Leads): SQL => sql`${l.decideAfter}, ${l.idKey}`;
 
 /** A row of askableInScope's select (the lead's fields spread, its id, vendor and hold's end beside them) as an AskableCheckLead. */
 export function askableCheckLead(row: Record<string, unknown>): AskableCheckLead {

@@ -4,7 +4,19 @@ import type { Db } from "../../db/client.ts";
 import { leadFindings, leads, vendors } from "../../db/schema.ts";
 import { leadFieldColumns } from "../rows.ts";
 import type { AskableLead, FindingsTable } from "./index.ts";
-import { askable, askableCheckLead, askableInScope, claimAgain, claimRow, findingOfLead, leadsOfIds, ofLeads, openFinding, unaskedRow } from "./sql.ts";
+import {
+  askable,
+  askableCheckLead,
+  askableInScope,
+  claimAgain,
+  claimRow,
+  findingOfLead,
+  leadsOfIds,
+  ofLeads,
+  openFinding,
+  soonestDecidedFirst,
+  unaskedRow,
+} from "./sql.ts";
 
 export function sqliteFindings(db: Db): FindingsTable {
   return {
@@ -22,7 +34,7 @@ export function sqliteFindings(db: Db): FindingsTable {
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
         .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
         .where(askable(leadFindings, leads, urlPrefix, now))
-        .orderBy(leads.decideAfter)
+        .orderBy(soonestDecidedFirst(leads))
         .limit(limit)
         .all() as AskableLead[],
     askableInScope: (key, scope, now, limit) =>
@@ -32,7 +44,7 @@ export function sqliteFindings(db: Db): FindingsTable {
         .innerJoin(vendors, eq(vendors.id, leads.vendorId))
         .leftJoin(leadFindings, findingOfLead(leadFindings, leads, key))
         .where(askableInScope(leadFindings, leads, vendors.name, scope, now))
-        .orderBy(leads.decideAfter)
+        .orderBy(soonestDecidedFirst(leads))
         .limit(limit)
         .all()
         .map(askableCheckLead),

@@ -72,7 +72,8 @@ export const PG = {
     FROM json_to_recordset($1::text::json) AS r(key bigint, id text) JOIN leads l ON l.id_key = r.key AND l.id = r.id ${FIELDS_JOIN}`,
   /** The decision rows of $1, as the relation `d` the statements below read. */
   decisions: `SELECT * FROM json_to_recordset($1::text::json)
-    AS r(key bigint, id text, phone text, status text, reason text, payload text, "factsVersion" int)`,
+    AS r(key bigint, id text, phone text, status text, reason text, payload text, "factsVersion" int,
+          "findingKind" text, "findingName" text, "findingOutcome" text, "findingReason" text)`,
   /**
    * Finishes each lead of `d` that lease token $2 still holds, pending, at the facts version it was
    * decided on; $3 is now. The UPDATE's row lock orders it after an operator's decision or a

@@ -9,12 +9,13 @@ type LeadRow = typeof leads.$inferSelect;
 /** What the vendor sent, as validated: the lead's own fields. */
 export type LeadFields = Omit<LeadRow, LeadStateColumn>;
 
-/** A lead's identity, times and state: every column that is not one of the vendor's fields. */
+/** A lead's identity, times and state: every column that is not one of the vendor's fields (campaign_folded: derived from one). */
 export const LEAD_STATE_COLUMNS = [
   "idKey",
   "id",
   "vendorId",
   "rawRequest",
+  "campaignFolded",
   "checkAnswers",
   "status",
   "createdAt",

@@ -165,3 +165,23 @@ test("0002 keeps every attempt counted: a callback replayed before it (its count
     { id: "msg_2", attempt_count: 0, attempts_before_replay: 0 },
   ]);
 });
+
+test("0017 folds the campaigns of the leads still pending with SQL's lower(), and leaves the decided ones' unset", async () => {
+  const handle = await open(await cluster.createDatabase());
+  const index = PG_MIGRATIONS.findIndex((migration) => migration.sql.some((statement) => statement.includes("campaign_folded")));
+  expect(index).toBeGreaterThan(0);
+  await applyMigrations(handle.db, PG_MIGRATIONS.slice(0, index));
+  await handle.sql`insert into vendors (id, name, password_hash, signing_secret, enabled, created_at, updated_at) values ('v1', 'a', 'h', 's', true, 0, 0)`;
+  for (const [key, campaign, status] of [
+    [1, "Solar-Q4", "pending"],
+    [2, "Wind", "accepted"],
+  ] as const)
+    await handle.sql`insert into leads (id_key, id, vendor_id, phone_e164, customer_name, state, city, zip, street, dm_name, utility, mailing_street, mailing_city, mailing_zip, mailing_state, vendor_campaign_name, email, raw_request, status, created_at, decide_after)
+      values (${key}, ${`lead-${key}`}, 'v1', '+12125550100', 'n', 'NY', 'c', '10001', 's', 'd', 'u', 's', 'c', '10001', 'NY', ${campaign}, 'e@x.io', '{}', ${status}, 0, 0)`;
+
+  await applyMigrations(handle.db);
+  expect(await handle.sql`select id, campaign_folded from leads order by id`).toEqual([
+    { id: "lead-1", campaign_folded: "solar-q4" },
+    { id: "lead-2", campaign_folded: null },
+  ]);
+});
