@@ -20,7 +20,7 @@ import { createRefusalLog, NO_REFUSAL_LOG, type RefusalLog } from "./refusals/lo
 import { startWorker } from "./worker/index.ts";
 import { runsInThread, startWorkerThread } from "./worker/thread-host.ts";
 import { foregroundCounter } from "./worker/thread-messages.ts";
-import { loadPolicyInForce, type PolicyInForce } from "./policy-in-force/loader.ts";
+import { loadServicePolicy, type PolicyInForce } from "./policy-in-force/loader.ts";
 import { ensureChecksSecret } from "./checks/secret.ts";
 import { lazyPortalThread, type PortalThread } from "./portal-thread/index.ts";
 import { stopHttp } from "./http/stop-http.ts";
@@ -160,9 +160,7 @@ export async function startServer(config: Config, log: Logger, standIns: ServerS
   // open: its pool, reload timer, checkpoint thread and disk watcher would outlive the failed start.
   try {
     await bootstrapVendor(config, opened, log, options.notice);
-    policy = await loadPolicyInForce(opened.store, {
-      onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
-    });
+    policy = await loadServicePolicy(opened.store, config, log);
     const checksSecret = await ensureChecksSecret(opened.store);
     // Started by the first /portal request; resolved as the checkpointer's thread above, listed in package.json "build" too.
     portal = lazyPortalThread({ config, log, threadUrl: new URL("./portal-thread/thread.ts", import.meta.url), policyVersion: () => policy!.version() });

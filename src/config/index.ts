@@ -56,6 +56,7 @@ export interface Config {
   /** Runs the worker on a thread of its own, with its own database connection (worker/thread.ts). */
   workerThread: boolean;
   workerPollIntervalMs: number;
+  policyReloadMs: number;
   /** Callback deliveries in flight at once. */
   callbackConcurrency: number;
   callbackTimeoutMs: number;
@@ -151,6 +152,7 @@ export const OPTIONS: Option<keyof Config>[] = [
   option({ key: "worker", flag: "--worker", env: "LEAD_INGRESS_WORKER", default: "true", parse: parseBoolean, doc: "Run the worker that decides final results and delivers callbacks." }),
   option({ key: "workerThread", flag: "--worker-thread", env: "LEAD_INGRESS_WORKER_THREAD", default: "false", parse: parseBoolean, doc: "Run the worker on a thread of its own with its own database connection, off intake's event loop; false runs it on intake's thread." }),
   option({ key: "workerPollIntervalMs", flag: "--worker-poll-interval", env: "LEAD_INGRESS_WORKER_POLL_INTERVAL", default: "1s", parse: within(parseDuration, 10, 3_600_000, ms), doc: "How often the idle worker looks for due work." }),
+  option({ key: "policyReloadMs", flag: "--policy-reload-interval", env: "LEAD_INGRESS_POLICY_RELOAD_INTERVAL", default: "1s", parse: within(parseDuration, 10, 1_000, ms), doc: "How often each instance reads the policy's version, so an import takes effect (at most 1s: docs/contract.md §10's 2 s)." }),
   option({ key: "callbackConcurrency", flag: "--callback-concurrency", env: "LEAD_INGRESS_CALLBACK_CONCURRENCY", default: "64", parse: parseInteger(1, 10_000), doc: "Callback deliveries in flight at once." }),
   option({ key: "callbackTimeoutMs", flag: "--callback-timeout", env: "LEAD_INGRESS_CALLBACK_TIMEOUT", default: "10s", parse: within(parseDuration, 100, 600_000, ms), doc: "Time a callback receiver has to answer one attempt." }),
   option({ key: "callbackRetrySchedule", flag: "--callback-retry-schedule", env: "LEAD_INGRESS_CALLBACK_RETRY_SCHEDULE", default: "5s,5m,30m,2h,5h,10h,10h", parse: parseDurationList, doc: "Waits between callback attempts (±20% jitter); after the last, the callback is dead." }),

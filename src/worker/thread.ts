@@ -8,7 +8,7 @@
 import { openWorkerBackend, type WorkerBackend } from "../backend/worker-connection.ts";
 import { errorText, type Logger } from "../log/index.ts";
 import { forwardedMetrics } from "../metrics/forwarded.ts";
-import { loadPolicyInForce, type PolicyInForce } from "../policy-in-force/loader.ts";
+import { loadServicePolicy, type PolicyInForce } from "../policy-in-force/loader.ts";
 import type { Tally } from "../stats/tally.ts";
 import { startWorker, type Worker as LifecycleWorker } from "./index.ts";
 import { IN_FLIGHT, turnWords, type FromThread, type Note, type ToThread } from "./thread-messages.ts";
@@ -81,9 +81,7 @@ async function start(message: Extract<ToThread, { kind: "start" }>): Promise<Run
   const foregroundLoad = () => Atomics.load(inFlight, IN_FLIGHT);
   const backend = await openWorkerBackend(config, log, () => foregroundLoad() > 0, turnWords(message.foreground));
   try {
-    const policy = await loadPolicyInForce(backend.store, {
-      onError: (error) => log.error("policy_reload_failed", { error: errorText(error), action: "keeping the policy in force; retrying every second" }),
-    });
+    const policy = await loadServicePolicy(backend.store, config, log);
     const metrics = forwardedMetrics((call) => outbox.note({ kind: "metric", call }));
     const worker = startWorker({ config, store: backend.store, log, metrics, tally, foregroundLoad, batches: backend.workerBatches, policy });
     return { backend, policy, worker };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listAudit } from "../../src/console/audit.ts";
 import { op } from "../../src/db/script.ts";
 import type { Store } from "../../src/store/index.ts";
 import { freshPgDatabase, openTestStore } from "../helpers/server.ts";
@@ -65,9 +66,13 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
       detail,
     });
 
-    /** Runs a command; answers its exit code and the audit entries it wrote, oldest first. */
+    // How many entries there are before a command, read in-process: `audit list` is asked once, for
+    // those after it (a process started per command is most of this file's time).
+    const entryCount = async () => (await listAudit(store, 1_000)).length;
+
+    /** Runs a command; answers its exit code and the audit entries it wrote, as `audit list` shows them, oldest first. */
     async function changes(...args: string[]): Promise<{ code: number; entries: unknown[] }> {
-      const before = (await newestEntries(1_000)).length;
+      const before = await entryCount();
       const { code } = await command(...args);
       const after = await newestEntries(1_000);
       return { code, entries: after.slice(0, after.length - before).reverse() };
@@ -142,7 +147,7 @@ for (const [backend, createDatabase] of Object.entries(BACKENDS)) {
 
     test("without $USER or $LOGNAME, the entry still names the process's user, not cli:unknown", async () => {
       const env = Object.fromEntries(Object.entries(Bun.env).filter(([name]) => name !== "USER" && name !== "LOGNAME"));
-      const before = (await newestEntries(1_000)).length;
+      const before = await entryCount();
       const child = Bun.spawn([...productCommand(), "suppress", "add", "2125550180", "--database", database.setting], { env, stdout: "pipe", stderr: "pipe" });
       expect(await child.exited).toBe(0);
       const after = await newestEntries(1_000);

@@ -17,7 +17,8 @@ let otherAuth: string;
 
 beforeAll(async () => {
   // A short hold, so that a lead is decided within the test that posted it.
-  server = await startApiTestServer({ holdPeriodMs: 200, workerPollIntervalMs: 20 });
+  // Its tests import policies and wait until they apply: read every 100 ms rather than every second.
+  server = await startApiTestServer({ holdPeriodMs: 200, workerPollIntervalMs: 20, policyReloadMs: 100 });
   await createVendor(server.store, OTHER.name, OTHER.password);
   otherAuth = basicAuth(OTHER.name, OTHER.password);
   await untilAuthenticates(server, otherAuth);

@@ -18,6 +18,8 @@ import { startApiTestServer, type ApiTestServer } from "../helpers/server.ts";
 
 // Long enough for a service failing once to be asked again (0.5 s later) and a hanging one twice.
 const HOLD_MS = 3_000;
+// Each test waits out a hold, so they run concurrently (bun's test.concurrent) and wait together: each
+// has its own phones and callback paths, and asserts only about those.
 const TIMEOUT_MS = 300;
 
 let server: ApiTestServer;
@@ -60,7 +62,7 @@ function policy(origin: string) {
 }
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, consolePort: 0 });
+  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, consolePort: 0, policyReloadMs: 100 });
   const secret = await ensureChecksSecret(server.store);
   receiver = startMockReceiver({ port: 0, checkSecret: secret });
   expect((await importPolicy(server.store, JSON.stringify(policy(receiver.url.origin)), "cli:test")).kind).toBe("imported");
@@ -105,7 +107,7 @@ async function asked(check: string, phone: string, count: number): Promise<void>
   }
 }
 
-test("a final check's fail rejects the lead with its reason; the request is signed, carries the lead id; the answer is stored and shown", async () => {
+test.concurrent("a final check's fail rejects the lead with its reason; the request is signed, carries the lead id; the answer is stored and shown", async () => {
   const phone = uniquePhone();
   receiver.setCheckAnswer({ phone, outcome: "fail", reason: "On the do-not-call list" });
   const { leadId, path } = await submit(phone, "final");
@@ -140,7 +142,7 @@ test("a final check's fail rejects the lead with its reason; the request is sign
   expect(metrics).toMatch(/lead_ingress_check_duration_seconds_count\{check="dnc"\} [1-9]/);
 });
 
-test("a service down during the hold, then back: asked again with the same webhook-id, and the lead decided by its answer", async () => {
+test.concurrent("a service down during the hold, then back: asked again with the same webhook-id, and the lead decided by its answer", async () => {
   const phone = uniquePhone();
   receiver.setCheckAnswer({ phone, status: 500 });
   const { leadId, path } = await submit(phone, "final");
@@ -154,7 +156,7 @@ test("a service down during the hold, then back: asked again with the same webho
   expect(await findingsOf(leadId)).toEqual([expect.objectContaining({ name: "dnc", outcome: "pass", reason: "clean", attempts: requests.length })]);
 });
 
-test("services down past the decision: each check's on_error decides (a hang and a 500; accept lets it through, reject refuses)", async () => {
+test.concurrent("services down past the decision: each check's on_error decides (a hang and a 500; accept lets it through, reject refuses)", async () => {
   const both = uniquePhone();
   receiver.setCheckAnswer({ phone: both, check: "down-accept", hang: true });
   receiver.setCheckAnswer({ phone: both, check: "down-reject", status: 500 });
@@ -176,7 +178,7 @@ test("services down past the decision: each check's on_error decides (a hang and
   expect(metrics).toMatch(/lead_ingress_check_answers_total\{check="down-reject",outcome="error"\} [1-9]/);
 });
 
-test("final rules read check.<name>.reason of an intake check and of a final-stage check", async () => {
+test.concurrent("final rules read check.<name>.reason of an intake check and of a final-stage check", async () => {
   const landline = uniquePhone();
   receiver.setCheckAnswer({ phone: landline, check: "linetype", outcome: "pass", reason: "landline" });
   const prepaid = uniquePhone();

@@ -14,6 +14,8 @@ import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../he
 
 // Long enough for an operator's decision to land during the hold; short enough for the suite.
 const HOLD_MS = 1_000;
+// Each test waits out a hold, so they run concurrently (bun's test.concurrent) and wait together: each
+// has its own lead and callback path, and asserts only about those.
 
 const POLICY = {
   rules: [
@@ -42,7 +44,7 @@ let server: ApiTestServer;
 let receiver: MockReceiver;
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  server = await startApiTestServer({ holdPeriodMs: HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true, policyReloadMs: 100 });
   const secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret });
   const outcome = await importPolicy(server.store, JSON.stringify(POLICY), "cli:test");
@@ -73,32 +75,32 @@ const callbackFor = async (path: string) => (await receiver.waitFor(1, { path, t
 const lookup = (leadId: string) => get(`${server.url}/v1/leads/${leadId}`, { authorization: server.auth });
 const errors = (...texts: string[]) => texts.map((error) => ({ error }));
 
-test("a lead failing a final rule on extra_data is rejected: the callback and the lookup give its templated reason", async () => {
+test.concurrent("a lead failing a final rule on extra_data is rejected: the callback and the lookup give its templated reason", async () => {
   const { leadId, path } = await submit({ home_owner: false, income: 50000 });
   expect((await lookup(leadId)).body.status).toBe("pending");
   expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, success_bit: false, status: "rejected", message: errors("Not a home owner: false") });
   expect(await lookup(leadId)).toMatchObject({ status: 200, body: { success_bit: false, status: "rejected", message: errors("Not a home owner: false") } });
 });
 
-test("a lead failing two final rules: both reasons, in the document's order, in the callback and the lookup", async () => {
+test.concurrent("a lead failing two final rules: both reasons, in the document's order, in the callback and the lookup", async () => {
   const { leadId, path } = await submit({ income: "1000", home_owner: "no" });
   const reasons = errors("Not a home owner: no", "Income too low: 1000");
   expect((await callbackFor(path)).message).toEqual(reasons);
   expect((await lookup(leadId)).body.message).toEqual(reasons);
 });
 
-test("a lead passing every final rule in its scope is accepted (a rule scoped to another vendor does not apply)", async () => {
+test.concurrent("a lead passing every final rule in its scope is accepted (a rule scoped to another vendor does not apply)", async () => {
   const { leadId, path } = await submit({ home_owner: true, income: 50000 });
   expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, success_bit: true, status: "accepted", message: "Lead accepted." });
   expect((await lookup(leadId)).body).toMatchObject({ success_bit: true, status: "accepted" });
 });
 
-test("a rule scoped to another campaign does not apply", async () => {
+test.concurrent("a rule scoped to another campaign does not apply", async () => {
   const { path } = await submit({ home_owner: true, income: 10 }, "spring");
   expect(await callbackFor(path)).toMatchObject({ status: "accepted" });
 });
 
-test("an operator's accept during the hold wins over failing final rules", async () => {
+test.concurrent("an operator's accept during the hold wins over failing final rules", async () => {
   const { leadId, path } = await submit({ home_owner: false, income: 10 });
   await recordOperatorDecision(server.store, leadId, "accept", null, "test");
   expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, status: "accepted" });

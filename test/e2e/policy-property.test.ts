@@ -26,7 +26,8 @@ const OTHER = { name: "vendor-b", password: "password-b-123" };
 const auths: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startApiTestServer({ rateLimitPerSecond: 0 });
+  // Each run imports a document and waits until it applies: read every 100 ms rather than every second.
+  server = await startApiTestServer({ rateLimitPerSecond: 0, policyReloadMs: 100 });
   await createVendor(server.store, OTHER.name, OTHER.password);
   auths[VENDOR.name] = server.auth;
   auths[OTHER.name] = basicAuth(OTHER.name, OTHER.password);

@@ -27,9 +27,11 @@ afterAll(async () => {
 });
 
 const sendTest = (session: PortalSession, path: string) => session.post("/portal/integration/test-callback", { url: `${receiver.url.origin}${path}` });
+// The two tests run concurrently (bun's test.concurrent): each waits (out a Retry-After, for a slow
+// receiver), for vendors and receiver paths of its own.
 const problemOf = (page: string) => /<p class="problem" role="alert">([^<]*)<\/p>/.exec(page)?.[1];
 
-test("past its budget a vendor's test callback is 429 with Retry-After, nothing is sent, another vendor is untouched, and after the wait it works again", async () => {
+test.concurrent("past its budget a vendor's test callback is 429 with Retry-After, nothing is sent, another vendor is untouched, and after the wait it works again", async () => {
   const alpha = await portalSignIn(server.url, ALPHA);
   for (let i = 0; i < COUNT; i++) {
     const page = await sendTest(alpha, "/alpha");
@@ -58,7 +60,7 @@ test("past its budget a vendor's test callback is 429 with Retry-After, nothing 
   expect(receiver.received("/alpha")).toHaveLength(COUNT + 1);
 }, 15_000);
 
-test("of two test callbacks submitted together by one vendor, one is sent and the other refused while it is out", async () => {
+test.concurrent("of two test callbacks submitted together by one vendor, one is sent and the other refused while it is out", async () => {
   receiver.setBehaviour({ path: "/slow", delayMs: 1_500 });
   const charlie = await portalSignIn(server.url, CHARLIE);
   const answers = await Promise.all([sendTest(charlie, "/slow"), sendTest(charlie, "/slow")]);

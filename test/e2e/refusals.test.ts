@@ -24,7 +24,8 @@ const DAY = 86_400_000;
 const EXAMPLE_NAME = String(validLead().customer_name);
 
 beforeAll(async () => {
-  server = await startApiTestServer({ consolePort: 0 });
+  // Its tests import policies and wait until they apply: read every 100 ms rather than every second.
+  server = await startApiTestServer({ consolePort: 0, policyReloadMs: 100 });
   await createVendor(server.store, OTHER.name, OTHER.password);
   otherAuth = basicAuth(OTHER.name, OTHER.password);
   await untilAuthenticates(server, otherAuth);

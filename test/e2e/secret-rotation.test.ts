@@ -20,28 +20,31 @@ const BACKENDS = {
   PostgreSQL: async () => startTestServer({ ...SETTINGS, databasePath: await freshPgDatabase() }),
 };
 
-for (const [backend, start] of Object.entries(BACKENDS)) {
+// Each backend's server and receiver, all started before the tests: each test waits out the overlap,
+// and the two run at once (bun's test.concurrent, which runs a describe block with hooks of its own
+// apart from the others).
+const started: Record<string, { server: ApiTestServer; receiver: MockReceiver }> = {};
+beforeAll(async () => {
+  for (const [backend, start] of Object.entries(BACKENDS)) started[backend] = { server: await start(), receiver: startMockReceiver() };
+});
+afterAll(async () => {
+  for (const { server, receiver } of Object.values(started)) await Promise.all([server.stop(), receiver.stop()]);
+});
+
+for (const backend of Object.keys(BACKENDS)) {
   describe(`rotate-secret with an overlap (${backend})`, () => {
-    let server: ApiTestServer;
-    let receiver: MockReceiver;
-    beforeAll(async () => {
-      server = await start();
-      receiver = startMockReceiver();
-    });
-    afterAll(async () => {
-      await server?.stop();
-      await receiver?.stop();
-    });
+    const server = () => started[backend]!.server;
+    const receiver = () => started[backend]!.receiver;
 
     let paths = 0;
     /** Posts a lead whose callback goes to a path of its own, and answers that callback once it arrives. */
     async function calledBack() {
       const path = `/rotation/${++paths}`;
-      const answer = await post(`${server.url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver.url.origin}${path}` }), {
-        authorization: server.auth,
+      const answer = await post(`${server().url}/v1/postLead`, validLead({ phone_number: uniquePhone(), call_back_url: `${receiver().url.origin}${path}` }), {
+        authorization: server().auth,
       });
       expect(answer.status).toBe(200);
-      return (await receiver.waitFor(1, { path, timeoutMs: 10_000 }))[0]!;
+      return (await receiver().waitFor(1, { path, timeoutMs: 10_000 }))[0]!;
     }
     const verifies = (secret: string, body: string, headers: Record<string, string>) => {
       try {
@@ -52,9 +55,9 @@ for (const [backend, start] of Object.entries(BACKENDS)) {
       }
     };
 
-    test("during the overlap both secrets' signatures verify, the new one's first; after it only the new one's", async () => {
-      const oldSecret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
-      const rotation = await cli(server.config.databasePath, "vendors", "rotate-secret", VENDOR.name, "--signing-secret-overlap", OVERLAP);
+    test.concurrent("during the overlap both secrets' signatures verify, the new one's first; after it only the new one's", async () => {
+      const oldSecret = (await server().store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
+      const rotation = await cli(server().config.databasePath, "vendors", "rotate-secret", VENDOR.name, "--signing-secret-overlap", OVERLAP);
       expect(rotation.code).toBe(0);
       const newSecret = /^signing secret:\s+(whsec_\S+)$/m.exec(rotation.out)![1]!;
       const until = Date.parse(/^old secret signs until:\s+(\S+)$/m.exec(rotation.out)![1]!);

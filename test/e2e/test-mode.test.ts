@@ -45,7 +45,13 @@ let receiver: MockReceiver;
 let secret: string;
 
 beforeAll(async () => {
-  server = await startApiTestServer({ holdPeriodMs: REAL_HOLD_MS, testHoldPeriodMs: TEST_HOLD_MS, workerPollIntervalMs: 20, allowPrivateCallbacks: true });
+  server = await startApiTestServer({
+    holdPeriodMs: REAL_HOLD_MS,
+    testHoldPeriodMs: TEST_HOLD_MS,
+    workerPollIntervalMs: 20,
+    allowPrivateCallbacks: true,
+    policyReloadMs: 100,
+  });
   secret = (await server.store.read((t) => op(t.vendors.findByName(VENDOR.name))))!.signingSecret;
   receiver = startMockReceiver({ secret, checkSecret: await ensureChecksSecret(server.store) });
   await installPolicy(server.store, [server], server.auth, policy(receiver.url.origin));
@@ -70,10 +76,12 @@ const storedLead = async (leadId: string) =>
 const isTest = async (leadId: string) => Boolean((await storedLead(leadId)).test);
 const capUsed = async (name: string) => Number((await server.rows("SELECT coalesce(sum(used), 0) AS n FROM cap_usage WHERE cap_name = $1", name))[0]!.n);
 
+// The first three tests each wait out a test lead's hold, so they run together (bun's test.concurrent
+// runs consecutive ones at once): each has its own campaign and callback path. The others run alone.
 let paths = 0;
 const callbackPath = () => `/test-mode/${++paths}`;
 
-test("a test lead's whole life: 200 as for a real lead, stored as a test, decided after the short hold, its callback signed and saying test: true", async () => {
+test.concurrent("a test lead's whole life: 200 as for a real lead, stored as a test, decided after the short hold, its callback signed and saying test: true", async () => {
   const path = callbackPath();
   const answer = await testLead(validLead({ call_back_url: `${receiver.url.origin}${path}`, vendor_campaign_name: "tm-life" }));
   expect(answer.status).toBe(200);
@@ -91,7 +99,7 @@ test("a test lead's whole life: 200 as for a real lead, stored as a test, decide
   expect((await get(`${server.url}/v1/leads/${leadId}`, { authorization: server.auth })).body).toMatchObject({ status: "accepted" });
 });
 
-test("a test lead rejected by a final rule: its callback gives the rule's reason and test: true", async () => {
+test.concurrent("a test lead rejected by a final rule: its callback gives the rule's reason and test: true", async () => {
   const path = callbackPath();
   const body = validLead({ call_back_url: `${receiver.url.origin}${path}`, vendor_campaign_name: "tm-final", extra_data: { home_owner: false } });
   const answer = await testLead(body);
@@ -106,7 +114,7 @@ test("a test lead rejected by a final rule: its callback gives the rule's reason
   });
 });
 
-test("a test lead is asked by a final-stage check during its short hold, and a fail rejects it: the check's reason, test: true", async () => {
+test.concurrent("a test lead is asked by a final-stage check during its short hold, and a fail rejects it: the check's reason, test: true", async () => {
   const phone = uniquePhone();
   receiver.setCheckAnswer({ phone, outcome: "fail", reason: "On the do-not-call list" });
   const path = callbackPath();

@@ -18,6 +18,12 @@ import { get, post, startApiTestServer, VENDOR, type ApiTestServer } from "../he
 
 // Long enough for TrustedForm failing twice to be asked a third time (0.5 s, then 1 s later); short enough for the suite.
 const HOLD_MS = 2_500;
+// Each test waits out a hold, so most run concurrently (bun's test.concurrent) and wait together: each
+// has its own certificate, phone and callback path, and asserts only about those. (Those with a
+// TrustedForm that hangs fill a flight of one on servers of their own: one after the other.)
+// The accepting server's: none of its leads needs TrustedForm asked again, and the fixtures' replay
+// against it waits out one hold after another.
+const SHORT_HOLD_MS = 1_500;
 const KEY = "tf-test-key-0123456789";
 const AGE_RULE = {
   name: "fresh-consent",
@@ -37,6 +43,7 @@ async function startServer(onUnreachable: "reject" | "accept", consolePort?: num
   return startApiTestServer({
     holdPeriodMs: HOLD_MS,
     workerPollIntervalMs: 20,
+    policyReloadMs: 100, // the policy imported below applies within 100 ms, not a second
     allowPrivateCallbacks: true,
     trustedFormApiKey: KEY,
     trustedFormBaseUrl: new URL("/trustedform", receiver.url).href,
@@ -49,7 +56,7 @@ async function startServer(onUnreachable: "reject" | "accept", consolePort?: num
 
 beforeAll(async () => {
   receiver = startMockReceiver({ port: 0 });
-  [rejecting, accepting] = await Promise.all([startServer("reject", 0), startServer("accept")]);
+  [rejecting, accepting] = await Promise.all([startServer("reject", 0), startServer("accept", undefined, { holdPeriodMs: SHORT_HOLD_MS })]);
   expect((await importPolicy(rejecting.store, JSON.stringify(POLICY), "cli:test")).kind).toBe("imported");
   const started = Date.now();
   while ((await prePing(rejecting, rejecting.auth, { phone_number: uniquePhone(), vendor_campaign_name: "probe" })).status !== 422) {
@@ -83,7 +90,7 @@ const rejectedWith = (reason: string) => ({ status: "rejected", success_bit: fal
 const evidenceOf = async (server: ApiTestServer, leadId: string) => (await server.store.read((t) => op(t.findings.of([leadId]))))[0];
 
 describe("a verified certificate", () => {
-  test("is accepted, its evidence stored with the lead, shown on the console's lead page and in leads show", async () => {
+  test.concurrent("is accepted, its evidence stored with the lead, shown on the console's lead page and in leads show", async () => {
     const certificate = certificateId();
     const { leadId, path } = await submit(rejecting, certificate);
     expect(await callbackFor(path)).toMatchObject({ lead_id: leadId, status: "accepted" });
@@ -126,7 +133,7 @@ describe("a verified certificate", () => {
 });
 
 describe("a certificate TrustedForm does not verify rejects the lead with the provider's reason", () => {
-  test.each([
+  test.concurrent.each([
     ["no phone match", "no_phone_match-", "the lead's phone does not match the certificate"],
     ["expired (410)", "expired-", "TrustedForm certificate has expired"],
     ["unknown (404)", "unknown-", "TrustedForm certificate could not be found"],
@@ -140,7 +147,7 @@ describe("a certificate TrustedForm does not verify rejects the lead with the pr
   });
 });
 
-test("TrustedForm down during the hold, then back: asked again until it answers, and the lead decided by that answer", async () => {
+test.concurrent("TrustedForm down during the hold, then back: asked again until it answers, and the lead decided by that answer", async () => {
   const certificate = certificateId();
   receiver.setCertificate({ token: certificate, scenario: "server_error", failFirst: 2 });
   const { leadId, path } = await submit(rejecting, certificate);
@@ -155,7 +162,7 @@ test("TrustedForm down during the hold, then back: asked again until it answers,
 });
 
 describe("TrustedForm down past the decision: --trustedform-unreachable decides", () => {
-  test("reject: the lead is rejected, saying TrustedForm could not be reached", async () => {
+  test.concurrent("reject: the lead is rejected, saying TrustedForm could not be reached", async () => {
     const certificate = certificateId();
     receiver.setCertificate({ token: certificate, scenario: "server_error" });
     const { leadId, path } = await submit(rejecting, certificate);
@@ -167,7 +174,7 @@ describe("TrustedForm down past the decision: --trustedform-unreachable decides"
     expect(evidence!.attempts).toBeGreaterThanOrEqual(2);
   });
 
-  test("accept: the lead is accepted, its evidence marked unverified", async () => {
+  test.concurrent("accept: the lead is accepted, its evidence marked unverified", async () => {
     const certificate = certificateId();
     receiver.setCertificate({ token: certificate, scenario: "server_error" });
     const { leadId, path } = await submit(accepting, certificate);
@@ -244,21 +251,21 @@ describe("TrustedForm hanging: a lead decided before it was ever asked about is 
 });
 
 describe("a final rule on certificate.age_seconds", () => {
-  test("rejects a lead whose consent is older than it allows, with the rule's reason", async () => {
+  test.concurrent("rejects a lead whose consent is older than it allows, with the rule's reason", async () => {
     const certificate = certificateId();
     receiver.setCertificate({ token: certificate, scenario: "verified", ageSeconds: 7200 });
     const { path } = await submit(rejecting, certificate, "consent-age");
     expect(await callbackFor(path)).toMatchObject(rejectedWith("Consent too old: 7200"));
   });
 
-  test("accepts one within it", async () => {
+  test.concurrent("accepts one within it", async () => {
     const { path } = await submit(rejecting, certificateId(), "consent-age");
     expect(await callbackFor(path)).toMatchObject({ status: "accepted" });
   });
 });
 
-test("fixtures/11-certificates replay against the service with the mock playing TrustedForm", async () => {
-  const args = ["fixtures/11-certificates/", "--url", rejecting.url, "--user", VENDOR.name, "--password", VENDOR.password];
+test.concurrent("fixtures/11-certificates replay against the service with the mock playing TrustedForm", async () => {
+  const args = ["fixtures/11-certificates/", "--url", accepting.url, "--user", VENDOR.name, "--password", VENDOR.password];
   const { code, out } = await run(["replay", ...args, "--receiver", receiver.url.origin, "--with", "trustedform"]);
   expect(out).not.toContain("FAIL");
   expect(out).not.toContain("SKIP");

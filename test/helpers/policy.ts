@@ -8,7 +8,8 @@ import { uniquePhone } from "./leads.ts";
 
 let probes = 0;
 
-export async function installPolicy(store: Store, servers: { url: string }[], authorization: string, document: Record<string, unknown>): Promise<void> {
+/** Answers how long the servers took to apply it, in ms (from the import to the last one's refusal). */
+export async function installPolicy(store: Store, servers: { url: string }[], authorization: string, document: Record<string, unknown>): Promise<number> {
   const campaign = `probe-${process.pid}-${++probes}`;
   const probe = { name: campaign, campaigns: [campaign], require: { field: "campaign", op: "equals", value: "never" }, reason: campaign };
   const rules = [...((document.rules as unknown[] | undefined) ?? []), probe];
@@ -23,4 +24,5 @@ export async function installPolicy(store: Store, servers: { url: string }[], au
       await Bun.sleep(25);
     }
   }
+  return Date.now() - started;
 }

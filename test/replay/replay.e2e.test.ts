@@ -55,6 +55,8 @@ beforeAll(async () => {
     "1s",
     "--callback-retry-scale",
     "0.01", // the first retry after 50 ms, not 5 s
+    "--policy-reload-interval",
+    "100ms", // each policy case waits until its document applies
   ]);
   // What an operator would do with the CLI: a second vendor, a suppressed number, the signing secret.
   database = await openTestStore(setting);
