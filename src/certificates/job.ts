@@ -77,9 +77,7 @@ export function createCertificateJob(deps: CertificateJobDeps) {
      */
     async runOnce(): Promise<number> {
       const now = clock();
-      const room = flight.room();
-      const found = room === 0 ? [] : await store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, room)));
-      flight.found(found.length, room);
+      const found = await flight.read((room) => store.read((t) => op(t.findings.askableByCertificate(TRUSTEDFORM_FINDING, PREFIX, now, room))));
       const asked: (AskableLead & { certificateId: string })[] = [];
       const malformed: AskableLead[] = [];
       for (const lead of found) {

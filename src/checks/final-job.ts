@@ -65,9 +65,7 @@ export function createFinalChecksJob(deps: FinalChecksJobDeps) {
   async function askAbout(check: CompiledCheck, now: number): Promise<number> {
     const key = checkFinding(check.name);
     const asking = { store, key, timeoutMs: check.timeoutMs, flight: flightOf(check), clock, signal: stopping.signal };
-    const room = asking.flight.room();
-    const found = room === 0 ? [] : await store.read((t) => op(t.findings.askableInScope(key, scopeForDatabase(check), now, room)));
-    asking.flight.found(found.length, room);
+    const found = await asking.flight.read((room) => store.read((t) => op(t.findings.askableInScope(key, scopeForDatabase(check), now, room))));
     // The database's scope is the policy's (leads.campaign_folded), but for leads pending at drizzle/0023, folded by SQL's lower(): the policy has the last word.
     const leads = found.filter((lead) => checksInScope([check], "final", lead.vendorName, lead.fields.vendorCampaignName).length === 1);
     return await claimAndAsk(asking, leads, now, (lead, attempts) => askOne(check, lead, attempts));

@@ -35,7 +35,7 @@ export class Flight {
    */
   private backlogged = false;
 
-  /** `onRoom` (the job loop's wake) is called when a request's end frees enough places for a pass while leads are waiting for them (`found`). */
+  /** `onRoom` (the job loop's wake) is called when a request's end frees enough places for a pass while leads are waiting for them (`read`). */
   constructor(
     private readonly concurrency: number,
     private readonly onRoom: () => void = () => {},
@@ -49,9 +49,13 @@ export class Flight {
     return free >= this.refill ? free : 0;
   }
 
-  /** Notes how many leads a pass's read found for the `room` it asked for (none asked: nothing learnt). */
-  found(count: number, room: number): void {
-    if (room > 0) this.backlogged = count >= room;
+  /** A pass's read: of as many leads as the flight has room for (none: no read), noting whether it filled that room. */
+  async read<L>(askable: (room: number) => L[] | Promise<L[]>): Promise<L[]> {
+    const room = this.room();
+    if (room === 0) return [];
+    const found = await askable(room);
+    this.backlogged = found.length >= room;
+    return found;
   }
 
   has(leadId: string): boolean {

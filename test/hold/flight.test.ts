@@ -4,6 +4,9 @@
 import { expect, test } from "bun:test";
 import { Flight } from "../../src/hold/asking.ts";
 
+/** A pass's read through `flight` that finds `count` leads (whatever room it had). */
+const readFinding = (flight: Flight, count: number) => flight.read(async () => Array.from({ length: count }, (_, i) => `lead-${i}`));
+
 /** `n` requests started in `flight`, each ended by its `end()`. */
 function startRequests(flight: Flight, n: number) {
   return Array.from({ length: n }, (_, i) => {
@@ -32,7 +35,7 @@ test("room: none until half the places are free", async () => {
 test("a read that filled its room: half the flight freed wakes the loop, once", async () => {
   let wakes = 0;
   const flight = new Flight(4, () => wakes++);
-  flight.found(4, 4);
+  await readFinding(flight, 4);
   const ends = startRequests(flight, 4);
   ends[0]!();
   await Bun.sleep(0);
@@ -49,15 +52,15 @@ test("a read that filled its room: half the flight freed wakes the loop, once", 
 test("a read that found fewer than its room: freed places wait for the loop's interval", async () => {
   let wakes = 0;
   const flight = new Flight(4, () => wakes++);
-  flight.found(3, 4);
+  await readFinding(flight, 3);
   for (const end of startRequests(flight, 4)) end();
   await flight.settled();
   expect(wakes).toBe(0);
-  // A pass with no room asked for nothing: it does not change what the last read said.
-  flight.found(0, 0);
-  flight.found(4, 4);
-  flight.found(0, 0);
-  for (const end of startRequests(flight, 4)) end();
+  await readFinding(flight, 4);
+  const ends = startRequests(flight, 4);
+  // A pass with no room reads nothing: it does not change what the last read said.
+  await readFinding(flight, 0);
+  for (const end of ends) end();
   await flight.settled();
   expect(wakes).toBe(1);
 });
